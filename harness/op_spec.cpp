@@ -1,0 +1,87 @@
+#include "harness/op_spec.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+#include "harness/errors.hpp"
+
+namespace nb {
+
+Variant* OpSpec::find_variant(const std::string& name) const {
+  for (const auto& v : variants_)
+    if (v->name() == name) return v.get();
+  return nullptr;
+}
+
+Problem OpSpec::make_problem(const Params& given, DType dtype) const {
+  const std::vector<ParamDecl> decls = param_decls();
+  for (const auto& [key, value] : given.values()) {
+    bool known = false;
+    for (const auto& d : decls) known = known || d.name == key;
+    if (!known) {
+      std::string names;
+      for (const auto& d : decls) names += (names.empty() ? "" : ", ") + d.name;
+      throw UsageError(name() + ": unknown parameter '" + key + "' (parameters: " + names + ")");
+    }
+  }
+  Problem p;
+  p.op = name();
+  p.dtype = dtype;
+  for (const auto& d : decls) {
+    if (!given.has(d.name) && d.required)
+      throw UsageError(name() + ": parameter '" + d.name + "' is required (" + d.help + ")");
+    double v = given.has(d.name) ? given.real(d.name) : d.default_value;
+    if (d.integer && v != std::floor(v))
+      throw UsageError(name() + ": parameter '" + d.name + "' must be an integer, got " + format_param({}, v));
+    if (!(v >= d.min_value && v <= d.max_value)) {
+      std::ostringstream msg;
+      msg << name() << ": parameter '" << d.name << "' = " << format_param(d, v) << " is out of range ["
+          << format_param(d, d.min_value) << ", " << format_param(d, d.max_value) << "] (" << d.help << ")";
+      throw UsageError(msg.str());
+    }
+    p.params.set(d.name, v);
+    // The name lists every required parameter and any optional one that differs from its default.
+    if (d.required || v != d.default_value)
+      p.name += (p.name.empty() ? "" : "_") + d.name + format_param(d, v);
+  }
+  std::string why = check(p.params);
+  if (!why.empty()) throw UsageError(name() + ": " + why);
+  return p;
+}
+
+Problem OpSpec::parse_problem_id(const std::string& id) const {
+  std::string rest = id;
+  std::string prefix = name() + "/";
+  if (rest.rfind(prefix, 0) == 0) rest = rest.substr(prefix.size());
+  DType dtype = DType::f32;
+  std::size_t slash = rest.find('/');
+  if (slash != std::string::npos) {
+    dtype = parse_dtype(rest.substr(slash + 1));
+    rest = rest.substr(0, slash);
+  }
+  Params params;
+  std::stringstream tokens(rest);
+  std::string token;
+  while (std::getline(tokens, token, '_')) {
+    std::size_t split = 0;
+    while (split < token.size() && std::isalpha(static_cast<unsigned char>(token[split]))) ++split;
+    if (split == 0 || split == token.size())
+      throw UsageError("bad problem id '" + id + "': '" + token + "' is not <param><value>");
+    const std::string key = token.substr(0, split);
+    params.set(key, Params::parse(key + "=" + token.substr(split)).real(key));
+  }
+  return make_problem(params, dtype);
+}
+
+std::vector<Problem> OpSpec::problems_in(const std::string& suite) const {
+  std::vector<Problem> out;
+  for (const auto& np : named_problems()) {
+    bool member = suite.empty();
+    for (const auto& s : np.suites) member = member || s == suite;
+    if (member) out.push_back(make_problem(np.params));
+  }
+  return out;
+}
+
+}  // namespace nb

@@ -1,0 +1,75 @@
+#pragma once
+// The op spec: everything the harness knows about one operator. Its parameters and their
+// checks, its named problem sizes, its tensors and how to draw them, the float64 reference,
+// the bytes and flops a perfect implementation moves and does, the tolerance, and its variant
+// table. The harness never names an op; it asks the spec.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/distribution.hpp"
+#include "harness/problem.hpp"
+#include "harness/tensors.hpp"
+#include "harness/tolerance.hpp"
+#include "harness/variant.hpp"
+
+namespace nb {
+
+// What a perfect implementation must move and do (the roofline floor of the problem).
+struct WorkModel {
+  double bytes = 0;
+  double flops = 0;
+  std::string formula;  // how bytes was counted, e.g. "read x + write y: 2*4*N*C*H*W"
+};
+
+// A distribution on which the op's fp32 contract does not promise accuracy (e.g. offset for
+// sum/sum-of-squares statistics). Its failures are shown but only count against a variant that
+// claims() the distribution.
+struct StressDistribution {
+  Distribution distribution;
+  std::string reason;
+};
+
+class OpSpec {
+ public:
+  virtual ~OpSpec() = default;
+
+  virtual std::string name() const = 0;     // "rmsnorm_nchw"
+  virtual std::string formula() const = 0;  // one line: what it computes
+  virtual std::vector<ParamDecl> param_decls() const = 0;
+  // Relational checks beyond each parameter's range ("C must be divisible by G"): "" when fine.
+  virtual std::string check(const Params&) const { return ""; }
+  virtual std::vector<NamedProblem> named_problems() const = 0;
+
+  virtual std::vector<TensorDecl> tensors(const Problem&) const = 0;
+  // Fills every input and inout host tensor (already sized) for one trial.
+  virtual void draw_inputs(const Problem&, Distribution, std::uint64_t seed, HostTensors&) const = 0;
+  // Fills every output and inout reference (already sized) in float64 from the host inputs.
+  virtual void reference(const Problem&, const HostTensors& inputs, ReferenceTensors& out) const = 0;
+  virtual WorkModel work(const Problem&) const = 0;
+
+  virtual Tolerance tolerance(const Problem& p) const { return default_tolerance(p.dtype); }
+  // How much fp32 rounding this instance amplifies (>= 1); tolerances scale with it.
+  virtual double condition(const Problem&, const HostTensors&) const { return 1.0; }
+  virtual std::vector<StressDistribution> stress() const { return {}; }
+  virtual std::vector<NotApplicable> not_applicable() const { return {}; }
+
+  const std::vector<std::unique_ptr<Variant>>& variants() const { return variants_; }
+  Variant* find_variant(const std::string& name) const;  // null when absent
+
+  // Builds a problem: fills defaults, checks ranges and check(), names it. Throws UsageError.
+  Problem make_problem(const Params& given, DType dtype = DType::f32) const;
+  // Rebuilds a problem from its id ("rmsnorm_nchw/n16_c64_h256_w256/fp32"). Throws UsageError.
+  Problem parse_problem_id(const std::string& id) const;
+  // The named problems that belong to a suite ("" for all of them).
+  std::vector<Problem> problems_in(const std::string& suite) const;
+
+ protected:
+  void add_variant(std::unique_ptr<Variant> v) { variants_.push_back(std::move(v)); }
+
+ private:
+  std::vector<std::unique_ptr<Variant>> variants_;
+};
+
+}  // namespace nb

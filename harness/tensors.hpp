@@ -1,0 +1,48 @@
+#pragma once
+// The tensors of a problem: what the op spec declares, the host copies the references read,
+// and the float64 reference values they produce. Tensors are addressed by their index in the
+// op's declaration list (each op names the indices in an enum next to its spec).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nb {
+
+enum class TensorRole {
+  input,   // read only; hashed before and after every validated launch
+  output,  // written only; poisoned before every validated launch
+  inout,   // read and updated in place (running statistics); reset before every launch
+};
+
+struct TensorDecl {
+  std::string name;
+  TensorRole role = TensorRole::input;
+  std::int64_t elements = 0;
+};
+
+const char* role_name(TensorRole r);
+
+// Host copies, one vector per declared tensor (outputs stay empty until downloaded).
+struct HostTensors {
+  std::vector<std::vector<float>> data;
+
+  std::vector<float>& operator[](int i) { return data.at(static_cast<std::size_t>(i)); }
+  const std::vector<float>& operator[](int i) const { return data.at(static_cast<std::size_t>(i)); }
+};
+
+// Float64 reference values, one vector per declared output or inout tensor (inputs empty).
+struct ReferenceTensors {
+  std::vector<std::vector<double>> data;
+
+  std::vector<double>& operator[](int i) { return data.at(static_cast<std::size_t>(i)); }
+  const std::vector<double>& operator[](int i) const { return data.at(static_cast<std::size_t>(i)); }
+};
+
+// Sizes every host vector per the declarations: inputs and inout get their elements, outputs
+// are left empty for HostTensors; ReferenceTensors get outputs and inout.
+HostTensors allocate_host_inputs(const std::vector<TensorDecl>& decls);
+ReferenceTensors allocate_references(const std::vector<TensorDecl>& decls);
+
+std::int64_t total_elements(const std::vector<TensorDecl>& decls);
+
+}  // namespace nb

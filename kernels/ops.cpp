@@ -1,0 +1,12 @@
+#include "kernels/ops.hpp"
+
+namespace nb {
+
+std::vector<std::unique_ptr<OpSpec>> make_ops() {
+  std::vector<std::unique_ptr<OpSpec>> ops;
+  ops.push_back(make_rmsnorm_nchw_op());
+  ops.push_back(make_rmsnorm_rows_op());
+  return ops;
+}
+
+}  // namespace nb

@@ -1,0 +1,16 @@
+#pragma once
+// The table of ops, in the order a reader should meet them.
+#include <memory>
+#include <vector>
+
+#include "harness/op_spec.hpp"
+
+namespace nb {
+
+std::vector<std::unique_ptr<OpSpec>> make_ops();
+
+// One factory per op, each defined in kernels/<op>/spec.cpp.
+std::unique_ptr<OpSpec> make_rmsnorm_nchw_op();
+std::unique_ptr<OpSpec> make_rmsnorm_rows_op();
+
+}  // namespace nb
