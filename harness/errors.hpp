@@ -22,3 +22,13 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitDevice = 3;
 
 }  // namespace nb
+
+namespace nb {
+
+// Thrown by a variant's prepare() or launch() when it cannot run a problem after all (a library
+// refused it). The harness records the case as skipped with this message, the library's status.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace nb

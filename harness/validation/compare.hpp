@@ -1,0 +1,52 @@
+#pragma once
+// Comparing one trial's outputs with the float64 reference: normwise relative error, the worst
+// elementwise error above a floor, NaN/Inf placement, and elements still holding the poison.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/tensors.hpp"
+#include "harness/tolerance.hpp"
+
+namespace nb {
+
+// The NaN bit pattern written into every output before a validated launch. Arithmetic never
+// produces this payload (CUDA's canonical NaN is 0x7fffffff), so an element that still holds it
+// was not written.
+inline constexpr std::uint32_t kPoisonBits = 0x7fa5a5a5u;
+
+bool is_poison(float v);
+float poison_value();
+
+struct TensorErrors {
+  std::string name;
+  std::int64_t elements = 0;
+  double normwise = 0;               // ||y - ref|| / ||ref|| over positions where ref is finite
+  double elementwise = 0;            // max |y - ref| / (|ref| + floor) over those positions
+  std::int64_t worst_index = -1;     // where elementwise peaks (or the first unwritten/mismatch)
+  double worst_value = 0, worst_reference = 0;
+  std::int64_t unwritten = 0;        // still the poison pattern
+  std::int64_t first_unwritten = -1;
+  std::int64_t nonfinite_mismatch = 0;  // NaN/Inf placement differs from the reference
+  std::int64_t first_mismatch = -1;
+};
+
+TensorErrors compare_tensor(const std::string& name, const std::vector<float>& out, const std::vector<double>& ref,
+                            const Tolerance& tol);
+
+// "" when the tensor is within tolerance, else a one-line reason naming the tensor.
+std::string tensor_failure(const TensorErrors& e, const Tolerance& tol);
+
+struct TrialJudgement {
+  bool passed = true;
+  bool input_modified = false;
+  std::vector<TensorErrors> tensors;  // one per output or inout tensor, in declaration order
+  std::string failure;                // first reason, "" when passed
+};
+
+// Judges every output and inout tensor of one trial. `outputs` holds the downloaded device
+// values at the output/inout indices; `input_modified` comes from the input hashes.
+TrialJudgement judge_trial(const std::vector<TensorDecl>& decls, const HostTensors& outputs,
+                           const ReferenceTensors& reference, const Tolerance& tol, bool input_modified);
+
+}  // namespace nb
