@@ -79,9 +79,11 @@ TensorErrors compare_tensor(const std::string& name, const std::vector<float>& o
       d2 += d * d;
       r2 += r * r;
       const double rel = std::fabs(d) / (std::fabs(r) + floor);
-      if (rel > local.elementwise || local.worst_index < 0) {
-        local.elementwise = std::max(local.elementwise, rel);
-        if (rel >= local.elementwise) local.worst_index = i, local.worst_value = y, local.worst_reference = r;
+      if (local.worst_index < 0 || rel > local.elementwise) {
+        local.elementwise = rel;
+        local.worst_index = i;
+        local.worst_value = y;
+        local.worst_reference = r;
       }
     }
     std::lock_guard<std::mutex> lock(m);
