@@ -1,0 +1,59 @@
+#include "harness/report/html_report.hpp"
+
+#include "harness/report/html_escape.hpp"
+#include "harness/report/html_page.hpp"
+#include "harness/report/html_table.hpp"
+#include "harness/report/json_fields.hpp"
+#include "harness/report/report_charts.hpp"
+#include "harness/report/report_provenance.hpp"
+#include "harness/report/report_results_table.hpp"
+#include "harness/report/result_classes.hpp"
+
+namespace nb {
+namespace {
+
+std::vector<std::string> verdicts_present(const ResultRows& rows) {
+  std::vector<std::string> present;
+  for (const char* verdict : {"passed", "incorrect", "not_verified", "skipped", "error"})
+    for (const nlohmann::json* row : rows)
+      if (verdict_of(*row) == verdict) {
+        present.push_back(verdict);
+        break;
+      }
+  return present;
+}
+
+std::string summary_html(const nlohmann::json& report) {
+  std::string html = "<p class=\"summary\">";
+  for (const char* key : {"cases", "ran", "skipped", "errors", "passed", "incorrect", "not_verified", "flagged", "exit_status"})
+    html += "<span class=\"chip\">" + std::string(key) + " " + html_escape(text_of(report, std::string("summary.") + key)) + "</span>";
+  return html + "</p>\n";
+}
+
+std::string controls_html(const ResultRows& rows) {
+  return "<div class=\"controls\">" + html_filter_select("op", "op", distinct_values(rows, "op")) +
+         html_filter_select("variant", "variant", distinct_values(rows, "variant")) +
+         html_filter_select("verdict", "verdict", verdicts_present(rows)) +
+         "<span id=\"shown-count\" class=\"muted\"></span> <span class=\"muted\">click a column header to sort</span></div>\n";
+}
+
+std::string op_section_html(const nlohmann::json& report, const std::string& op, const ResultRows& op_rows) {
+  std::string html = "<section class=\"op\" id=\"op-" + html_escape(op) + "\">\n<h2>" + html_escape(op) + "</h2>\n";
+  html += render_results_table(op_rows);
+  html += "<h3>% of the measured copy ceiling, per problem</h3>\n" + render_ceiling_bar_charts(op_rows);
+  std::string sweep = render_sweep_chart(report, op, op_rows);
+  if (!sweep.empty()) html += "<h3>Bandwidth against size</h3>\n" + sweep;
+  return html + "</section>\n";
+}
+
+}  // namespace
+
+std::string render_report_html(const nlohmann::json& report) {
+  ResultRows rows = all_results(report);
+  std::string body = render_provenance_html(report) + summary_html(report) + render_ceilings_html(report);
+  body += controls_html(rows);
+  for (const std::string& op : distinct_values(rows, "op")) body += op_section_html(report, op, rows_where(rows, "op", op));
+  return render_html_page("normbench report: " + gpu_name_of(report), body);
+}
+
+}  // namespace nb

@@ -1,0 +1,24 @@
+#pragma once
+// How numbers read on a report page: fixed decimals, byte sizes, and a dash for "not measured".
+#include <optional>
+#include <string>
+
+namespace nb {
+
+inline const char* const kNotMeasured = "\u2014";  // an em dash, never a made-up number
+
+std::string format_fixed(double value, int decimals);
+
+// Milliseconds with about four significant digits (0.2134, 12.07, 1234).
+std::string format_ms(double ms);
+
+// 52428800 -> "50 MiB"; binary units, as cache and memory sizes are quoted.
+std::string format_bytes(double bytes);
+
+// Decimal units for an axis: 1e6 -> "1 MB".
+std::string format_bytes_decimal(double bytes);
+
+// format_fixed with a suffix, or the em dash when the value is missing.
+std::string format_or_dash(const std::optional<double>& value, int decimals, const std::string& suffix = "");
+
+}  // namespace nb

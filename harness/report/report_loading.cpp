@@ -1,0 +1,69 @@
+#include "harness/report/report_loading.hpp"
+
+#include "harness/errors.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace nb {
+namespace {
+
+const char* const kSchemaName = "normbench.report";
+const int kNewestSchemaVersion = 1;
+
+}  // namespace
+
+void require_readable_report(const nlohmann::json& report, const std::string& origin) {
+  if (!report.is_object() || !report.contains("schema") || report["schema"] != kSchemaName)
+    throw UsageError(origin + ": not a normbench report (expected \"schema\": \"" + kSchemaName + "\")");
+  const auto& version = report.value("schema_version", nlohmann::json());
+  if (!version.is_number_integer())
+    throw UsageError(origin + ": schema_version is missing or not an integer");
+  if (version.get<int>() > kNewestSchemaVersion)
+    throw UsageError(origin + ": schema_version " + version.dump() + " is newer than this normbench reads (" +
+                     std::to_string(kNewestSchemaVersion) + "); update normbench");
+  if (!report.contains("results") || !report["results"].is_array())
+    throw UsageError(origin + ": no results[] array (see docs/report-schema.md)");
+}
+
+nlohmann::json load_report_file(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error))
+    throw UsageError(path + ": no such report file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot open for reading");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json report;
+  try {
+    report = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError(path + ": not valid JSON: " + e.what());
+  }
+  require_readable_report(report, path);
+  return report;
+}
+
+std::vector<std::string> find_report_files(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const std::string& input : inputs) {
+    std::error_code error;
+    if (fs::is_directory(input, error)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::recursive_directory_iterator(input, fs::directory_options::skip_permission_denied, error))
+        if (entry.is_regular_file() && entry.path().filename() == "report.json") found.push_back(entry.path().string());
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(input, error)) {
+      files.push_back(input);
+    } else {
+      throw UsageError(input + ": no such file or folder");
+    }
+  }
+  return files;
+}
+
+}  // namespace nb

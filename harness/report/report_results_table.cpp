@@ -1,0 +1,163 @@
+#include "harness/report/report_results_table.hpp"
+
+#include "harness/report/html_escape.hpp"
+#include "harness/report/html_table.hpp"
+#include "harness/report/json_fields.hpp"
+#include "harness/report/report_format.hpp"
+#include "harness/report/result_classes.hpp"
+
+namespace nb {
+namespace {
+
+std::string sort_key(const std::optional<double>& value) { return value ? format_fixed(*value, 6) : ""; }
+
+HtmlCell number_cell(const std::optional<double>& value, int decimals, const std::string& suffix = "") {
+  return {html_escape(format_or_dash(value, decimals, suffix)), "num", sort_key(value)};
+}
+
+HtmlCell median_cell(const nlohmann::json& row) {
+  auto median = number_of(row, "timing.median_ms");
+  std::string text = median ? format_ms(*median) : kNotMeasured;
+  return {html_escape(text), "num", sort_key(median)};
+}
+
+// p10-p90, sorted by the relative spread (p90 - p10) / median.
+HtmlCell spread_cell(const nlohmann::json& row) {
+  auto p10 = number_of(row, "timing.p10_ms"), p90 = number_of(row, "timing.p90_ms"), median = number_of(row, "timing.median_ms");
+  if (!p10 || !p90) return {kNotMeasured, "num", ""};
+  std::string relative = median && *median > 0 ? format_fixed(100 * (*p90 - *p10) / *median, 1) + "%" : "";
+  return {html_escape(format_ms(*p10) + "\u2013" + format_ms(*p90)) + " <span class=\"muted\">" + relative + "</span>",
+          "num", median && *median > 0 ? format_fixed((*p90 - *p10) / *median, 6) : ""};
+}
+
+HtmlCell percent_of_ceiling_cell(const nlohmann::json& row) {
+  HtmlCell cell = number_cell(number_of(row, "pct_of_copy"), 1, "%");
+  if (contains_string(strings_of(row, "flags"), "fits_in_l2"))
+    cell.html = "<span title=\"fits in L2: not comparable with the copy ceiling\" class=\"muted\">" + cell.html + " (L2)</span>";
+  return cell;
+}
+
+// The variant with its idea as a tooltip, and its kind when the name does not already say it.
+HtmlCell variant_cell(const nlohmann::json& row) {
+  std::string variant = text_of(row, "variant"), kind = text_of(row, "kind");
+  std::string html = "<span title=\"" + html_escape(text_of(row, "idea")) + "\">" + html_escape(variant) + "</span>";
+  if (!kind.empty() && kind != variant) html += " <span class=\"kind\">" + html_escape(kind) + "</span>";
+  return {html, "", variant};
+}
+
+HtmlCell verdict_cell(const nlohmann::json& row) {
+  std::string verdict = verdict_of(row);
+  std::string classes = failure_class_attribute(row);
+  if (verdict == "skipped")
+    return {html_chip("skipped", "skipped") + " <span class=\"reason\">" + html_escape(text_of(row, "skip_reason")) + "</span>",
+            classes, verdict};
+  if (verdict == "error")
+    return {html_chip("error", "fail") + " <span class=\"reason\">" + html_escape(text_of(row, "error")) + "</span>", classes, verdict};
+  std::string chip_class = verdict == "passed" ? "pass" : verdict == "incorrect" ? "fail" : "unclaimed";
+  std::string html = html_chip(verdict, chip_class) + " " + render_distribution_chips(row);
+  long long unwritten = unwritten_elements(row);
+  if (unwritten > 0) html += " " + html_chip(std::to_string(unwritten) + " unwritten", "fail fail-unwritten");
+  return {html, classes, verdict};
+}
+
+std::string validation_details(const nlohmann::json& row) {
+  std::string text;
+  const nlohmann::json* distributions = field_path(row, "validation.per_distribution");
+  if (distributions == nullptr || !distributions->is_array()) return "";
+  for (const auto& d : *distributions) {
+    text += text_of(d, "distribution") + " (" + text_of(d, "formula") + "): " + text_of(d, "verdict") +
+            ", normwise " + text_of(d, "normwise_error") + ", elementwise " + text_of(d, "elementwise_error") +
+            ", unwritten " + text_of(d, "unwritten");
+    std::string failure = text_of(d, "failure");
+    if (!failure.empty()) text += ", " + failure;
+    std::string stress = text_of(d, "stress_reason");
+    if (!stress.empty()) text += " [not claimed: " + stress + "]";
+    text += "\n";
+  }
+  return "<div>validation</div><pre>" + html_escape(text) + "</pre>";
+}
+
+HtmlCell commands_cell(const nlohmann::json& row) {
+  std::string html = "<details><summary>reproduce / profile</summary>";
+  html += "<div>reproduce</div><pre class=\"reproduce\">" + html_escape(text_of(row, "reproduce")) + "</pre>";
+  html += "<div>profile (ncu)</div><pre class=\"profile\">" + html_escape(text_of(row, "profile")) + "</pre>";
+  html += "<div>NVTX range <code>" + html_escape(text_of(row, "nvtx_range")) + "</code>, bytes: " +
+          html_escape(text_of(row, "bytes_formula")) + "</div>";
+  return {html + validation_details(row) + "</details>", "", ""};
+}
+
+HtmlRow result_row(const nlohmann::json& row) {
+  HtmlRow html_row;
+  html_row.css_class = failure_class_attribute(row);
+  html_row.data = {{"op", text_of(row, "op")}, {"variant", text_of(row, "variant")},
+                   {"verdict", verdict_of(row)}, {"problem", text_of(row, "problem")}};
+  html_row.cells = {
+      {"<span title=\"" + html_escape(text_of(row, "problem")) + "\">" + html_escape(text_of(row, "problem_name")) + "</span>",
+       "", text_of(row, "problem")},
+      variant_cell(row),
+      median_cell(row),
+      spread_cell(row),
+      number_cell(number_of(row, "gbps"), 0),
+      percent_of_ceiling_cell(row),
+      number_cell(number_of(row, "speedup_vs_naive"), 2, "\u00d7"),
+      number_cell(number_of(row, "speedup_vs_baseline"), 2, "\u00d7"),
+      verdict_cell(row),
+      {render_flag_chips(row), "", ""},
+      commands_cell(row),
+  };
+  return html_row;
+}
+
+const std::vector<HtmlColumn>& result_columns() {
+  static const std::vector<HtmlColumn> columns = {
+      {"problem", "problem"}, {"variant", "variant"}, {"median", "median ms", true}, {"spread", "p10\u2013p90 ms", true},
+      {"gbps", "GB/s", true}, {"pct", "% of ceiling", true}, {"vs_naive", "vs naive", true},
+      {"vs_baseline", "vs library", true}, {"verdict", "verdict per distribution"}, {"flags", "flags"},
+      {"commands", "commands"}};
+  return columns;
+}
+
+std::string throttle_reasons(const nlohmann::json& row) {
+  const nlohmann::json* timing = field(row, "timing");
+  std::string reasons;
+  if (timing == nullptr) return reasons;
+  for (const std::string& reason : strings_of(*timing, "throttle_reasons")) reasons += (reasons.empty() ? "" : ", ") + reason;
+  return reasons;
+}
+
+}  // namespace
+
+std::string render_distribution_chips(const nlohmann::json& row) {
+  std::string html;
+  const nlohmann::json* distributions = field_path(row, "validation.per_distribution");
+  if (distributions == nullptr || !distributions->is_array()) return html;
+  for (const auto& d : *distributions) {
+    bool passed = text_of(d, "verdict") == "passed";
+    const nlohmann::json* counts = field(d, "counts");
+    bool claimed = counts == nullptr || !counts->is_boolean() || counts->get<bool>();
+    std::string text = text_of(d, "distribution") + (passed ? " \u2713" : " \u2717") + (claimed ? "" : "(not claimed)");
+    std::string title = !text_of(d, "failure").empty() ? text_of(d, "failure") : text_of(d, "stress_reason");
+    html += html_chip(text, claimed ? (passed ? "pass" : "fail") : "unclaimed", title);
+  }
+  return html;
+}
+
+std::string render_flag_chips(const nlohmann::json& row) {
+  std::string html;
+  for (const std::string& flag : strings_of(row, "flags")) {
+    if (flag == "faster_than_light") html += html_chip("faster than light", "flag-ftl", "beats the measured copy ceiling by more than noise");
+    else if (flag == "escapes_stream") html += html_chip("escapes stream", "flag-escapes", "event time is far below the synchronised wall clock");
+    else if (flag == "throttled") html += html_chip("throttled", "flag-throttled", throttle_reasons(row));
+    else if (flag == "fits_in_l2") html += html_chip("fits in L2", "flag-l2", "bytes below the L2 size");
+    else html += html_chip(flag, "flag-other");
+  }
+  return html;
+}
+
+std::string render_results_table(const ResultRows& rows) {
+  std::vector<HtmlRow> html_rows;
+  for (const nlohmann::json* row : rows) html_rows.push_back(result_row(*row));
+  return render_html_table(result_columns(), html_rows, "results");
+}
+
+}  // namespace nb
