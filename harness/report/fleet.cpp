@@ -1,0 +1,130 @@
+#include "harness/report/fleet.hpp"
+
+#include "harness/report/html_escape.hpp"
+#include "harness/report/html_page.hpp"
+#include "harness/report/html_table.hpp"
+#include "harness/report/json_fields.hpp"
+#include "harness/report/report_format.hpp"
+#include "harness/report/report_provenance.hpp"
+#include "harness/report/result_classes.hpp"
+#include "harness/report/svg_chart.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace nb {
+namespace {
+
+std::optional<double> percent_of_own_ceiling(const nlohmann::json& row, const nlohmann::json& report) {
+  if (auto pct = number_of(row, "pct_of_copy")) return pct;
+  auto gbps = number_of(row, "gbps"), copy = number_of(report, "ceilings.copy_gbps");
+  if (gbps && copy && *copy > 0) return 100.0 * *gbps / *copy;
+  return std::nullopt;
+}
+
+// (problem id, problem name) of every run, first-seen order.
+std::vector<std::pair<std::string, std::string>> all_problems(const std::vector<FleetRun>& runs) {
+  std::vector<std::pair<std::string, std::string>> problems;
+  for (const FleetRun& run : runs)
+    for (const nlohmann::json* row : all_results(run.report)) {
+      std::pair<std::string, std::string> problem{text_of(*row, "problem"), text_of(*row, "op") + " " + text_of(*row, "problem_name")};
+      if (std::find(problems.begin(), problems.end(), problem) == problems.end()) problems.push_back(problem);
+    }
+  return problems;
+}
+
+HtmlCell best_cell(const FleetRun& run, const std::string& problem) {
+  ResultRows rows = rows_where(all_results(run.report), "problem", problem);
+  if (rows.empty()) return {kNotMeasured, "", ""};
+  auto best = best_passing_variant(rows, run.report);
+  if (!best) return {"no passing variant", "fail-incorrect", ""};
+  std::string html = "<b>" + html_escape(best->variant) + "</b> " + html_escape(format_or_dash(best->pct_of_copy, 1, "%")) +
+                     " <span class=\"muted\">" + html_escape(format_or_dash(best->gbps, 0, " GB/s")) + ", " +
+                     html_escape(format_ms(best->median_ms)) + " ms</span>";
+  return {html, "num", best->pct_of_copy ? format_fixed(*best->pct_of_copy, 4) : ""};
+}
+
+std::string gpus_table(const std::vector<FleetRun>& runs) {
+  std::vector<HtmlColumn> columns = {{"gpu", "GPU"}, {"sms", "SMs", true}, {"l2", "L2"}, {"copy", "copy GB/s", true},
+                                     {"peak", "peak GB/s", true}, {"commit", "commit"}, {"started", "started"}, {"path", "report"}};
+  std::vector<HtmlRow> rows;
+  for (const FleetRun& run : runs) {
+    auto l2 = number_of(run.report, "provenance.gpu.l2_bytes");
+    rows.push_back({{{html_escape(run.label), "", ""},
+                     {html_escape(format_or_dash(number_of(run.report, "provenance.gpu.sm_count"), 0)), "num", ""},
+                     {html_escape(l2 ? format_bytes(*l2) : kNotMeasured), "", ""},
+                     {html_escape(format_or_dash(number_of(run.report, "ceilings.copy_gbps"), 0)), "num", ""},
+                     {html_escape(format_or_dash(number_of(run.report, "ceilings.peak_gbps"), 0)), "num", ""},
+                     {html_escape(text_of(run.report, "provenance.git_commit").substr(0, 10)), "", ""},
+                     {html_escape(text_of(run.report, "provenance.started_at")), "", ""},
+                     {html_escape(run.path), "", ""}},
+                    "", {}});
+  }
+  return render_html_table(columns, rows, "fleet-gpus");
+}
+
+std::string best_table(const std::vector<FleetRun>& runs) {
+  std::vector<HtmlColumn> columns = {{"problem", "problem"}};
+  for (const FleetRun& run : runs) columns.push_back({"gpu-" + run.label, run.label, true});
+  std::vector<HtmlRow> rows;
+  for (const auto& [problem, name] : all_problems(runs)) {
+    HtmlRow row{{{"<span title=\"" + html_escape(problem) + "\">" + html_escape(name) + "</span>", "", problem}}, "",
+                {{"problem", problem}}};
+    for (const FleetRun& run : runs) row.cells.push_back(best_cell(run, problem));
+    rows.push_back(row);
+  }
+  return render_html_table(columns, rows, "fleet");
+}
+
+std::string best_bar_charts(const std::vector<FleetRun>& runs) {
+  std::string html = "<div class=\"charts\">\n";
+  for (const auto& [problem, name] : all_problems(runs)) {
+    BarChart chart{name + ": best passing variant, % of own ceiling", "%", {}, 100.0, "copy ceiling"};
+    for (const FleetRun& run : runs) {
+      ResultRows rows = rows_where(all_results(run.report), "problem", problem);
+      if (rows.empty()) continue;
+      auto best = best_passing_variant(rows, run.report);
+      chart.bars.push_back({run.label, best ? best->pct_of_copy : std::nullopt, best ? "" : "fail-incorrect",
+                            best ? best->variant : "no passing variant"});
+    }
+    html += render_bar_chart_svg(chart);
+  }
+  return html + "</div>\n";
+}
+
+}  // namespace
+
+std::optional<BestVariant> best_passing_variant(const ResultRows& problem_rows, const nlohmann::json& report) {
+  std::optional<BestVariant> best;
+  for (const nlohmann::json* row : problem_rows) {
+    if (!is_trusted_pass(*row)) continue;
+    double median = *number_of(*row, "timing.median_ms");
+    if (best && best->median_ms <= median) continue;
+    best = BestVariant{text_of(*row, "variant"), median, number_of(*row, "gbps"), percent_of_own_ceiling(*row, report)};
+  }
+  return best;
+}
+
+std::vector<FleetRun> label_fleet_runs(std::vector<std::pair<std::string, nlohmann::json>> path_and_report) {
+  std::map<std::string, int> uses;
+  for (const auto& entry : path_and_report) ++uses[gpu_name_of(entry.second)];
+  std::vector<FleetRun> runs;
+  for (auto& [path, report] : path_and_report) {
+    std::string label = gpu_name_of(report);
+    if (uses[label] > 1) label += " (" + text_of(report, "provenance.started_at") + ")";
+    runs.push_back({path, label, std::move(report)});
+  }
+  return runs;
+}
+
+std::string render_fleet_html(const std::vector<FleetRun>& runs) {
+  std::string body = "<header><h1>normbench fleet: " + std::to_string(runs.size()) + " reports</h1>\n";
+  body += "<p class=\"muted\">Per problem, each GPU's fastest variant that passed with trusted timing (incorrect, skipped, "
+          "failed and faster-than-light or stream-escaping rows are left out), as % of that GPU's own measured copy ceiling.</p></header>\n";
+  body += "<h2>GPUs</h2>\n" + gpus_table(runs);
+  body += "<h2>Best passing variant per problem</h2>\n" + best_table(runs);
+  body += "<h2>% of own ceiling, side by side</h2>\n" + best_bar_charts(runs);
+  return render_html_page("normbench fleet", body);
+}
+
+}  // namespace nb

@@ -1,0 +1,54 @@
+#include "harness/report/report_commands.hpp"
+
+#include "harness/errors.hpp"
+#include "harness/report/atomic_write.hpp"
+#include "harness/report/compare_html.hpp"
+#include "harness/report/compare_output.hpp"
+#include "harness/report/fleet.hpp"
+#include "harness/report/html_report.hpp"
+#include "harness/report/report_loading.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+namespace nb {
+
+int html_command(const std::string& report_json_path, const std::string& out_path) {
+  nlohmann::json report = load_report_file(report_json_path);
+  std::string target = out_path.empty()
+                           ? (std::filesystem::path(report_json_path).parent_path() / "report.html").string()
+                           : out_path;
+  write_file_atomically(target, render_report_html(report));
+  std::cout << "wrote " << target << "\n";
+  return kExitOk;
+}
+
+int compare_command(const CompareOptions& options) {
+  std::ostream& out = options.out != nullptr ? *options.out : std::cout;
+  if (options.min_noise_pct < 0 || options.spread_multiplier < 0)
+    throw UsageError("compare: the noise floor and the spread multiplier must not be negative");
+  nlohmann::json base = load_report_file(options.base_path);
+  nlohmann::json candidate = load_report_file(options.new_path);
+  Comparison comparison = compare_reports(base, candidate, {options.min_noise_pct, options.spread_multiplier});
+  comparison.base.path = options.base_path;
+  comparison.candidate.path = options.new_path;
+  std::optional<RegressionCheck> check;
+  if (options.fail_on_regression_pct) check = check_regressions(comparison, *options.fail_on_regression_pct);
+  if (options.json) out << compare_to_json(comparison, check).dump(2) << "\n";
+  else out << render_compare_text(comparison, check);
+  if (!options.html_out.empty()) write_file_atomically(options.html_out, render_compare_html(comparison, check));
+  return check && check->failed() ? kExitVerdictFailed : kExitOk;
+}
+
+int fleet_command(const std::vector<std::string>& inputs, const std::string& out_html) {
+  std::vector<std::string> files = find_report_files(inputs);
+  if (files.empty()) throw UsageError("fleet: no report.json found in the given files and folders");
+  std::vector<std::pair<std::string, nlohmann::json>> loaded;
+  for (const std::string& file : files) loaded.emplace_back(file, load_report_file(file));
+  std::string target = out_html.empty() ? "fleet.html" : out_html;
+  write_file_atomically(target, render_fleet_html(label_fleet_runs(std::move(loaded))));
+  std::cout << "wrote " << target << " (" << files.size() << " reports)\n";
+  return kExitOk;
+}
+
+}  // namespace nb
