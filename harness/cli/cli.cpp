@@ -1,7 +1,108 @@
 #include "harness/cli/cli.hpp"
 
-namespace nb {
+#include <CLI/CLI.hpp>
 
-int cli_main(int, char**, const Registry&) { return kExitUsage; }
+#include <iostream>
+
+#include "harness/cli/commands.hpp"
+#include "harness/distribution.hpp"
+#include "harness/errors.hpp"
+#include "harness/report/provenance.hpp"
+
+namespace nb {
+namespace {
+
+struct ListArgs {
+  std::string what = "ops";
+  std::vector<std::string> ops;
+  std::string suite;
+};
+
+void add_list(CLI::App& app, ListArgs& a) {
+  auto* list = app.add_subcommand("list", "List ops, variants, suites or problems");
+  list->add_option("what", a.what, "ops | variants | suites | problems")->check(
+      CLI::IsMember({"ops", "variants", "suites", "problems"}));
+  list->add_option("--op", a.ops, "Only these ops")->delimiter(',');
+  list->add_option("--suite", a.suite, "Only problems of this suite");
+}
+
+struct RunArgs {
+  RunCommand command;
+  std::vector<std::string> distributions;
+  bool full_validation = false;
+};
+
+void add_run(CLI::App& app, RunArgs& a) {
+  auto* run = app.add_subcommand("run", "Validate and time cases; write report.json and report.html");
+  Selection& s = a.command.selection;
+  RunOptions& o = a.command.options;
+  s.suite = "kb";
+  run->add_option("--op", s.ops, "Ops to run (default: all)")->delimiter(',');
+  run->add_option("--variant", s.variants, "Variants to run (default: all)")->delimiter(',');
+  run->add_option("--suite", s.suite, "Suite: kb, llm, sweep, quick")->capture_default_str();
+  run->add_option("--problem", s.problems, "Problem ids (replace the suite)")->delimiter(',');
+  run->add_option("--params", s.params, "One custom problem of the one --op, e.g. n=3,c=65,h=7,w=9");
+  run->add_option("--dtype", s.dtype, "Element type")->capture_default_str();
+  run->add_flag("--validate-only", o.validate_only, "Validate, do not time");
+  run->add_flag("--profile", o.profile, "One launch per case inside its NVTX range (for ncu/nsys)");
+  run->add_option("--out", a.command.out_root, "Report root folder")->capture_default_str();
+  run->add_option("--trials", o.validation.trials, "Fresh trials per distribution")->capture_default_str();
+  run->add_option("--distributions", a.distributions, "Distributions to validate (default: by size)")
+      ->delimiter(',');
+  run->add_flag("--full-validation", a.full_validation, "Every distribution at every size");
+  run->add_option("--min-time", o.samples.min_time_s, "Timed seconds per case")->capture_default_str();
+  run->add_option("--max-samples", o.samples.max_samples, "Most samples per case")->capture_default_str();
+  run->add_option("--device", o.device, "CUDA device")->capture_default_str();
+  run->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
+  run->allow_extras();  // --benchmark_* flags go to Google Benchmark
+}
+
+int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& run, int ceilings_device,
+             int argc, char** argv) {
+  if (app.got_subcommand("list")) return list_command(registry, list.what, list.ops, list.suite, std::cout);
+  if (app.got_subcommand("ceilings")) return ceilings_command(ceilings_device, std::cout);
+  RunCommand& c = run.command;
+  for (const auto& d : run.distributions) c.options.validation.distributions.push_back(parse_distribution(d));
+  if (run.full_validation) c.options.validation.distributions = all_distributions();
+  if (c.options.validation.trials < 1) throw UsageError("--trials must be at least 1");
+  if (c.options.samples.min_time_s <= 0 || c.options.samples.max_samples < c.options.samples.min_samples)
+    throw UsageError("--min-time must be positive and --max-samples at least " +
+                     std::to_string(c.options.samples.min_samples));
+  c.benchmark_args = app.get_subcommand("run")->remaining();
+  c.options.suite = c.selection.problems.empty() && c.selection.params.empty() ? c.selection.suite : "";
+  c.options.command_line = quote_command_line(argc, argv);
+  c.program = argv[0];
+  return run_command(registry, c, std::cout);
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv, const Registry& registry) {
+  CLI::App app{"normbench: validate, time and report normalization and reduction kernels"};
+  app.require_subcommand(1);
+  ListArgs list;
+  RunArgs run;
+  int ceilings_device = 0;
+  add_list(app, list);
+  add_run(app, run);
+  app.add_subcommand("ceilings", "Measure the copy bandwidth and read the theoretical peak")
+      ->add_option("--device", ceilings_device, "CUDA device");
+  try {
+    app.parse(argc, argv);
+    return dispatch(app, registry, list, run, ceilings_device, argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "normbench: " << e.what() << "\n(run 'normbench --help')\n";
+    return kExitUsage;
+  } catch (const UsageError& e) {
+    std::cerr << "normbench: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const DeviceError& e) {
+    std::cerr << "normbench: device error: " << e.what() << "\n";
+    return kExitDevice;
+  }
+}
 
 }  // namespace nb

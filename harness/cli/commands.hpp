@@ -1,0 +1,28 @@
+#pragma once
+// The subcommands behind the CLI parser, each a plain function returning an exit status.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/registry.hpp"
+#include "harness/run/case_selection.hpp"
+#include "harness/run/runner.hpp"
+
+namespace nb {
+
+// list ops|variants|suites|problems, optionally narrowed to ops and a suite.
+int list_command(const Registry& registry, const std::string& what, const std::vector<std::string>& ops,
+                 const std::string& suite, std::ostream& out);
+
+struct RunCommand {
+  Selection selection;
+  RunOptions options;
+  std::string out_root = "reports";
+  std::vector<std::string> benchmark_args;  // --benchmark_* flags, passed to Google Benchmark
+  std::string program = "normbench";
+};
+int run_command(const Registry& registry, const RunCommand& command, std::ostream& out);
+
+int ceilings_command(int device, std::ostream& out);
+
+}  // namespace nb

@@ -1,0 +1,46 @@
+#include <benchmark/benchmark.h>
+
+#include <ostream>
+
+#include "harness/cli/commands.hpp"
+#include "harness/cli/summary_table.hpp"
+#include "harness/errors.hpp"
+#include "harness/report/case_metrics.hpp"
+#include "harness/report/report_json.hpp"
+#include "harness/report/report_writer.hpp"
+
+namespace nb {
+namespace {
+
+// Hands the --benchmark_* flags to Google Benchmark; anything it does not take is an error.
+void initialise_benchmark(const RunCommand& c) {
+  std::vector<std::string> args = {c.program};
+  args.insert(args.end(), c.benchmark_args.begin(), c.benchmark_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  benchmark::Initialize(&argc, argv.data());
+  if (argc > 1) throw UsageError(std::string("unrecognised argument '") + argv[1] + "'");
+}
+
+}  // namespace
+
+int run_command(const Registry& registry, const RunCommand& c, std::ostream& out) {
+  std::vector<RunCase> cases = select_cases(registry, c.selection);
+  for (const auto& a : c.benchmark_args)
+    if (a.rfind("--benchmark_", 0) != 0) throw UsageError("unrecognised argument '" + a + "'");
+  if (!c.options.validate_only && !c.options.profile) initialise_benchmark(c);
+  RunRecord record = run_cases(std::move(cases), c.options);
+  if (c.options.profile) {
+    out << "profiled " << record.cases.size() << " case(s): one launch each inside its NVTX range\n";
+    return kExitOk;
+  }
+  const std::vector<CaseMetrics> metrics = compute_metrics(record);
+  print_summary_table(record, metrics, out);
+  const std::string path = write_run_report(build_report_json(record, metrics), c.out_root);
+  out << "report: " << path << "\n";
+  return run_exit_status(record, metrics);
+}
+
+}  // namespace nb

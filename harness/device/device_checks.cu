@@ -1,0 +1,81 @@
+// Poison fill: a grid-stride store of the NaN pattern. Input hash: each thread mixes its words
+// with their index and the block adds its sum into one 64-bit accumulator.
+#include "harness/device/device_checks.hpp"
+
+#include <cstring>
+
+#include "harness/cuda_check.hpp"
+#include "harness/validation/compare.hpp"
+
+namespace nb {
+namespace {
+
+__host__ __device__ inline std::uint64_t mix_word(std::uint64_t word, std::uint64_t index) {
+  std::uint64_t x = word ^ (index * 0x9e3779b97f4a7c15ull);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+__global__ void poison_kernel(std::uint32_t* data, std::size_t words) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < words;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    data[i] = kPoisonBits;
+}
+
+// Words are 8 bytes; a trailing 4-byte word (odd element count) is hashed zero-extended.
+__global__ void hash_kernel(const std::uint32_t* data, std::size_t words32, unsigned long long* out) {
+  __shared__ unsigned long long block_sum;
+  if (threadIdx.x == 0) block_sum = 0;
+  __syncthreads();
+  unsigned long long sum = 0;
+  const std::size_t words64 = (words32 + 1) / 2;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < words64;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    std::uint64_t lo = data[2 * i], hi = 2 * i + 1 < words32 ? data[2 * i + 1] : 0u;
+    sum += mix_word(lo | (hi << 32), i);
+  }
+  atomicAdd(&block_sum, sum);
+  __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(out, block_sum);
+}
+
+int grid_for(std::size_t items) {
+  std::size_t blocks = (items + 255) / 256;
+  return static_cast<int>(blocks < 4096 ? (blocks == 0 ? 1 : blocks) : 4096);
+}
+
+}  // namespace
+
+void poison_async(void* data, std::size_t bytes, cudaStream_t stream) {
+  const std::size_t words = bytes / 4;
+  poison_kernel<<<grid_for(words), 256, 0, stream>>>(static_cast<std::uint32_t*>(data), words);
+  NB_CHECK_LAUNCH();
+}
+
+DeviceHasher::DeviceHasher() : accumulator_(sizeof(unsigned long long)) {}
+
+std::uint64_t DeviceHasher::hash(const void* data, std::size_t bytes, cudaStream_t stream) {
+  auto* acc = accumulator_.as<unsigned long long>();
+  NB_CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, stream));
+  const std::size_t words32 = bytes / 4;
+  hash_kernel<<<grid_for((words32 + 1) / 2), 256, 0, stream>>>(static_cast<const std::uint32_t*>(data), words32, acc);
+  NB_CHECK_LAUNCH();
+  unsigned long long result = 0;
+  NB_CUDA_CHECK(cudaMemcpyAsync(&result, acc, sizeof result, cudaMemcpyDeviceToHost, stream));
+  NB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
+}
+
+std::uint64_t host_hash(const void* data, std::size_t bytes) {
+  const std::size_t words32 = bytes / 4;
+  const auto* w = static_cast<const std::uint32_t*>(data);
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < (words32 + 1) / 2; ++i) {
+    std::uint64_t lo = w[2 * i], hi = 2 * i + 1 < words32 ? w[2 * i + 1] : 0u;
+    sum += mix_word(lo | (hi << 32), i);
+  }
+  return sum;
+}
+
+}  // namespace nb

@@ -1,0 +1,90 @@
+#include "harness/report/case_metrics.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "harness/device/nvml_monitor.hpp"
+#include "harness/errors.hpp"
+
+namespace nb {
+
+bool CaseMetrics::has_flag(const std::string& f) const { return std::find(flags.begin(), flags.end(), f) != flags.end(); }
+
+bool escapes_stream(double event_median_ms, double wall_ms_per_launch) {
+  // Back-to-back launches cost a few microseconds each on top of the kernel; 20 us and 50% of
+  // the event time cover that and clock noise, while work hidden on another stream shows whole.
+  return wall_ms_per_launch > 1.5 * event_median_ms + 0.020;
+}
+
+namespace {
+
+bool throttled(const TimingResult& t) {
+  if (t.sm_clock_before_mhz && t.sm_clock_after_mhz && *t.sm_clock_after_mhz < 0.9 * *t.sm_clock_before_mhz)
+    return true;
+  for (const auto& r : t.throttle_reasons)
+    if (NvmlMonitor::is_slowdown(r)) return true;
+  return false;
+}
+
+void add_flags(const RunRecord& r, const TimingResult& t, CaseMetrics& m) {
+  const double l2 = static_cast<double>(r.provenance.gpu.l2_bytes);
+  if (m.work.bytes < l2) {
+    m.flags.push_back(kFlagFitsInL2);
+  } else {
+    const double noise = std::max(r.options.ftl_noise, 2.0 * (t.stats.cv + r.ceiling.copy_cv));
+    if (*m.gbps > r.ceiling.copy_gbps * (1.0 + noise)) m.flags.push_back(kFlagFasterThanLight);
+  }
+  if (escapes_stream(t.stats.median, t.wall_ms_per_launch)) m.flags.push_back(kFlagEscapesStream);
+  if (throttled(t)) m.flags.push_back(kFlagThrottled);
+}
+
+// Per problem: the naive variant's median and the best passing library baseline's median.
+struct ProblemReferences {
+  std::optional<double> naive_ms, baseline_ms;
+};
+
+std::map<std::string, ProblemReferences> problem_references(const RunRecord& r) {
+  std::map<std::string, ProblemReferences> refs;
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    const auto& t = r.outcomes[i].timing;
+    if (!t || t->samples_ms.empty()) continue;
+    auto& ref = refs[r.cases[i].problem.id()];
+    const Variant& v = *r.cases[i].variant;
+    if (v.kind() == "naive") ref.naive_ms = t->stats.median;
+    if (v.is_library_baseline() && r.outcomes[i].validation.disposition == Disposition::passed)
+      ref.baseline_ms = std::min(ref.baseline_ms.value_or(t->stats.median), t->stats.median);
+  }
+  return refs;
+}
+
+}  // namespace
+
+std::vector<CaseMetrics> compute_metrics(const RunRecord& r) {
+  const auto refs = problem_references(r);
+  std::vector<CaseMetrics> all(r.cases.size());
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    CaseMetrics& m = all[i];
+    m.work = r.cases[i].op->work(r.cases[i].problem);
+    const auto& t = r.outcomes[i].timing;
+    if (!t || t->samples_ms.empty() || t->stats.median <= 0) continue;
+    m.gbps = m.work.bytes / (t->stats.median * 1e-3) / 1e9;
+    if (r.ceiling.copy_gbps > 0) m.pct_of_copy = 100.0 * *m.gbps / r.ceiling.copy_gbps;
+    if (r.ceiling.peak_gbps > 0) m.pct_of_peak = 100.0 * *m.gbps / r.ceiling.peak_gbps;
+    const auto& ref = refs.at(r.cases[i].problem.id());
+    if (ref.naive_ms) m.speedup_vs_naive = *ref.naive_ms / t->stats.median;
+    if (ref.baseline_ms) m.speedup_vs_baseline = *ref.baseline_ms / t->stats.median;
+    add_flags(r, *t, m);
+  }
+  return all;
+}
+
+int run_exit_status(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    if (r.outcomes[i].validation.disposition == Disposition::incorrect) return kExitVerdictFailed;
+    if (r.outcomes[i].status == CaseStatus::error) return kExitVerdictFailed;
+    if (metrics[i].timing_untrusted()) return kExitVerdictFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace nb

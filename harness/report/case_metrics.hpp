@@ -1,0 +1,35 @@
+#pragma once
+// What a report row derives from a case's timing: GB/s from the op's byte model, the share of
+// each ceiling, speedups, and the flags that say whether the time can be trusted.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/run/runner.hpp"
+
+namespace nb {
+
+inline constexpr const char* kFlagFasterThanLight = "faster_than_light";
+inline constexpr const char* kFlagEscapesStream = "escapes_stream";
+inline constexpr const char* kFlagThrottled = "throttled";
+inline constexpr const char* kFlagFitsInL2 = "fits_in_l2";
+
+struct CaseMetrics {
+  WorkModel work;
+  std::optional<double> gbps, pct_of_copy, pct_of_peak, speedup_vs_naive, speedup_vs_baseline;
+  std::vector<std::string> flags;
+
+  bool has_flag(const std::string& f) const;
+  // Faster than light or escaping the stream: the time does not measure the work.
+  bool timing_untrusted() const { return has_flag(kFlagFasterThanLight) || has_flag(kFlagEscapesStream); }
+};
+
+std::vector<CaseMetrics> compute_metrics(const RunRecord& record);
+
+// 1 when any counted verdict failed or any timing is untrusted, else 0.
+int run_exit_status(const RunRecord& record, const std::vector<CaseMetrics>& metrics);
+
+// The wall bracket exceeds the event time by more than launch overhead and noise.
+bool escapes_stream(double event_median_ms, double wall_ms_per_launch);
+
+}  // namespace nb

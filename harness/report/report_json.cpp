@@ -1,0 +1,190 @@
+#include "harness/report/report_json.hpp"
+
+#include "harness/errors.hpp"
+
+namespace nb {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+template <class T>
+json optional_json(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json provenance_json(const Provenance& p) {
+  const GpuInfo& g = p.gpu;
+  return {{"gpu",
+           {{"name", g.name}, {"slug", g.slug}, {"uuid", g.uuid}, {"compute_capability", g.compute_capability},
+            {"sm_count", g.sm_count}, {"l2_bytes", g.l2_bytes}, {"memory_bytes", g.memory_bytes},
+            {"sm_clock_max_mhz", g.sm_clock_max_mhz}, {"memory_clock_mhz", g.memory_clock_mhz},
+            {"memory_bus_bits", g.memory_bus_bits}, {"sm_clock_at_start_mhz", optional_json(p.sm_clock_at_start_mhz)}}},
+          {"driver_version", p.driver_version},
+          {"cuda_driver_api", p.cuda_driver_api},
+          {"cuda_runtime", p.cuda_runtime},
+          {"cublas_version", p.cublas_version},
+          {"cudnn_version", p.cudnn_version},
+          {"cudnn_header_version", p.cudnn_header_version},
+          {"git_commit", p.git_commit},
+          {"git_dirty", optional_json(p.git_dirty)},
+          {"normbench_version", p.normbench_version},
+          {"command_line", p.command_line},
+          {"hostname", p.hostname},
+          {"started_at", p.started_at},
+          {"finished_at", p.finished_at}};
+}
+
+json ceilings_json(const BandwidthCeiling& c) {
+  return {{"copy_gbps", c.copy_gbps},   {"copy_cv", c.copy_cv},     {"copy_bytes", c.copy_bytes},
+          {"copy_samples", c.copy_samples}, {"peak_gbps", c.peak_gbps},
+          {"copy_fraction_of_peak", c.peak_gbps > 0 ? c.copy_gbps / c.peak_gbps : 0.0}};
+}
+
+json settings_json(const RunRecord& r) {
+  const RunOptions& o = r.options;
+  return {{"suite", o.suite.empty() ? json(nullptr) : json(o.suite)},
+          {"validate_only", o.validate_only},
+          {"profile", o.profile},
+          {"trials", o.validation.trials},
+          {"full_validation_elements", o.validation.full_validation_elements},
+          {"min_time_s", o.samples.min_time_s},
+          {"min_samples", o.samples.min_samples},
+          {"max_samples", o.samples.max_samples},
+          {"l2_flush_bytes", r.l2_flush_bytes},
+          {"ftl_noise", o.ftl_noise}};
+}
+
+json tensor_errors_json(const TensorErrors& e) {
+  return {{"name", e.name},           {"normwise_error", e.normwise}, {"elementwise_error", e.elementwise},
+          {"worst_index", e.worst_index}, {"unwritten", e.unwritten},  {"nonfinite_mismatch", e.nonfinite_mismatch}};
+}
+
+json distribution_json(const DistributionVerdict& d) {
+  json tensors = json::array();
+  for (const auto& t : d.tensors) tensors.push_back(tensor_errors_json(t));
+  return {{"distribution", distribution_name(d.distribution)},
+          {"formula", distribution_formula(d.distribution)},
+          {"verdict", d.passed ? "passed" : "failed"},
+          {"counts", d.counts},
+          {"stress_reason", d.stress_reason.empty() ? json(nullptr) : json(d.stress_reason)},
+          {"trials", d.seeds.size()},
+          {"seeds", d.seeds},
+          {"normwise_error", d.normwise},
+          {"elementwise_error", d.elementwise},
+          {"unwritten", d.unwritten},
+          {"nonfinite_mismatch", d.nonfinite_mismatch},
+          {"input_modified", d.input_modified},
+          {"failure", d.failure.empty() ? json(nullptr) : json(d.failure)},
+          {"tensors", tensors}};
+}
+
+json validation_json(const ValidationResult& v) {
+  if (v.distributions.empty()) return nullptr;
+  json per = json::array();
+  for (const auto& d : v.distributions) per.push_back(distribution_json(d));
+  return {{"condition", v.condition},
+          {"tolerance",
+           {{"normwise", v.tolerance.normwise}, {"elementwise", v.tolerance.elementwise},
+            {"floor_fraction", v.tolerance.floor_fraction}}},
+          {"per_distribution", per},
+          {"robust_to", v.robust_to()}};
+}
+
+json timing_json(const std::optional<TimingResult>& t) {
+  if (!t || t->samples_ms.empty()) return nullptr;
+  const SampleStats& s = t->stats;
+  return {{"samples", s.samples},          {"median_ms", s.median},
+          {"min_ms", s.min},               {"max_ms", s.max},
+          {"mean_ms", s.mean},             {"p10_ms", s.p10},
+          {"p90_ms", s.p90},               {"cv", s.cv},
+          {"wall_ms_per_launch", t->wall_ms_per_launch},
+          {"sm_clock_before_mhz", optional_json(t->sm_clock_before_mhz)},
+          {"sm_clock_after_mhz", optional_json(t->sm_clock_after_mhz)},
+          {"throttle_reasons", t->throttle_reasons}};
+}
+
+json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
+  json params = json::object();
+  for (const auto& [k, v] : c.problem.params.values()) params[k] = v;
+  const bool ran = o.status == CaseStatus::ran;
+  return {{"op", c.op->name()},
+          {"variant", c.variant->name()},
+          {"kind", c.variant->kind()},
+          {"idea", c.variant->idea()},
+          {"problem", c.problem.id()},
+          {"problem_name", c.problem.name},
+          {"params", params},
+          {"dtype", dtype_name(c.problem.dtype)},
+          {"suites", c.suites},
+          {"status", case_status_name(o.status)},
+          {"skip_reason", o.status == CaseStatus::skipped ? json(o.reason) : json(nullptr)},
+          {"error", o.status == CaseStatus::error ? json(o.reason) : json(nullptr)},
+          {"disposition", disposition_name(ran ? o.validation.disposition : Disposition::not_verified)},
+          {"validation", ran ? validation_json(o.validation) : json(nullptr)},
+          {"timing", ran ? timing_json(o.timing) : json(nullptr)},
+          {"bytes", m.work.bytes},
+          {"bytes_formula", m.work.formula},
+          {"flops", m.work.flops},
+          {"gbps", optional_json(m.gbps)},
+          {"pct_of_copy", optional_json(m.pct_of_copy)},
+          {"pct_of_peak", optional_json(m.pct_of_peak)},
+          {"flags", m.flags},
+          {"speedup_vs_naive", optional_json(m.speedup_vs_naive)},
+          {"speedup_vs_baseline", optional_json(m.speedup_vs_baseline)},
+          {"reproduce", reproduce_command(c)},
+          {"profile", profile_command(c)},
+          {"nvtx_range", c.name()}};
+}
+
+json summary_json(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
+  int ran = 0, skipped = 0, errors = 0, passed = 0, incorrect = 0, not_verified = 0, flagged = 0;
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    const CaseOutcome& o = r.outcomes[i];
+    ran += o.status == CaseStatus::ran;
+    skipped += o.status == CaseStatus::skipped;
+    errors += o.status == CaseStatus::error;
+    const Disposition d = o.status == CaseStatus::ran ? o.validation.disposition : Disposition::not_verified;
+    passed += d == Disposition::passed;
+    incorrect += d == Disposition::incorrect;
+    not_verified += d == Disposition::not_verified;
+    flagged += metrics[i].timing_untrusted();
+  }
+  return {{"cases", r.cases.size()}, {"ran", ran},         {"skipped", skipped},
+          {"errors", errors},        {"passed", passed},   {"incorrect", incorrect},
+          {"not_verified", not_verified}, {"flagged", flagged}, {"exit_status", run_exit_status(r, metrics)}};
+}
+
+}  // namespace
+
+std::string reproduce_command(const RunCase& c) {
+  return "normbench run --problem " + c.problem.id() + " --variant " + c.variant->name();
+}
+
+std::string profile_command(const RunCase& c) {
+  return "ncu --nvtx --nvtx-include \"normbench@" + c.name() + "/\" --set full -o " + c.op->name() + "-" +
+         c.variant->name() + " normbench run --profile --problem " + c.problem.id() + " --variant " +
+         c.variant->name();
+}
+
+nlohmann::ordered_json build_report_json(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
+  json results = json::array();
+  for (std::size_t i = 0; i < r.cases.size(); ++i) results.push_back(result_json(r.cases[i], r.outcomes[i], metrics[i]));
+  return {{"schema", kReportSchema},
+          {"schema_version", kReportSchemaVersion},
+          {"provenance", provenance_json(r.provenance)},
+          {"ceilings", ceilings_json(r.ceiling)},
+          {"settings", settings_json(r)},
+          {"results", results},
+          {"summary", summary_json(r, metrics)}};
+}
+
+void check_report_schema(const nlohmann::json& report, const std::string& source) {
+  if (!report.is_object() || report.value("schema", "") != kReportSchema)
+    throw UsageError(source + ": not a normbench report (schema is not \"" + kReportSchema + "\")");
+  const int version = report.value("schema_version", 0);
+  if (version < 1 || version > kReportSchemaVersion)
+    throw UsageError(source + ": report schema version " + std::to_string(version) + " is not supported (this build reads 1.." +
+                     std::to_string(kReportSchemaVersion) + ")");
+}
+
+}  // namespace nb

@@ -1,0 +1,26 @@
+#include "harness/report/report_writer.hpp"
+
+#include <filesystem>
+
+#include "harness/errors.hpp"
+#include "harness/report/atomic_write.hpp"
+#include "harness/report/html_report.hpp"
+#include "harness/report/provenance.hpp"
+
+namespace nb {
+
+std::string write_run_report(const nlohmann::ordered_json& report, const std::string& out_root) {
+  namespace fs = std::filesystem;
+  const std::string slug = report.at("provenance").at("gpu").at("slug").get<std::string>();
+  std::string commit = report.at("provenance").value("git_commit", "unknown").substr(0, 7);
+  fs::path dir = fs::path(out_root) / slug / (utc_now_compact() + "-" + commit);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("cannot create report folder " + dir.string() + ": " + ec.message());
+  const std::string json_path = (dir / "report.json").string();
+  write_file_atomically(json_path, report.dump(2) + "\n");
+  write_file_atomically((dir / "report.html").string(), render_report_html(nlohmann::json::parse(report.dump())));
+  return json_path;
+}
+
+}  // namespace nb

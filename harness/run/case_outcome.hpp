@@ -1,0 +1,34 @@
+#pragma once
+// Everything the run learned about one (problem, variant) case.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/timing/statistics.hpp"
+#include "harness/validation/validation_result.hpp"
+
+namespace nb {
+
+enum class CaseStatus { ran, skipped, error };
+const char* case_status_name(CaseStatus s);
+
+struct TimingResult {
+  SampleStats stats;
+  std::vector<double> samples_ms;
+  double wall_ms_per_launch = 0;
+  std::optional<int> sm_clock_before_mhz, sm_clock_after_mhz;
+  std::vector<std::string> throttle_reasons;
+};
+
+struct CaseOutcome {
+  CaseStatus status = CaseStatus::ran;
+  std::string reason;  // skip reason (the variant's or the library's) or the error message
+  ValidationResult validation;
+  std::optional<TimingResult> timing;
+
+  void skip(std::string why) { status = CaseStatus::skipped, reason = std::move(why); }
+  void fail(std::string why) { status = CaseStatus::error, reason = std::move(why); }
+  bool runnable() const { return status == CaseStatus::ran; }
+};
+
+}  // namespace nb

@@ -1,0 +1,81 @@
+#include "harness/run/case_selection.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "harness/errors.hpp"
+
+namespace nb {
+namespace {
+
+bool wanted(const std::vector<std::string>& filter, const std::string& name) {
+  return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
+}
+
+struct ChosenProblem {
+  const OpSpec* op;
+  Problem problem;
+  std::vector<std::string> suites;
+};
+
+std::vector<std::string> suites_of(const OpSpec& op, const Problem& p) {
+  for (const auto& np : op.named_problems())
+    if (op.make_problem(np.params, p.dtype).id() == p.id()) return np.suites;
+  return {};
+}
+
+std::vector<ChosenProblem> choose_problems(const Registry& registry, const Selection& s) {
+  std::vector<ChosenProblem> chosen;
+  if (!s.params.empty()) {
+    if (s.ops.size() != 1) throw UsageError("--params needs exactly one --op");
+    const OpSpec& op = registry.op(s.ops.front());
+    Problem p = op.make_problem(Params::parse(s.params), parse_dtype(s.dtype));
+    chosen.push_back({&op, p, suites_of(op, p)});
+    return chosen;
+  }
+  if (!s.problems.empty()) {
+    for (const auto& id : s.problems) {
+      const OpSpec& op = registry.op_of_problem_id(id);
+      if (!wanted(s.ops, op.name())) throw UsageError("problem " + id + " is not of the selected ops");
+      Problem p = op.parse_problem_id(id);
+      chosen.push_back({&op, p, suites_of(op, p)});
+    }
+    return chosen;
+  }
+  const auto known = registry.suites();
+  if (std::find(known.begin(), known.end(), s.suite) == known.end()) {
+    std::string names;
+    for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+    throw UsageError("unknown suite '" + s.suite + "' (suites: " + names + ")");
+  }
+  for (const auto& name : s.ops) registry.op(name);  // unknown op names fail here
+  for (const auto& op : registry.ops()) {
+    if (!wanted(s.ops, op->name())) continue;
+    for (const auto& np : op->named_problems())
+      if (std::find(np.suites.begin(), np.suites.end(), s.suite) != np.suites.end())
+        chosen.push_back({op.get(), op->make_problem(np.params, parse_dtype(s.dtype)), np.suites});
+  }
+  return chosen;
+}
+
+}  // namespace
+
+std::vector<RunCase> select_cases(const Registry& registry, const Selection& s) {
+  std::vector<RunCase> cases;
+  std::set<std::string> seen_variants;
+  std::set<std::string> seen_cases;
+  for (auto& cp : choose_problems(registry, s)) {
+    for (const auto& v : cp.op->variants()) {
+      if (!wanted(s.variants, v->name())) continue;
+      seen_variants.insert(v->name());
+      RunCase c{cp.op, v.get(), cp.problem, cp.suites};
+      if (seen_cases.insert(c.name()).second) cases.push_back(std::move(c));
+    }
+  }
+  for (const auto& v : s.variants)
+    if (!seen_variants.count(v)) throw UsageError("no selected op has a variant named '" + v + "'");
+  if (cases.empty()) throw UsageError("the selection matches no case (check --op, --suite, --problem)");
+  return cases;
+}
+
+}  // namespace nb

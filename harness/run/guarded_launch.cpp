@@ -1,0 +1,26 @@
+#include "harness/run/guarded_launch.hpp"
+
+#include <cuda_runtime.h>
+
+#include "harness/errors.hpp"
+
+namespace nb {
+
+bool guarded(CaseOutcome& outcome, const std::string& case_name, const std::function<void()>& work) {
+  try {
+    work();
+    return true;
+  } catch (const Unsupported& e) {
+    outcome.skip(e.what());
+  } catch (const DeviceError& e) {
+    outcome.fail(e.what());
+    // A sticky fault (illegal address, trap) poisons the context: nothing after it is trustworthy.
+    cudaError_t sticky = cudaDeviceSynchronize();
+    if (sticky != cudaSuccess)
+      throw DeviceError(case_name + " left the CUDA context unusable: " + e.what() + "; then " +
+                        cudaGetErrorString(sticky));
+  }
+  return false;
+}
+
+}  // namespace nb

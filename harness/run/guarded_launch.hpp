@@ -1,0 +1,15 @@
+#pragma once
+// Runs a variant's prepare/launch and sorts what goes wrong into the case outcome: a library
+// refusal (Unsupported) skips the case, a launch error fails it, and a fault that leaves the
+// CUDA context unusable aborts the whole run with the case named.
+#include <functional>
+#include <string>
+
+#include "harness/run/case_outcome.hpp"
+
+namespace nb {
+
+// Returns true when `work` completed; otherwise records why in `outcome`.
+bool guarded(CaseOutcome& outcome, const std::string& case_name, const std::function<void()>& work);
+
+}  // namespace nb

@@ -1,0 +1,29 @@
+#pragma once
+// A problem's device tensors and the workspace its variants need, with the host<->device
+// copies that validation and timing use.
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "harness/device_buffer.hpp"
+#include "harness/op_spec.hpp"
+
+namespace nb {
+
+struct ProblemBuffers {
+  std::vector<TensorDecl> decls;
+  DeviceTensors tensors;
+  DeviceBuffer workspace;
+
+  // Allocates every declared tensor and the largest workspace among `variants`.
+  static ProblemBuffers allocate(const OpSpec& op, const Problem& problem, const std::vector<Variant*>& variants);
+
+  // Copies the host values of every tensor whose role is in `roles` to the device.
+  void upload(const HostTensors& host, std::vector<TensorRole> roles, cudaStream_t stream) const;
+  // Copies every output and inout tensor back into `host` (resized as needed).
+  void download_results(HostTensors& host, cudaStream_t stream) const;
+  // Writes the poison pattern into every output tensor.
+  void poison_outputs(cudaStream_t stream) const;
+};
+
+}  // namespace nb

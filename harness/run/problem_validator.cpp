@@ -1,0 +1,110 @@
+#include "harness/run/problem_validator.hpp"
+
+#include <algorithm>
+
+#include "harness/device/device_checks.hpp"
+#include "harness/nvtx_ranges.hpp"
+#include "harness/run/guarded_launch.hpp"
+#include "harness/timing/event_timer.hpp"
+
+namespace nb {
+
+struct ProblemValidator::Trial {
+  std::uint64_t seed = 0;
+  HostTensors inputs;
+  ReferenceTensors reference;
+  Tolerance tolerance;
+  std::vector<std::uint64_t> input_hashes;
+};
+
+ProblemValidator::ProblemValidator(const OpSpec& op, const Problem& problem, const ProblemBuffers& buffers,
+                                   cudaStream_t stream)
+    : op_(op), problem_(problem), buffers_(buffers), stream_(stream) {}
+
+std::vector<std::uint64_t> ProblemValidator::hash_inputs() const {
+  DeviceHasher hasher;
+  std::vector<std::uint64_t> hashes;
+  for (std::size_t i = 0; i < buffers_.decls.size(); ++i)
+    if (buffers_.decls[i].role == TensorRole::input)
+      hashes.push_back(hasher.hash(buffers_.tensors.buffers[i].get(),
+                                   static_cast<std::size_t>(buffers_.decls[i].elements) * sizeof(float), stream_));
+  return hashes;
+}
+
+namespace {
+
+StressDistribution stress_of(const OpSpec& op, Distribution d) {
+  for (const auto& s : op.stress())
+    if (s.distribution == d) return s;
+  return {d, ""};
+}
+
+bool claims(const Variant& v, Distribution d) {
+  const auto c = v.claims();
+  return std::find(c.begin(), c.end(), d) != c.end();
+}
+
+}  // namespace
+
+void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant*>& variants,
+                           std::vector<CaseOutcome>& outcomes, const ProgressNote& note) const {
+  const Tolerance base = op_.tolerance(problem_);
+  for (std::size_t k = 0; k < variants.size(); ++k) outcomes[k].validation.tolerance = base;
+  for (std::size_t d = 0; d < plan.distributions.size(); ++d) {
+    const Distribution dist = plan.distributions[d];
+    const StressDistribution stress = stress_of(op_, dist);
+    std::vector<DistributionVerdict> verdicts(variants.size());
+    for (std::size_t k = 0; k < variants.size(); ++k) {
+      verdicts[k].distribution = dist;
+      verdicts[k].stress_reason = stress.reason;
+      verdicts[k].counts = stress.reason.empty() || claims(*variants[k], dist);
+    }
+    for (int t = 0; t < plan.trials; ++t) {
+      note("validate " + distribution_name(dist) + " trial " + std::to_string(t + 1) + "/" +
+           std::to_string(plan.trials));
+      Trial trial;
+      trial.seed = plan.seed(d, t);
+      trial.inputs = allocate_host_inputs(buffers_.decls);
+      op_.draw_inputs(problem_, dist, trial.seed, trial.inputs);
+      trial.reference = allocate_references(buffers_.decls);
+      op_.reference(problem_, trial.inputs, trial.reference);
+      const double condition = op_.condition(problem_, trial.inputs);
+      trial.tolerance = base.scaled(condition);
+      buffers_.upload(trial.inputs, {TensorRole::input}, stream_);
+      trial.input_hashes = hash_inputs();
+      for (std::size_t k = 0; k < variants.size(); ++k) {
+        if (!outcomes[k].runnable()) continue;
+        outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, condition);
+        validate_one(*variants[k], trial, outcomes[k], verdicts[k]);
+      }
+    }
+    for (std::size_t k = 0; k < variants.size(); ++k)
+      if (outcomes[k].runnable()) outcomes[k].validation.distributions.push_back(verdicts[k]);
+  }
+  for (std::size_t k = 0; k < variants.size(); ++k)
+    if (outcomes[k].runnable()) outcomes[k].validation.conclude();
+}
+
+void ProblemValidator::validate_one(Variant& variant, const Trial& trial, CaseOutcome& outcome,
+                                    DistributionVerdict& verdict) const {
+  const std::string name = nvtx_case_name(op_.name(), variant.name(), problem_.id());
+  HostTensors results;
+  bool launched = guarded(outcome, name, [&] {
+    buffers_.upload(trial.inputs, {TensorRole::inout}, stream_);
+    buffers_.poison_outputs(stream_);
+    NvtxRange range(name);
+    NvtxRange phase("validate");
+    EventTimer timer(stream_);
+    outcome.validation.launch_ms_estimate = timer.time_ms([&] {
+      variant.launch(problem_, buffers_.tensors, buffers_.workspace.get(), stream_);
+    });
+    buffers_.download_results(results, stream_);
+  });
+  if (!launched) return;
+  const bool modified = hash_inputs() != trial.input_hashes;
+  // A kernel that wrote its inputs must not spoil the next variant's trial.
+  if (modified) buffers_.upload(trial.inputs, {TensorRole::input}, stream_);
+  verdict.add_trial(trial.seed, judge_trial(buffers_.decls, results, trial.reference, trial.tolerance, modified));
+}
+
+}  // namespace nb

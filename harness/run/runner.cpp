@@ -1,0 +1,206 @@
+#include "harness/run/runner.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+
+#include "harness/cuda_check.hpp"
+#include "harness/device/nvml_monitor.hpp"
+#include "harness/nvtx_ranges.hpp"
+#include "harness/run/guarded_launch.hpp"
+#include "harness/run/problem_buffers.hpp"
+#include "harness/run/problem_validator.hpp"
+#include "harness/run/progress.hpp"
+
+namespace nb {
+namespace {
+
+// Cases grouped by problem id, in first-seen order: each group shares one set of buffers.
+std::vector<std::vector<std::size_t>> group_by_problem(const std::vector<RunCase>& cases) {
+  std::vector<std::vector<std::size_t>> groups;
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    auto [it, fresh] = index.emplace(cases[i].problem.id(), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
+class StreamOwner {
+ public:
+  StreamOwner() { NB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+  ~StreamOwner() { cudaStreamDestroy(stream); }
+  cudaStream_t stream = nullptr;
+};
+
+// Buffers for the problem being timed, filled with uniform01 inputs; replaced when the
+// benchmark order moves on to the next problem.
+class TimingBuffers {
+ public:
+  const ProblemBuffers& acquire(const RunCase& c, const std::vector<Variant*>& variants, cudaStream_t stream) {
+    if (!current_ || id_ != c.problem.id()) {
+      current_.reset();
+      current_ = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(*c.op, c.problem, variants));
+      HostTensors inputs = allocate_host_inputs(current_->decls);
+      c.op->draw_inputs(c.problem, Distribution::uniform01, 7, inputs);
+      current_->upload(inputs, {TensorRole::input, TensorRole::inout}, stream);
+      id_ = c.problem.id();
+    }
+    return *current_;
+  }
+
+ private:
+  std::string id_;
+  std::unique_ptr<ProblemBuffers> current_;
+};
+
+std::vector<Variant*> variants_of(const RunRecord& r, const std::vector<std::size_t>& group) {
+  std::vector<Variant*> v;
+  for (std::size_t i : group) v.push_back(r.cases[i].variant);
+  return v;
+}
+
+void prepare_group(RunRecord& r, const std::vector<std::size_t>& group) {
+  for (std::size_t i : group) {
+    const RunCase& c = r.cases[i];
+    Support s = c.variant->supports(c.problem);
+    if (!s.ok) {
+      r.outcomes[i].skip(s.reason);
+      continue;
+    }
+    guarded(r.outcomes[i], c.name(), [&] { c.variant->prepare(c.problem); });
+  }
+}
+
+void validate_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream,
+                  Progress& progress) {
+  progress.set_total(static_cast<int>(groups.size()));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const RunCase& first = r.cases[groups[g].front()];
+    progress.begin(static_cast<int>(g + 1), first.problem.id());
+    prepare_group(r, groups[g]);
+    std::vector<Variant*> variants = variants_of(r, groups[g]);
+    ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants);
+    std::vector<CaseOutcome> outcomes;
+    for (std::size_t i : groups[g]) outcomes.push_back(r.outcomes[i]);
+    ValidationPlan plan = plan_validation(buffers.decls, r.options.validation);
+    ProblemValidator(*first.op, first.problem, buffers, stream)
+        .run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
+    for (std::size_t k = 0; k < groups[g].size(); ++k) r.outcomes[groups[g][k]] = std::move(outcomes[k]);
+  }
+}
+
+struct TimingContext {
+  RunRecord& record;
+  const std::vector<std::vector<std::size_t>>& groups;
+  cudaStream_t stream;
+  L2Flusher& flusher;
+  NvmlMonitor& nvml;
+  TimingBuffers buffers;
+};
+
+void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, const std::vector<Variant*>& peers) {
+  RunCase& c = ctx.record.cases[index];
+  CaseOutcome& outcome = ctx.record.outcomes[index];
+  try {
+    const ProblemBuffers& b = ctx.buffers.acquire(c, peers, ctx.stream);
+    CaseTimer timer([&] { c.variant->launch(c.problem, b.tensors, b.workspace.get(), ctx.stream); }, ctx.flusher,
+                    ctx.stream);
+    timer.warm_up(2);
+    TimingResult& t = outcome.timing ? *outcome.timing : outcome.timing.emplace();
+    t.sm_clock_before_mhz = ctx.nvml.sm_clock_mhz();
+    {
+      NvtxRange range(c.name());
+      NvtxRange phase("timed");
+      for (auto _ : state) {
+        const double ms = timer.sample_ms();
+        state.SetIterationTime(ms * 1e-3);
+        t.samples_ms.push_back(ms);
+      }
+    }
+    t.sm_clock_after_mhz = ctx.nvml.sm_clock_mhz();
+    t.throttle_reasons = ctx.nvml.throttle_reasons();
+    const double median = summarize(t.samples_ms).median;
+    const int launches = static_cast<int>(std::clamp(20.0 / std::max(median, 1e-3), 5.0, 200.0));
+    t.wall_ms_per_launch = timer.wall_ms_per_launch(launches);
+    const double bytes = c.op->work(c.problem).bytes;
+    state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+  } catch (const std::exception& e) {
+    outcome.timing.reset();
+    outcome.fail(std::string("timing: ") + e.what());
+    state.SkipWithError(e.what());
+    if (cudaDeviceSynchronize() != cudaSuccess) throw;
+  }
+}
+
+void time_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream,
+              L2Flusher& flusher, NvmlMonitor& nvml) {
+  TimingContext ctx{r, groups, stream, flusher, nvml, {}};
+  for (const auto& group : groups) {
+    std::vector<Variant*> peers = variants_of(r, group);
+    for (std::size_t i : group) {
+      if (!r.outcomes[i].runnable()) continue;
+      const int samples = r.options.samples.samples_for(r.outcomes[i].validation.launch_ms_estimate);
+      benchmark::RegisterBenchmark(r.cases[i].name().c_str(),
+                                   [&ctx, i, peers](benchmark::State& s) { time_case(s, ctx, i, peers); })
+          ->UseManualTime()
+          ->Iterations(samples)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::ClearRegisteredBenchmarks();
+  for (auto& o : r.outcomes)
+    if (o.timing && !o.timing->samples_ms.empty()) o.timing->stats = summarize(o.timing->samples_ms);
+}
+
+void profile_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream) {
+  for (const auto& group : groups) {
+    prepare_group(r, group);
+    std::vector<Variant*> peers = variants_of(r, group);
+    TimingBuffers buffers;
+    for (std::size_t i : group) {
+      if (!r.outcomes[i].runnable()) continue;
+      const RunCase& c = r.cases[i];
+      const ProblemBuffers& b = buffers.acquire(c, peers, stream);
+      guarded(r.outcomes[i], c.name(), [&] {
+        NvtxRange range(c.name());
+        NvtxRange phase("timed");
+        c.variant->launch(c.problem, b.tensors, b.workspace.get(), stream);
+        NB_CUDA_CHECK(cudaStreamSynchronize(stream));
+      });
+    }
+  }
+}
+
+}  // namespace
+
+RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
+  RunRecord r;
+  r.options = options;
+  r.cases = std::move(cases);
+  r.outcomes.resize(r.cases.size());
+  GpuInfo gpu = query_gpu(options.device);
+  r.provenance = collect_provenance(gpu, options.command_line);
+  StreamOwner owner;
+  const auto groups = group_by_problem(r.cases);
+  if (options.profile) {
+    profile_all(r, groups, owner.stream);
+  } else {
+    Progress progress(options.progress);
+    NvmlMonitor nvml(gpu.device);
+    r.ceiling = measure_bandwidth_ceiling(gpu, owner.stream);
+    validate_all(r, groups, owner.stream, progress);
+    if (!options.validate_only) {
+      L2Flusher flusher(gpu.l2_bytes);
+      r.l2_flush_bytes = flusher.bytes();
+      time_all(r, groups, owner.stream, flusher, nvml);
+    }
+  }
+  r.provenance.finished_at = utc_now_iso8601();
+  return r;
+}
+
+}  // namespace nb

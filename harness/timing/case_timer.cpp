@@ -1,0 +1,38 @@
+#include "harness/timing/case_timer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "harness/cuda_check.hpp"
+
+namespace nb {
+
+int SamplePlan::samples_for(double launch_ms) const {
+  const double wanted = launch_ms > 0 ? min_time_s * 1e3 / launch_ms : max_samples;
+  return static_cast<int>(std::clamp(std::ceil(wanted), double(min_samples), double(max_samples)));
+}
+
+CaseTimer::CaseTimer(std::function<void()> launch, L2Flusher& flusher, cudaStream_t stream)
+    : launch_(std::move(launch)), flusher_(flusher), stream_(stream), timer_(stream) {}
+
+void CaseTimer::warm_up(int launches) {
+  for (int i = 0; i < launches; ++i) launch_();
+  NB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+double CaseTimer::sample_ms() {
+  flusher_.flush(stream_);
+  return timer_.time_ms(launch_);
+}
+
+double CaseTimer::wall_ms_per_launch(int launches) {
+  NB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < launches; ++i) launch_();
+  NB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto stop = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::milli>(stop - start).count() / launches;
+}
+
+}  // namespace nb

@@ -1,0 +1,39 @@
+#pragma once
+// Times one variant on one problem: warm-up, then samples that each flush the L2 and time one
+// launch with events on the variant's stream, and a device-synchronised wall-clock bracket that
+// sees work the events cannot (other streams, deferred work).
+#include <cuda_runtime.h>
+
+#include <functional>
+
+#include "harness/device/l2_flush.hpp"
+#include "harness/timing/event_timer.hpp"
+
+namespace nb {
+
+struct SamplePlan {
+  double min_time_s = 0.25;  // timed seconds per case
+  int min_samples = 10;
+  int max_samples = 1000;
+
+  // How many samples, given one launch's estimated time.
+  int samples_for(double launch_ms) const;
+};
+
+class CaseTimer {
+ public:
+  CaseTimer(std::function<void()> launch, L2Flusher& flusher, cudaStream_t stream);
+
+  void warm_up(int launches);
+  double sample_ms();  // flush (untimed), then one event-timed launch
+  // Wall time per launch over back-to-back launches between two cudaDeviceSynchronize calls.
+  double wall_ms_per_launch(int launches);
+
+ private:
+  std::function<void()> launch_;
+  L2Flusher& flusher_;
+  cudaStream_t stream_;
+  EventTimer timer_;
+};
+
+}  // namespace nb

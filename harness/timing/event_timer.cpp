@@ -1,0 +1,27 @@
+#include "harness/timing/event_timer.hpp"
+
+#include "harness/cuda_check.hpp"
+
+namespace nb {
+
+EventTimer::EventTimer(cudaStream_t stream) : stream_(stream) {
+  NB_CUDA_CHECK(cudaEventCreate(&start_));
+  NB_CUDA_CHECK(cudaEventCreate(&stop_));
+}
+
+EventTimer::~EventTimer() {
+  if (start_) cudaEventDestroy(start_);
+  if (stop_) cudaEventDestroy(stop_);
+}
+
+double EventTimer::time_ms(const std::function<void()>& work) {
+  NB_CUDA_CHECK(cudaEventRecord(start_, stream_));
+  work();
+  NB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+  NB_CUDA_CHECK(cudaEventSynchronize(stop_));
+  float ms = 0;
+  NB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+  return ms;
+}
+
+}  // namespace nb

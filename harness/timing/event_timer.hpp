@@ -1,0 +1,24 @@
+#pragma once
+// Times one piece of stream work with a pair of CUDA events recorded around it on that stream.
+#include <cuda_runtime.h>
+
+#include <functional>
+
+namespace nb {
+
+class EventTimer {
+ public:
+  explicit EventTimer(cudaStream_t stream);
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+
+  // Records start, runs `work` (which enqueues on the stream), records stop, waits, returns ms.
+  double time_ms(const std::function<void()>& work);
+
+ private:
+  cudaStream_t stream_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+}  // namespace nb

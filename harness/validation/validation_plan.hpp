@@ -1,0 +1,31 @@
+#pragma once
+// Which distributions and how many fresh trials a problem is validated on. Every distribution
+// runs on problems up to `full_validation_elements` (all of the quick suite); larger problems,
+// whose host references take seconds, validate uniform01 only, still with fresh seeds per trial.
+#include <cstdint>
+#include <vector>
+
+#include "harness/distribution.hpp"
+#include "harness/tensors.hpp"
+
+namespace nb {
+
+struct ValidationOptions {
+  int trials = 3;
+  std::int64_t full_validation_elements = std::int64_t(1) << 25;  // 32M elements over all tensors
+  std::vector<Distribution> distributions;                        // explicit choice; empty: the rule above
+  std::uint64_t base_seed = 1000;
+};
+
+struct ValidationPlan {
+  std::vector<Distribution> distributions;
+  int trials = 3;
+  std::uint64_t base_seed = 1000;
+
+  // Seed of trial t of distribution index d: distinct for every (d, t) of a run.
+  std::uint64_t seed(std::size_t d, int t) const { return base_seed + 100 * d + static_cast<std::uint64_t>(t); }
+};
+
+ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options);
+
+}  // namespace nb

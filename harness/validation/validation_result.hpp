@@ -1,0 +1,44 @@
+#pragma once
+// What validation concluded for one variant on one problem: a verdict per distribution (worst
+// trial), and the disposition that the report and the exit status use.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/distribution.hpp"
+#include "harness/tolerance.hpp"
+#include "harness/validation/compare.hpp"
+
+namespace nb {
+
+struct DistributionVerdict {
+  Distribution distribution = Distribution::uniform01;
+  bool passed = true;
+  bool counts = true;          // false: a stress distribution the variant does not claim
+  std::string stress_reason;   // why the op does not promise accuracy here ("" if not stress)
+  std::vector<std::uint64_t> seeds;
+  double normwise = 0, elementwise = 0;
+  std::int64_t unwritten = 0, nonfinite_mismatch = 0;
+  bool input_modified = false;
+  std::string failure;                  // first failure over the trials
+  std::vector<TensorErrors> tensors;    // of the worst trial
+
+  void add_trial(std::uint64_t seed, const TrialJudgement& j);
+};
+
+enum class Disposition { passed, incorrect, not_verified };
+const char* disposition_name(Disposition d);
+
+struct ValidationResult {
+  Disposition disposition = Disposition::not_verified;
+  double condition = 1;      // worst over the trials
+  Tolerance tolerance;       // base tolerance before scaling by the condition
+  std::vector<DistributionVerdict> distributions;
+  double launch_ms_estimate = 0;  // event time of the last validation launch (sets sample counts)
+
+  // passed unless a counted distribution failed; not_verified when nothing ran.
+  void conclude();
+  std::vector<std::string> robust_to() const;  // stress distributions that passed
+};
+
+}  // namespace nb

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The main job: set-up, build, run the default suite (kb: the KernelBench shapes), write the
+# report under reports/<gpu>/<run-id>/ and say where it is. Extra arguments go to `normbench run`.
+set -euo pipefail
+source "$(dirname "$0")/lib/common.sh"
+cd "$NB_ROOT"
+"$NB_ROOT/scripts/setup.sh"
+NB_PRESET="${NB_PRESET:-release}" nb_configure_and_build
+bin="$NB_ROOT/build/${NB_PRESET:-release}/normbench"
+set +e
+"$bin" run --suite kb --out "$NB_ROOT/reports" "$@"
+status=$?
+set -e
+case $status in
+  0) nb_say "every verdict passed" ;;
+  1) nb_say "some verdict failed or some timing was flagged: see the report" ;;
+  *) nb_say "normbench run failed (exit $status)" ;;
+esac
+exit $status

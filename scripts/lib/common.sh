@@ -1,0 +1,31 @@
+# Shared by the scripts: repository root, the CUDA toolkit on PATH, messages.
+NB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export NB_ROOT
+
+nb_say() { printf 'normbench: %s\n' "$*" >&2; }
+nb_die() { printf 'normbench: error: %s\n' "$*" >&2; exit 1; }
+
+# nvcc is often installed outside PATH (/usr/local/cuda/bin); CMake's CUDA language needs it.
+if ! command -v nvcc >/dev/null 2>&1; then
+  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+    if [ -x "$d/nvcc" ]; then export PATH="$d:$PATH"; break; fi
+  done
+fi
+if [ -z "${CUDACXX:-}" ] && command -v nvcc >/dev/null 2>&1; then export CUDACXX="$(command -v nvcc)"; fi
+
+# The preset: "ci" under CI, else release. NB_PRESET overrides.
+nb_preset() {
+  if [ -n "${NB_PRESET:-}" ]; then echo "$NB_PRESET"; elif [ -n "${CI:-}" ]; then echo ci; else echo release; fi
+}
+
+nb_jobs() { nproc 2>/dev/null || echo 2; }
+
+nb_configure_and_build() {
+  local preset; preset="$(nb_preset)"
+  nb_say "configuring (preset $preset)"
+  cmake --preset "$preset" >/dev/null || nb_die "cmake configure failed (preset $preset)"
+  nb_say "building with $(nb_jobs) jobs"
+  cmake --build --preset "$preset" -j "$(nb_jobs)" || nb_die "build failed"
+}
+
+nb_build_dir() { echo "$NB_ROOT/build/$(nb_preset)"; }

@@ -1,0 +1,49 @@
+// The device-side pieces validation and timing rest on: poison, input hashing, the ceilings.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "harness/cuda_check.hpp"
+#include "harness/device/bandwidth_ceiling.hpp"
+#include "harness/device/device_checks.hpp"
+#include "harness/distribution.hpp"
+#include "harness/validation/compare.hpp"
+
+namespace nb {
+namespace {
+
+TEST(DeviceChecks, PoisonWritesThePatternEverywhere) {
+  const std::size_t n = 1000003;
+  DeviceBuffer buf(n * sizeof(float));
+  NB_CUDA_CHECK(cudaMemset(buf.get(), 0, n * sizeof(float)));
+  poison_async(buf.get(), n * sizeof(float), nullptr);
+  std::vector<float> host(n);
+  NB_CUDA_CHECK(cudaMemcpy(host.data(), buf.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(is_poison(host[i])) << i;
+}
+
+TEST(DeviceChecks, DeviceHashMatchesHostHashAndSeesOneFlippedBit) {
+  std::vector<float> data(777777);  // odd element count: exercises the trailing word
+  draw(data, Distribution::normal, 5, 0);
+  DeviceBuffer buf(data.size() * sizeof(float));
+  NB_CUDA_CHECK(cudaMemcpy(buf.get(), data.data(), data.size() * sizeof(float), cudaMemcpyHostToDevice));
+  DeviceHasher hasher;
+  const auto h = hasher.hash(buf.get(), buf.bytes(), nullptr);
+  EXPECT_EQ(h, host_hash(data.data(), data.size() * sizeof(float)));
+  unsigned char byte = 0;
+  NB_CUDA_CHECK(cudaMemcpy(&byte, buf.as<char>() + 4444, 1, cudaMemcpyDeviceToHost));
+  byte ^= 0x10;
+  NB_CUDA_CHECK(cudaMemcpy(buf.as<char>() + 4444, &byte, 1, cudaMemcpyHostToDevice));
+  EXPECT_NE(hasher.hash(buf.get(), buf.bytes(), nullptr), h);
+}
+
+TEST(DeviceChecks, CopyCeilingIsBelowTheTheoreticalPeak) {
+  const GpuInfo gpu = query_gpu(0);
+  const BandwidthCeiling c = measure_bandwidth_ceiling(gpu, nullptr, std::size_t(256) << 20, 10);
+  EXPECT_GT(c.peak_gbps, 100.0);
+  EXPECT_GT(c.copy_gbps, 0.2 * c.peak_gbps);
+  EXPECT_LT(c.copy_gbps, 1.05 * c.peak_gbps);
+}
+
+}  // namespace
+}  // namespace nb

@@ -1,0 +1,56 @@
+// Every variant of every op on every problem of the quick suite and every distribution: a
+// counted distribution must pass; a stress distribution may fail only where the variant does
+// not claim it; a variant that cannot run a problem must say why.
+#include <gtest/gtest.h>
+
+#include "gpu_harness.hpp"
+
+namespace nb::test {
+namespace {
+
+struct QuickProblem {
+  const OpSpec* op;
+  Problem problem;
+};
+
+std::vector<QuickProblem> quick_problems() {
+  std::vector<QuickProblem> all;
+  for (const auto& op : registry().ops())
+    for (const auto& p : op->problems_in("quick")) all.push_back({op.get(), p});
+  return all;
+}
+
+class QuickSuite : public testing::TestWithParam<QuickProblem> {};
+
+TEST_P(QuickSuite, EveryVariantPassesEveryCountedDistribution) {
+  const auto& [op, problem] = GetParam();
+  std::vector<Variant*> variants;
+  for (const auto& v : op->variants()) variants.push_back(v.get());
+  const auto outcomes = validate_variants(*op, problem, variants, every_distribution());
+  for (std::size_t k = 0; k < variants.size(); ++k) {
+    SCOPED_TRACE(problem.id() + " / " + variants[k]->name());
+    const CaseOutcome& o = outcomes[k];
+    if (o.status == CaseStatus::skipped) {
+      EXPECT_FALSE(o.reason.empty()) << "a skipped variant must say why";
+      continue;
+    }
+    ASSERT_EQ(o.status, CaseStatus::ran) << describe(o);
+    EXPECT_EQ(o.validation.disposition, Disposition::passed) << describe(o);
+    for (const auto& d : o.validation.distributions) {
+      EXPECT_EQ(d.seeds.size(), 3u);
+      EXPECT_EQ(d.unwritten, 0) << distribution_name(d.distribution);
+      EXPECT_FALSE(d.input_modified) << distribution_name(d.distribution);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, QuickSuite, testing::ValuesIn(quick_problems()),
+                         [](const testing::TestParamInfo<QuickProblem>& info) {
+                           std::string name = info.param.problem.id();
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace nb::test

@@ -1,0 +1,82 @@
+// The CLI: bad arguments and bad parameters give a clear message and exit 2, before any device
+// is touched; list works without a GPU.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "harness/cli/cli.hpp"
+#include "harness/device/gpu_info.hpp"
+#include "harness/errors.hpp"
+#include "kernels/ops.hpp"
+
+namespace nb {
+namespace {
+
+struct CliResult {
+  int status;
+  std::string out, err;
+};
+
+CliResult run_cli(std::initializer_list<std::string> args) {
+  static const Registry registry(make_ops());
+  std::vector<std::string> storage = {"normbench"};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  int status = cli_main(static_cast<int>(storage.size()), argv.data(), registry);
+  std::string out = testing::internal::GetCapturedStdout();
+  return {status, out, testing::internal::GetCapturedStderr()};
+}
+
+void expect_usage_error(std::initializer_list<std::string> args, const std::string& message) {
+  CliResult r = run_cli(args);
+  EXPECT_EQ(r.status, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find(message), std::string::npos) << "stderr was: " << r.err;
+}
+
+TEST(Cli, BadArgumentsAndParametersExitTwoWithAMessage) {
+  expect_usage_error({}, "subcommand");
+  expect_usage_error({"frobnicate"}, "frobnicate");
+  expect_usage_error({"run", "--op", "no_such_op"}, "unknown op 'no_such_op'");
+  expect_usage_error({"run", "--suite", "no_such_suite"}, "unknown suite 'no_such_suite'");
+  expect_usage_error({"run", "--variant", "no_such_variant"}, "no_such_variant");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=0,n=4"}, "out of range");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4"}, "'n' is required");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4,n=2.5"}, "integer");
+  expect_usage_error({"run", "--params", "m=4,n=4"}, "exactly one --op");
+  expect_usage_error({"run", "--problem", "rmsnorm_rows/m4_nx/fp32"}, "bad");
+  expect_usage_error({"run", "--problem", "rmsnorm_rows/m4_n4/fp64"}, "dtype");
+  expect_usage_error({"run", "--distributions", "gaussian"}, "unknown distribution");
+  expect_usage_error({"run", "--trials", "0"}, "--trials");
+  expect_usage_error({"run", "--min-time", "-1"}, "--min-time");
+  expect_usage_error({"run", "--frobnicate"}, "--frobnicate");
+  expect_usage_error({"list", "widgets"}, "widgets");
+}
+
+TEST(Cli, ListWorksWithoutAGpu) {
+  CliResult ops = run_cli({"list", "ops"});
+  EXPECT_EQ(ops.status, kExitOk);
+  EXPECT_NE(ops.out.find("rmsnorm_nchw"), std::string::npos);
+  CliResult variants = run_cli({"list", "variants", "--op", "rmsnorm_nchw"});
+  EXPECT_EQ(variants.status, kExitOk);
+  EXPECT_NE(variants.out.find("naive"), std::string::npos);
+  EXPECT_NE(variants.out.find("(welford)"), std::string::npos) << "Welford is listed as not applicable";
+  CliResult problems = run_cli({"list", "problems", "--suite", "kb"});
+  EXPECT_NE(problems.out.find("rmsnorm_nchw/n112_c64_h512_w512/fp32"), std::string::npos);
+  EXPECT_EQ(problems.out.find("quick"), std::string::npos);
+}
+
+TEST(Cli, RunWithoutADeviceIsADeviceErrorNotACrash) {
+  if (cuda_device_available()) GTEST_SKIP() << "a GPU is present";
+  CliResult r = run_cli({"run", "--suite", "quick", "--op", "rmsnorm_rows", "--validate-only"});
+  EXPECT_EQ(r.status, kExitDevice);
+  EXPECT_NE(r.err.find("no usable CUDA device"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace nb

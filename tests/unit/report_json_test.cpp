@@ -1,0 +1,108 @@
+// The JSON report: schema fields, provenance first, derived metrics and flags, and a round trip
+// through text.
+#include <gtest/gtest.h>
+
+#include "harness/errors.hpp"
+#include "harness/report/case_metrics.hpp"
+#include "harness/report/report_json.hpp"
+#include "test_op.hpp"
+
+namespace nb {
+namespace {
+
+TimingResult timing(double median_ms, double wall_ms) {
+  TimingResult t;
+  t.samples_ms = {median_ms * 0.99, median_ms, median_ms * 1.01};
+  t.stats = summarize(t.samples_ms);
+  t.wall_ms_per_launch = wall_ms;
+  t.sm_clock_before_mhz = 1980;
+  t.sm_clock_after_mhz = 1980;
+  return t;
+}
+
+class ReportJson : public testing::Test {
+ protected:
+  void SetUp() override {
+    const Problem large = op.make_problem({{"n", 1 << 26}});  // 512 MiB moved: far above L2
+    record.provenance.gpu.name = "NVIDIA Test GPU";
+    record.provenance.gpu.slug = "nvidia-test-gpu";
+    record.provenance.gpu.l2_bytes = 50u << 20;
+    record.ceiling.copy_gbps = 3000;
+    record.ceiling.peak_gbps = 3350;
+    record.ceiling.copy_cv = 0.01;
+    for (const auto& v : op.variants()) record.cases.push_back({&op, v.get(), large, {"kb"}});
+    record.outcomes.resize(3);
+    for (auto& o : record.outcomes) {
+      DistributionVerdict d;
+      d.seeds = {1000, 1001, 1002};
+      o.validation.distributions = {d};
+      o.validation.conclude();
+    }
+    // 536.9 MB in 0.4 ms would be 1342 GB/s; naive 0.8 ms; the "library" 0.1 ms is 5.4 TB/s.
+    record.outcomes[0].timing = timing(0.8, 0.8);
+    record.outcomes[1].timing = timing(0.4, 0.4);
+    record.outcomes[2].timing = timing(0.1, 0.1);
+  }
+
+  test::CopyOp op;
+  RunRecord record;
+};
+
+TEST_F(ReportJson, DerivedMetricsSpeedupsAndFlags) {
+  const auto m = compute_metrics(record);
+  EXPECT_NEAR(*m[1].gbps, 8.0 * (1 << 26) / 0.4e-3 / 1e9, 1e-6);
+  EXPECT_NEAR(*m[1].pct_of_copy, 100.0 * *m[1].gbps / 3000, 1e-9);
+  EXPECT_NEAR(*m[1].speedup_vs_naive, 2.0, 1e-12);
+  EXPECT_TRUE(m[2].has_flag(kFlagFasterThanLight));
+  EXPECT_FALSE(m[1].timing_untrusted());
+  EXPECT_EQ(run_exit_status(record, m), kExitVerdictFailed);
+}
+
+TEST_F(ReportJson, WorkOnAnotherStreamIsFlaggedByTheWallBracket) {
+  record.outcomes[1].timing = timing(0.01, 0.35);
+  EXPECT_TRUE(compute_metrics(record)[1].has_flag(kFlagEscapesStream));
+  EXPECT_FALSE(escapes_stream(0.4, 0.41));
+  EXPECT_FALSE(escapes_stream(0.002, 0.006));  // launch overhead of a tiny kernel is not escape
+}
+
+TEST_F(ReportJson, ClockDropIsThrottled) {
+  record.outcomes[0].timing->sm_clock_after_mhz = 1500;
+  EXPECT_TRUE(compute_metrics(record)[0].has_flag(kFlagThrottled));
+}
+
+TEST_F(ReportJson, SchemaFieldsProvenanceFirstAndRoundTrip) {
+  record.outcomes[2].skip("cuDNN: CUDNN_STATUS_NOT_SUPPORTED");
+  const auto metrics = compute_metrics(record);
+  const auto j = build_report_json(record, metrics);
+  EXPECT_EQ(j.begin().key(), "schema");
+  EXPECT_EQ(std::next(j.begin(), 2).key(), "provenance");
+  const nlohmann::json parsed = nlohmann::json::parse(j.dump());
+  EXPECT_NO_THROW(check_report_schema(parsed, "test"));
+  EXPECT_EQ(parsed["schema_version"], kReportSchemaVersion);
+  const auto& row = parsed["results"][1];
+  for (const char* key : {"op", "variant", "kind", "idea", "problem", "params", "status", "disposition", "validation",
+                          "timing", "bytes", "gbps", "pct_of_copy", "pct_of_peak", "flags", "speedup_vs_naive",
+                          "reproduce", "profile", "nvtx_range"})
+    EXPECT_TRUE(row.contains(key)) << key;
+  EXPECT_EQ(row["problem"], "copy_op/n67108864/fp32");
+  EXPECT_EQ(row["reproduce"], "normbench run --problem copy_op/n67108864/fp32 --variant fast");
+  EXPECT_NE(row["profile"].get<std::string>().find("normbench@copy_op/fast/copy_op/n67108864/fp32/"),
+            std::string::npos);
+  EXPECT_EQ(row["validation"]["per_distribution"][0]["seeds"].size(), 3u);
+  EXPECT_DOUBLE_EQ(row["timing"]["median_ms"].get<double>(), 0.4);
+  const auto& skipped = parsed["results"][2];
+  EXPECT_EQ(skipped["status"], "skipped");
+  EXPECT_EQ(skipped["skip_reason"], "cuDNN: CUDNN_STATUS_NOT_SUPPORTED");
+  EXPECT_TRUE(skipped["timing"].is_null());
+  EXPECT_EQ(parsed["summary"]["skipped"], 1);
+  EXPECT_EQ(parsed["summary"]["exit_status"], 0);
+}
+
+TEST(ReportSchema, OtherSchemasAndNewerVersionsAreRefused) {
+  EXPECT_THROW(check_report_schema(nlohmann::json::object(), "x.json"), UsageError);
+  EXPECT_THROW(check_report_schema({{"schema", "normbench.report"}, {"schema_version", 99}}, "x.json"), UsageError);
+  EXPECT_NO_THROW(check_report_schema({{"schema", "normbench.report"}, {"schema_version", 1}}, "x.json"));
+}
+
+}  // namespace
+}  // namespace nb

@@ -1,0 +1,46 @@
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "harness/timing/case_timer.hpp"
+#include "harness/timing/statistics.hpp"
+
+namespace nb {
+namespace {
+
+TEST(Statistics, MedianPercentilesAndSpreadOfKnownSamples) {
+  // 1..10 in scrambled order: median 5.5, p10 1.9, p90 9.1 by linear interpolation.
+  SampleStats s = summarize({7, 3, 10, 1, 5, 9, 2, 8, 4, 6});
+  EXPECT_EQ(s.samples, 10);
+  EXPECT_DOUBLE_EQ(s.median, 5.5);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 10);
+  EXPECT_DOUBLE_EQ(s.mean, 5.5);
+  EXPECT_NEAR(s.p10, 1.9, 1e-12);
+  EXPECT_NEAR(s.p90, 9.1, 1e-12);
+  EXPECT_NEAR(s.cv, 3.0276503540974917 / 5.5, 1e-12);  // sample standard deviation of 1..10
+}
+
+TEST(Statistics, OneSampleHasNoSpread) {
+  SampleStats s = summarize({2.5});
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.p10, 2.5);
+  EXPECT_DOUBLE_EQ(s.cv, 0);
+}
+
+TEST(Statistics, RejectsEmptyNegativeAndNonFiniteSamples) {
+  EXPECT_THROW(summarize({}), std::invalid_argument);
+  EXPECT_THROW(summarize({1.0, -1.0}), std::invalid_argument);
+  EXPECT_THROW(summarize({1.0, std::nan("")}), std::invalid_argument);
+}
+
+TEST(SamplePlan, SampleCountFollowsTheLaunchTimeWithinBounds) {
+  SamplePlan plan;  // 0.25 s, 10..1000 samples
+  EXPECT_EQ(plan.samples_for(5.0), 50);
+  EXPECT_EQ(plan.samples_for(100.0), 10);
+  EXPECT_EQ(plan.samples_for(0.001), 1000);
+  EXPECT_EQ(plan.samples_for(0.0), 1000);
+}
+
+}  // namespace
+}  // namespace nb
