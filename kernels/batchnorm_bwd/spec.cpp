@@ -1,0 +1,90 @@
+#include "kernels/batchnorm_bwd/spec.hpp"
+
+#include <cmath>
+
+#include "baselines/cpu/batchnorm_reference.hpp"
+#include "kernels/ops.hpp"
+
+namespace nb {
+namespace bn_bwd {
+
+bn::BwdArgs bwd_args(const Problem& p, const DeviceTensors& t) {
+  const bn::Shape s = bn::shape_of(p);
+  return {t.in(kX),  t.in(kDy),     t.in(kGamma),  t.in(kSaveMean), t.in(kSaveInvstd),
+          t.out(kDx), t.out(kDgamma), t.out(kDbeta), s.n,             s.c,
+          s.hw};
+}
+
+namespace {
+
+class BatchNormBwdOp final : public OpSpec {
+ public:
+  BatchNormBwdOp() {
+    for (auto& v : make_variants()) add_variant(std::move(v));
+  }
+  std::string name() const override { return "batchnorm_bwd"; }
+  std::string formula() const override {
+    return "dx = invstd/M * gamma * (M*dy - sum(dy) - xhat*sum(dy*xhat)), dgamma = sum(dy*xhat), "
+           "dbeta = sum(dy), per channel, xhat from the saved mean/invstd";
+  }
+  std::vector<ParamDecl> param_decls() const override { return bn::param_decls(); }
+  std::string check(const Params& p) const override { return bn::check_params(p); }
+  std::vector<NamedProblem> named_problems() const override { return bn::named_problems(); }
+
+  std::vector<TensorDecl> tensors(const Problem& p) const override {
+    const bn::Shape s = bn::shape_of(p);
+    using R = TensorRole;
+    return {{"x", R::input, s.elements()}, {"dy", R::input, s.elements()}, {"gamma", R::input, s.c},
+            {"save_mean", R::input, s.c},  {"save_invstd", R::input, s.c}, {"dx", R::output, s.elements()},
+            {"dgamma", R::output, s.c},    {"dbeta", R::output, s.c}};
+  }
+
+  // save_mean/save_invstd are what a forward pass would have saved: float64 statistics of x,
+  // rounded to float.
+  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
+    const bn::Shape s = bn::shape_of(p);
+    draw(t[kX], d, seed, 1);
+    draw(t[kDy], Distribution::normal, seed, 6);
+    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 2);
+    const bn::ChannelMoments m = bn::channel_moments(s, t[kX].data());
+    for (std::int64_t c = 0; c < s.c; ++c) {
+      t[kSaveMean][c] = float(m.mean[c]);
+      t[kSaveInvstd][c] = float(1.0 / std::sqrt(m.var[c] + s.eps));
+    }
+  }
+
+  void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
+    bn::backward_reference(bn::shape_of(p), in[kX].data(), in[kDy].data(), in[kGamma].data(), in[kSaveMean].data(),
+                           in[kSaveInvstd].data(), {out[kDx].data(), out[kDgamma].data(), out[kDbeta].data()});
+  }
+
+  WorkModel work(const Problem& p) const override {
+    const bn::Shape s = bn::shape_of(p);
+    const double e = double(s.elements());
+    return {4 * (3 * e + 5 * double(s.c)), 9 * e,
+            "compulsory: read x, dy + write dx = 3*4*N*C*H*W (+ 5 per-channel vectors); a channel larger than "
+            "the on-chip memory forces a second read of x and dy (5 passes)"};
+  }
+
+  double condition(const Problem& p, const HostTensors& in) const override {
+    std::vector<double> mean(in[kSaveMean].begin(), in[kSaveMean].end());
+    std::vector<double> invstd(in[kSaveInvstd].begin(), in[kSaveInvstd].end());
+    return bn::condition_from_stats(mean, invstd);
+  }
+
+  std::vector<StressDistribution> stress() const override {
+    return {{Distribution::wide, "dy*(x - mean) and the saved variance overflow fp32 for |x| > 1.8e19"},
+            {Distribution::special, "a NaN or Inf in x poisons its channel's saved statistics and sums"}};
+  }
+
+  std::vector<NotApplicable> not_applicable() const override {
+    return {{"welford", "the mean comes saved from the forward pass: sum(dy*(x - mean)) has no cancellation to avoid"}};
+  }
+};
+
+}  // namespace
+}  // namespace bn_bwd
+
+std::unique_ptr<OpSpec> make_batchnorm_bwd_op() { return std::make_unique<bn_bwd::BatchNormBwdOp>(); }
+
+}  // namespace nb

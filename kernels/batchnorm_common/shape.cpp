@@ -1,0 +1,61 @@
+#include "kernels/batchnorm_common/shape.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nb::bn {
+
+std::vector<ParamDecl> param_decls() {
+  return {
+      {"n", true, 0, true, 1, 1e9, "batch size N"},
+      {"c", true, 0, true, 1, 1e7, "channels C (statistics are per channel)"},
+      {"h", true, 1, false, 1, 1e7, "height H (1 with w = 1: the 1d (N, C) layout)"},
+      {"w", true, 1, false, 1, 1e7, "width W"},
+      {"eps", false, 1e-5, false, 0, 1, "added to the biased variance before the square root"},
+      {"momentum", false, 0.1, false, 0, 1, "running = (1 - momentum) * running + momentum * batch"},
+  };
+}
+
+std::string check_params(const Params& p) {
+  const double m = p.real("n") * p.real("h") * p.real("w");
+  if (m < 2)
+    return "N*H*W = 1 value per channel: the unbiased running variance divides by M - 1 = 0 "
+           "(PyTorch: 'Expected more than 1 value per channel when training')";
+  if (m > 2147483647.0) return "N*H*W must stay below 2^31 values per channel (kernels index a channel in 32 bits)";
+  if (m * p.real("c") > 1e11) return "N*C*H*W above 1e11 elements does not fit any GPU memory";
+  return "";
+}
+
+std::vector<NamedProblem> named_problems() {
+  const std::vector<std::string> kb{"kb"}, sweep{"sweep"}, quick{"quick"};
+  std::vector<NamedProblem> v{
+      {{{"n", 16}, {"c", 64}, {"h", 256}, {"w", 256}}, kb, "KernelBench L1#33 BatchNorm2d, original size"},
+      {{{"n", 64}, {"c", 64}, {"h", 512}, {"w", 512}}, kb, "KernelBench L1#33 BatchNorm2d, enlarged"},
+      {{{"n", 128}, {"c", 512}}, kb, "BatchNorm1d, KernelBench L2#33 GEMM output"},
+      {{{"n", 1024}, {"c", 8192}}, kb, "BatchNorm1d, KernelBench L2#33 enlarged: large C, small N"},
+      {{{"n", 16384}, {"c", 4096}}, kb, "BatchNorm1d, KernelBench L2#39"},
+  };
+  // Sweep: N*C = 4096 at H = W = 127 (odd, so no 16-byte path), 66M elements each.
+  for (double c : {1.0, 3.0, 64.0, 256.0, 2048.0})
+    v.push_back({{{"n", std::floor(4096 / c)}, {"c", c}, {"h", 127}, {"w", 127}}, sweep, "C sweep at ~66M elements"});
+  const std::vector<Params> small{
+      {{"n", 2}, {"c", 64}},           {{"n", 3}, {"c", 7}},
+      {{"n", 1000}, {"c", 256}},       {{"n", 1000}, {"c", 37}},
+      {{"n", 4}, {"c", 1}, {"h", 7}, {"w", 9}},    {{"n", 8}, {"c", 7}, {"h", 3}, {"w", 5}},
+      {{"n", 2}, {"c", 7}, {"h", 8}, {"w", 16}},   {{"n", 16}, {"c", 64}, {"h", 32}, {"w", 32}},
+      {{"n", 64}, {"c", 1}, {"h", 128}, {"w", 128}}, {{"n", 1}, {"c", 3}, {"h", 5}, {"w", 5}},
+  };
+  for (const auto& p : small) v.push_back({p, quick, "small: tails, odd H*W, C = 1, N = 1 with H*W > 1"});
+  return v;
+}
+
+double condition_from_stats(const std::vector<double>& mean, const std::vector<double>& invstd) {
+  double cond = 1;
+  for (std::size_t c = 0; c < mean.size(); ++c) {
+    const double k = std::fabs(mean[c]) * invstd[c];
+    if (std::isfinite(k)) cond = std::max(cond, k);
+  }
+  return std::min(cond, kMaxCondition);
+}
+
+}  // namespace nb::bn

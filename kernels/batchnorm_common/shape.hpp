@@ -1,0 +1,42 @@
+#pragma once
+// The BatchNorm problem every kernel, reference and baseline reads: statistics per channel c over
+// N (1d, (N,C)) or over N,H,W (2d, contiguous NCHW). The 1d layout is the 2d one with H = W = 1.
+#include <cstdint>
+#include <vector>
+
+#include "harness/op_spec.hpp"
+
+namespace nb::bn {
+
+struct Shape {
+  std::int64_t n = 0, c = 0, hw = 1;
+  double eps = 1e-5, momentum = 0.1;
+
+  std::int64_t count() const { return n * hw; }  // M: values per channel
+  std::int64_t elements() const { return n * c * hw; }
+  bool is_1d() const { return hw == 1; }
+  double unbias() const { return double(count()) / double(count() - 1); }  // M / (M - 1)
+};
+
+inline Shape shape_of(const Problem& p) {
+  Shape s;
+  s.n = p.dim("n");
+  s.c = p.dim("c");
+  s.hw = p.dim("h") * p.dim("w");
+  s.eps = p.real("eps");
+  s.momentum = p.real("momentum");
+  return s;
+}
+
+// The parameters both ops share (n, c, h, w, eps, momentum) and their relational checks.
+std::vector<ParamDecl> param_decls();
+std::string check_params(const Params& p);
+// The KB, sweep and quick shapes (both ops use the same ones).
+std::vector<NamedProblem> named_problems();
+
+// max over channels of |mean_c| * invstd_c: how far an fp32 rounding of the mean is amplified in
+// y relative to y's scale (docs/notes/batchnorm.md); at least 1, capped at kMaxCondition.
+inline constexpr double kMaxCondition = 1e5;
+double condition_from_stats(const std::vector<double>& mean, const std::vector<double>& invstd);
+
+}  // namespace nb::bn

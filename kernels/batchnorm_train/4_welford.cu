@@ -1,0 +1,25 @@
+// Welford: single-pass Welford per thread (on x minus a per-channel pivot), Chan merges across
+// warps, blocks and the grid; (channel, slice) blocks keep C = 64 from starving 132 SMs.
+#include "kernels/batchnorm_train/spec.hpp"
+#include "kernels/batchnorm_train/split.cuh"
+
+namespace nb::bn_train {
+namespace {
+
+// Scalar loads and channel slices for every layout: the 1d layout reads columns (strided).
+std::size_t workspace(const Problem& p) { return split::workspace_bytes(p, false, false); }
+
+void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) {
+  const bn::FwdArgs a = fwd_args(p, t);
+  split::launch(a, split::split_plan(a.n, a.c, a.hw, false, false), ws, false, stream);
+}
+
+}  // namespace
+
+KernelVariantSpec welford_variant() {
+  return {"welford", "welford",
+          "(channel, slice) blocks, pivot-shifted Welford per thread, Chan merge over warps, blocks, grid",
+          launch, nullptr, workspace, {Distribution::offset}};
+}
+
+}  // namespace nb::bn_train

@@ -1,0 +1,88 @@
+#include "kernels/batchnorm_train/spec.hpp"
+
+#include <cmath>
+
+#include "baselines/cpu/batchnorm_reference.hpp"
+#include "kernels/ops.hpp"
+
+namespace nb {
+namespace bn_train {
+
+bn::FwdArgs fwd_args(const Problem& p, const DeviceTensors& t) {
+  const bn::Shape s = bn::shape_of(p);
+  return {t.in(kX),           t.in(kGamma), t.in(kBeta),     t.out(kRunningMean), t.out(kRunningVar),
+          t.out(kY),          t.out(kSaveMean), t.out(kSaveInvstd), s.n, s.c, s.hw,
+          float(s.eps),       float(s.momentum), float(s.unbias())};
+}
+
+namespace {
+
+class BatchNormTrainOp final : public OpSpec {
+ public:
+  BatchNormTrainOp() {
+    for (auto& v : make_variants()) add_variant(std::move(v));
+  }
+  std::string name() const override { return "batchnorm_train"; }
+  std::string formula() const override {
+    return "y = (x - mean_c) / sqrt(var_c + eps) * gamma_c + beta_c, batch statistics per channel "
+           "(biased var); running stats updated with momentum and the unbiased var";
+  }
+  std::vector<ParamDecl> param_decls() const override { return bn::param_decls(); }
+  std::string check(const Params& p) const override { return bn::check_params(p); }
+  std::vector<NamedProblem> named_problems() const override { return bn::named_problems(); }
+
+  std::vector<TensorDecl> tensors(const Problem& p) const override {
+    const bn::Shape s = bn::shape_of(p);
+    using R = TensorRole;
+    return {{"x", R::input, s.elements()},          {"gamma", R::input, s.c},
+            {"beta", R::input, s.c},                {"running_mean", R::inout, s.c},
+            {"running_var", R::inout, s.c},         {"y", R::output, s.elements()},
+            {"save_mean", R::output, s.c},          {"save_invstd", R::output, s.c}};
+  }
+
+  void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& t) const override {
+    draw(t[kX], d, seed, 1);
+    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 2);
+    draw_uniform(t[kBeta], -0.5f, 0.5f, seed, 3);
+    draw_uniform(t[kRunningMean], -1.0f, 1.0f, seed, 4);
+    draw_uniform(t[kRunningVar], 0.5f, 1.5f, seed, 5);
+  }
+
+  void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
+    bn::forward_reference(bn::shape_of(p), in[kX].data(), in[kGamma].data(), in[kBeta].data(),
+                          in[kRunningMean].data(), in[kRunningVar].data(),
+                          {out[kY].data(), out[kSaveMean].data(), out[kSaveInvstd].data(),
+                           out[kRunningMean].data(), out[kRunningVar].data()});
+  }
+
+  WorkModel work(const Problem& p) const override {
+    const bn::Shape s = bn::shape_of(p);
+    const double e = double(s.elements());
+    return {4 * (2 * e + 8 * double(s.c)), 8 * e,
+            "compulsory: read x + write y = 2*4*N*C*H*W (+ 8 per-channel vectors); a channel larger than "
+            "the on-chip memory forces a second read of x (3 passes)"};
+  }
+
+  double condition(const Problem& p, const HostTensors& in) const override {
+    const bn::Shape s = bn::shape_of(p);
+    const bn::ChannelMoments m = bn::channel_moments(s, in[kX].data());
+    std::vector<double> invstd(m.var.size());
+    for (std::size_t c = 0; c < invstd.size(); ++c) invstd[c] = 1.0 / std::sqrt(m.var[c] + s.eps);
+    return bn::condition_from_stats(m.mean, invstd);
+  }
+
+  std::vector<StressDistribution> stress() const override {
+    return {{Distribution::offset, "E[x^2] - E[x]^2 cancels in fp32 when |mean| >> std"},
+            {Distribution::wide, "x^2 and (x - mean)^2 overflow fp32 for |x| > 1.8e19"},
+            {Distribution::special,
+             "a NaN or Inf poisons its whole channel by definition; whether that channel's mean reads Inf or "
+             "NaN depends on the order of operations"}};
+  }
+};
+
+}  // namespace
+}  // namespace bn_train
+
+std::unique_ptr<OpSpec> make_batchnorm_train_op() { return std::make_unique<bn_train::BatchNormTrainOp>(); }
+
+}  // namespace nb

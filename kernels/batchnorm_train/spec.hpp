@@ -1,0 +1,22 @@
+#pragma once
+// batchnorm_train: BatchNorm training forward (PyTorch semantics). Tensors by index, the kernel
+// argument block built from them, and the variant factories (one per numbered file).
+#include "harness/op_spec.hpp"
+#include "kernels/batchnorm_common/args.hpp"
+#include "kernels/batchnorm_common/shape.hpp"
+
+namespace nb::bn_train {
+
+enum Tensor : int { kX, kGamma, kBeta, kRunningMean, kRunningVar, kY, kSaveMean, kSaveInvstd, kTensorCount };
+
+bn::FwdArgs fwd_args(const Problem& p, const DeviceTensors& t);
+
+KernelVariantSpec naive_variant();    // 1_naive.cu
+KernelVariantSpec smem_variant();     // 2_smem.cu
+KernelVariantSpec warp_variant();     // 3_warp.cu
+KernelVariantSpec welford_variant();  // 4_welford.cu
+KernelVariantSpec split_variant();    // 5_split.cu
+
+std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
+
+}  // namespace nb::bn_train
