@@ -1,0 +1,157 @@
+#include "harness/errors.hpp"
+#include "harness/report/html_escape.hpp"
+#include "harness/report/html_report.hpp"
+#include "report_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace nb {
+namespace {
+
+using test::load_fixture;
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++count;
+  return count;
+}
+
+// The opening <tr ...> tag of the row for (variant, problem id).
+std::string row_tag(const std::string& html, const std::string& variant, const std::string& problem) {
+  std::string needle = "data-variant=\"" + variant + "\"";
+  for (std::size_t at = html.find(needle); at != std::string::npos; at = html.find(needle, at + 1)) {
+    std::size_t start = html.rfind("<tr", at), end = html.find('>', at);
+    std::string tag = html.substr(start, end - start + 1);
+    if (tag.find("data-problem=\"" + problem + "\"") != std::string::npos) return tag;
+  }
+  return "";
+}
+
+class ReportHtml : public ::testing::Test {
+ protected:
+  nlohmann::json report = load_fixture("report_fixture.json");
+  std::string html = render_report_html(report);
+};
+
+TEST_F(ReportHtml, EveryResultRowAppearsOnce) {
+  ASSERT_EQ(report["results"].size(), 24u);
+  EXPECT_EQ(count_of(html, "<tr class=") + count_of(html, "<tr data-op="), report["results"].size());
+  for (const auto& row : report["results"]) {
+    std::string tag = row_tag(html, row["variant"], row["problem"]);
+    EXPECT_FALSE(tag.empty()) << row["variant"] << " " << row["problem"];
+    EXPECT_NE(tag.find("data-op=\"" + row["op"].get<std::string>() + "\""), std::string::npos);
+  }
+}
+
+TEST_F(ReportHtml, FailedAndFlaggedRowsCarryTheirFailureClass) {
+  EXPECT_NE(row_tag(html, "smem", "rmsnorm_rows/m32768_n8192/fp32").find("class=\"fail-incorrect fail-unwritten\""), std::string::npos);
+  EXPECT_NE(row_tag(html, "vector", "rmsnorm_rows/m4096_n4096/fp32").find("class=\"flag-ftl\""), std::string::npos);
+  EXPECT_NE(row_tag(html, "naive", "rmsnorm_rows/m32768_n4096/fp32").find("class=\"flag-throttled\""), std::string::npos);
+  EXPECT_NE(row_tag(html, "cudnn", "groupnorm/n112_c64_h512_w512_g8/fp32").find("class=\"skipped\""), std::string::npos);
+  EXPECT_NE(row_tag(html, "fused_affine", "groupnorm/n112_c64_h512_w512_g8/fp32").find("class=\"error\""), std::string::npos);
+  std::string clean = row_tag(html, "warp", "rmsnorm_rows/m4096_n4096/fp32");
+  ASSERT_FALSE(clean.empty());
+  EXPECT_EQ(clean.find("class="), std::string::npos);
+}
+
+TEST_F(ReportHtml, StreamEscapingRowCarriesFlagEscapes) {
+  nlohmann::json flagged = report;
+  test::result_row(flagged, "warp", "m512_n4096")["flags"] = {"escapes_stream"};
+  EXPECT_NE(row_tag(render_report_html(flagged), "warp", "rmsnorm_rows/m512_n4096/fp32").find("flag-escapes"), std::string::npos);
+}
+
+TEST_F(ReportHtml, ShowsSkipReasonVerdictChipsAndCommands) {
+  EXPECT_NE(html.find(html_escape(test::result_row(report, "cudnn", "n112_c64_h512_w512_g8")["skip_reason"].get<std::string>())),
+            std::string::npos);
+  EXPECT_NE(html.find("wide \u2717(not claimed)"), std::string::npos);
+  EXPECT_NE(html.find("uniform01 \u2713"), std::string::npos);
+  EXPECT_NE(html.find("8192 unwritten"), std::string::npos);
+  const auto& row = test::result_row(report, "warp", "m4096_n4096");
+  EXPECT_NE(html.find(html_escape(row["profile"].get<std::string>())), std::string::npos);
+  EXPECT_NE(html.find(html_escape(row["reproduce"].get<std::string>())), std::string::npos);
+  EXPECT_NE(html.find("<details>"), std::string::npos);
+}
+
+TEST_F(ReportHtml, ProvenanceAndCeilingsComeFirst) {
+  std::size_t first_table = html.find("<table");
+  for (const char* fact : {"NVIDIA H100 80GB HBM3", "132", "50 MiB", "580.95.05", "13.1.0", "9.14.0", "2619 MHz",
+                           "1a2b3c4d5e6f708192a3b4c5d6e7f80912345678", "2905 GB/s", "3352 GB/s", "86.7%"}) {
+    std::size_t at = html.find(fact);
+    EXPECT_NE(at, std::string::npos) << fact;
+    EXPECT_LT(at, first_table) << fact;
+  }
+}
+
+TEST_F(ReportHtml, HasBarChartsPerProblemAndTheSweepChart) {
+  // 1 ceilings chart + 5 rmsnorm problems + 2 groupnorm problems + 1 sweep chart.
+  EXPECT_EQ(count_of(html, "<svg "), 9u);
+  std::size_t sweep = html.find("bandwidth against size (sweep suite)");
+  ASSERT_NE(sweep, std::string::npos);
+  std::string sweep_svg = html.substr(sweep, html.find("</svg>", sweep) - sweep);
+  EXPECT_NE(sweep_svg.find("class=\"l2\""), std::string::npos);
+  EXPECT_NE(sweep_svg.find("L2 50 MiB"), std::string::npos);
+  EXPECT_NE(sweep_svg.find("copy ceiling 2905 GB/s"), std::string::npos);
+  EXPECT_EQ(count_of(sweep_svg, "<polyline"), 3u);  // naive, warp, vector
+  EXPECT_EQ(count_of(sweep_svg, "<circle"), 12u);   // 4 sizes each
+}
+
+TEST_F(ReportHtml, HasFiltersAndTheReadyMarkerScript) {
+  EXPECT_NE(html.find("data-filter=\"op\""), std::string::npos);
+  EXPECT_NE(html.find("data-filter=\"variant\""), std::string::npos);
+  EXPECT_NE(html.find("data-filter=\"verdict\""), std::string::npos);
+  EXPECT_NE(html.find("document.body.dataset.ready"), std::string::npos);
+}
+
+TEST(ReportHtmlEscaping, EveryStringFromTheReportIsEscaped) {
+  nlohmann::json report = load_fixture("report_fixture.json");
+  nlohmann::json& row = test::result_row(report, "warp", "m4096_n4096");
+  row["idea"] = "<script>alert('idea')</script>";
+  row["problem_name"] = "<b>bold</b>";
+  row["reproduce"] = "normbench run --op \"x\" && <rm>";
+  report["provenance"]["command_line"] = "<img src=x onerror=alert(1)>";
+  report["provenance"]["gpu"]["name"] = "GPU & <i>co</i>";
+  test::result_row(report, "cudnn", "n112_c64_h512_w512_g8")["skip_reason"] = "<svg onload=alert(2)>";
+  std::string html = render_report_html(report);
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(html.find("<b>bold"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<i>co"), std::string::npos);
+  EXPECT_EQ(html.find("<svg onload"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(&#39;idea&#39;)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("normbench run --op &quot;x&quot; &amp;&amp; &lt;rm&gt;"), std::string::npos);
+  EXPECT_NE(html.find("GPU &amp; &lt;i&gt;co&lt;/i&gt;"), std::string::npos);
+}
+
+TEST(ReportHtmlEscaping, HtmlEscapeCoversAllFiveCharacters) {
+  EXPECT_EQ(html_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+  EXPECT_EQ(html_escape("plain"), "plain");
+}
+
+TEST_F(ReportHtml, FetchesNothing) {
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  std::regex external(R"((src|href)\s*=\s*["']?\s*(https?:)?//)", std::regex::icase);
+  EXPECT_FALSE(std::regex_search(html, external));
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+}
+
+TEST(ReportHtmlRobustness, NullFieldsRenderAsDashes) {
+  nlohmann::json report = load_fixture("report_fixture.json");
+  report["provenance"]["cudnn_version"] = nullptr;
+  report["ceilings"]["copy_gbps"] = nullptr;
+  test::result_row(report, "warp", "m4096_n4096")["timing"] = nullptr;
+  std::string html = render_report_html(report);
+  EXPECT_NE(html.find("<dt>cuDNN</dt><dd>\u2014"), std::string::npos);
+  EXPECT_NE(html.find("Measured device-to-device copy: <b>\u2014</b>"), std::string::npos);
+}
+
+TEST(ReportHtmlRobustness, RefusesAReportWithoutResults) {
+  EXPECT_THROW(render_report_html(nlohmann::json{{"schema", "normbench.report"}}), UsageError);
+}
+
+}  // namespace
+}  // namespace nb
