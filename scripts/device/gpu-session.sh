@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One GPU-host session in one command: build, GPU tests, compute-sanitizer on the quick suite,
+# the default suite, and a short table last. Logs and the report land in $OUT (or out/).
+#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench (default: all)
+set -uo pipefail
+source "$(dirname "$0")/../lib/common.sh"
+cd "$NB_ROOT"
+OUT="${OUT:-$NB_ROOT/out}"
+mkdir -p "$OUT"
+steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(build test sanitize bench)
+bin="$NB_ROOT/build/release/normbench"
+summary=()
+
+step_build() {
+  NB_PRESET=release nb_configure_and_build > "$OUT/build.log" 2>&1
+  local s=$?; summary+=("build: exit $s"); tail -3 "$OUT/build.log"; return $s
+}
+step_test() {
+  ctest --preset release -j 4 --timeout 900 > "$OUT/ctest.log" 2>&1
+  local s=$?; summary+=("ctest: exit $s, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
+  grep -E "Failed|\*\*\*|Not Run|tests passed|tests failed" "$OUT/ctest.log" | tail -25
+}
+step_sanitize() {
+  local tool
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      "$bin" run --suite quick --validate-only --trials 1 --quiet --out "$OUT/sanitize-reports" \
+      > "$OUT/sanitize-$tool.log" 2>&1
+    local s=$?
+    summary+=("compute-sanitizer $tool: exit $s, $(grep -E 'ERROR SUMMARY' "$OUT/sanitize-$tool.log" | tail -1)")
+  done
+}
+step_bench() {
+  local start=$SECONDS
+  "$bin" run --suite kb --out "$NB_ROOT/reports" "${NB_BENCH_ARGS[@]}" > "$OUT/bench.log" 2> "$OUT/bench-progress.log"
+  local s=$?
+  summary+=("bench (kb suite): exit $s in $((SECONDS - start)) s")
+  local report; report=$(grep -o 'report: .*' "$OUT/bench.log" | tail -1 | cut -d' ' -f2)
+  [ -n "$report" ] && tar -czf "$OUT/report.tgz" -C "$NB_ROOT" "$(realpath --relative-to="$NB_ROOT" "$(dirname "$report")")"
+  sed -n '/^copy ceiling/,$p' "$OUT/bench.log"
+}
+
+NB_BENCH_ARGS=(${NB_BENCH_ARGS:-})
+for step in "${steps[@]}"; do
+  echo "=== $step"
+  "step_$step" || { [ "$step" = build ] && break; }
+done
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
