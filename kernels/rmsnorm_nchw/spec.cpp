@@ -1,0 +1,123 @@
+// The op spec of rmsnorm_nchw (KernelBench L1#36): parameters, named problems, tensors, inputs,
+// the float64 reference and the byte model.
+#include "kernels/rmsnorm_nchw/spec.hpp"
+
+#include <sstream>
+
+#include "baselines/cpu/rmsnorm_reference.hpp"
+#include "harness/op_spec.hpp"
+#include "kernels/ops.hpp"
+
+namespace nb::rmsnorm_nchw {
+namespace {
+
+// Elements of x (and of y): every offset and byte count stays far inside int64 and size_t.
+constexpr double kMaxElements = 1099511627776.0;  // 2^40
+
+Params nchw(double n, double c, double h, double w) { return {{"n", n}, {"c", c}, {"h", h}, {"w", w}}; }
+
+std::vector<NamedProblem> kb_problems() {
+  return {{nchw(16, 64, 256, 256), {"kb"}, "KernelBench L1#36 original"},
+          {nchw(112, 64, 512, 512), {"kb"}, "KernelBench L1#36 enlarged"}};
+}
+
+std::vector<NamedProblem> sweep_problems() {
+  std::vector<NamedProblem> out;
+  for (int hw : {32, 64, 128, 256, 512})
+    out.push_back({nchw(16, 64, hw, hw), {"sweep"}, "H*W scaling at C=64"});
+  out.push_back({nchw(16, 3, 512, 512), {"sweep"}, "C=3 (RGB): little work per position"});
+  out.push_back({nchw(16, 256, 256, 256), {"sweep"}, "C=256: beyond the register tile"});
+  out.push_back({nchw(2, 2048, 128, 128), {"sweep"}, "C=2048: two passes over x"});
+  return out;
+}
+
+// Small and odd shapes for tests and the sanitizer, each under 2M elements.
+std::vector<NamedProblem> quick_problems() {
+  return {{nchw(1, 1, 1, 1), {"quick"}, "one element"},
+          {nchw(3, 1, 1, 5), {"quick"}, "C=1: y = x / sqrt(x^2 + eps)"},
+          {nchw(3, 3, 7, 9), {"quick"}, "H*W=63: no 4-float packs"},
+          {nchw(1, 63, 17, 33), {"quick"}, "C=63, H*W=561"},
+          {nchw(2, 64, 32, 32), {"quick"}, "C=64, H*W multiple of 4: packed loads"},
+          {nchw(3, 65, 16, 16), {"quick"}, "C=65: one channel past a power of two"},
+          {nchw(2, 129, 8, 8), {"quick"}, "C=129: beyond the register tile, packed"},
+          {nchw(1, 200, 5, 7), {"quick"}, "C=200, H*W=35: beyond the register tile, scalar"},
+          {nchw(3, 16, 64, 100), {"quick"}, "several tiles per image, last one partial"}};
+}
+
+class RmsNormNchwOp final : public OpSpec {
+ public:
+  RmsNormNchwOp() {
+    for (auto& v : make_variants()) add_variant(std::move(v));
+  }
+
+  std::string name() const override { return "rmsnorm_nchw"; }
+  std::string formula() const override { return "y = x / sqrt(mean(x^2 over dim 1) + eps), x of shape (N,C,H,W)"; }
+
+  std::vector<ParamDecl> param_decls() const override {
+    return {{"n", true, 0, true, 1, 1e12, "batch size N, >= 1"},
+            {"c", true, 0, true, 1, 1048576, "channels C, the reduced dim, 1..2^20"},
+            {"h", true, 0, true, 1, 1e12, "height H, >= 1"},
+            {"w", true, 0, true, 1, 1e12, "width W, >= 1"},
+            {"eps", false, 1e-5, false, 0, 1, "added to the mean square before the square root, 0..1"}};
+  }
+
+  std::string check(const Params& p) const override {
+    const double elements = p.real("n") * p.real("c") * p.real("h") * p.real("w");
+    if (elements <= kMaxElements) return "";
+    std::ostringstream msg;
+    msg << "N*C*H*W = " << elements << " elements is more than 2^40: offsets and byte counts "
+        << "would leave the range the kernels and references are written for";
+    return msg.str();
+  }
+
+  std::vector<NamedProblem> named_problems() const override {
+    std::vector<NamedProblem> all;
+    for (const auto& suite : {kb_problems(), sweep_problems(), quick_problems()})
+      all.insert(all.end(), suite.begin(), suite.end());
+    return all;
+  }
+
+  std::vector<TensorDecl> tensors(const Problem& p) const override {
+    const std::int64_t elements = Shape::of(p).elements();
+    return {{"x", TensorRole::input, elements}, {"y", TensorRole::output, elements}};
+  }
+
+  void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& host) const override {
+    draw(host[X], d, seed, /*salt=*/1);
+  }
+
+  void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
+    const Shape s = Shape::of(p);
+    cpu::rmsnorm_nchw_reference(in[X].data(), out[Y].data(), s.n, s.c, s.plane(), p.real("eps"));
+  }
+
+  WorkModel work(const Problem& p) const override {
+    const double elements = static_cast<double>(Shape::of(p).elements());
+    return {2.0 * 4.0 * elements, 3.0 * elements,
+            "read x + write y: 2 * 4 * N*C*H*W bytes; flops: square-add and scale, 3 per element"};
+  }
+
+  std::vector<StressDistribution> stress() const override {
+    return {{Distribution::wide,
+             "x^2 overflows fp32 once |x| > ~1.8e19, so a plain fp32 sum of squares turns Inf and every "
+             "y of that position becomes 0; only a kernel that rescales before squaring passes"}};
+  }
+
+  std::vector<NotApplicable> not_applicable() const override {
+    return {{"welford",
+             "RMS has no mean to subtract: the sum of squares of the raw values has no cancellation, so one "
+             "fp32 pass is already accurate, and Welford's running mean would only add work"}};
+  }
+};
+
+}  // namespace
+
+Shape Shape::of(const Problem& p) {
+  return {p.dim("n"), p.dim("c"), p.dim("h"), p.dim("w"), static_cast<float>(p.real("eps"))};
+}
+
+}  // namespace nb::rmsnorm_nchw
+
+namespace nb {
+std::unique_ptr<OpSpec> make_rmsnorm_nchw_op() { return std::make_unique<rmsnorm_nchw::RmsNormNchwOp>(); }
+}  // namespace nb

@@ -1,0 +1,15 @@
+// The variant table of rmsnorm_nchw, in the order a reader should meet them.
+#include "kernels/rmsnorm_nchw/spec.hpp"
+
+namespace nb::rmsnorm_nchw {
+
+std::vector<std::unique_ptr<Variant>> make_variants() {
+  std::vector<std::unique_ptr<Variant>> table;
+  table.push_back(make_naive_variant());          // 1_naive.cu
+  table.push_back(make_smem_variant());           // 2_smem.cu
+  table.push_back(make_warp_variant());           // 3_warp.cu
+  table.push_back(make_register_tile_variant());  // 4_register_tile.cu
+  return table;
+}
+
+}  // namespace nb::rmsnorm_nchw

@@ -1,0 +1,39 @@
+// Naive: one thread per row loops over its N floats twice, once to sum the squares and once to
+// write y. Neighbouring threads read addresses N floats apart, so every warp load touches 32
+// cache lines and only L1 reuse across the loop keeps it from being hopeless.
+#include "harness/cuda_check.hpp"
+#include "kernels/rmsnorm_common/grid.hpp"
+#include "kernels/rmsnorm_rows/spec.hpp"
+
+namespace nb::rmsnorm_rows {
+namespace {
+
+__global__ void rmsnorm_rows_naive(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
+                                   long long rows, long long n, float eps) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long row = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; row < rows; row += stride) {
+    const float* xr = x + row * n;
+    float* yr = y + row * n;
+    float sum_sq = 0.0f;
+    for (long long j = 0; j < n; ++j) sum_sq += xr[j] * xr[j];
+    const float denom = sqrtf(sum_sq / n + eps);
+    for (long long j = 0; j < n; ++j) yr[j] = xr[j] / denom * w[j];
+  }
+}
+
+void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t stream) {
+  const Shape s = Shape::of(problem);
+  constexpr int kThreads = 128;
+  const unsigned blocks = rms::grid_blocks(rms::ceil_div_ll(s.m, kThreads));
+  rmsnorm_rows_naive<<<blocks, kThreads, 0, stream>>>(t.in(X), t.in(W), t.out(Y), s.m, s.n, s.eps);
+  NB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> make_naive_variant() {
+  return make_kernel_variant(
+      {"naive", "naive", "one thread per row loops over N twice: sum of squares, then y", launch});
+}
+
+}  // namespace nb::rmsnorm_rows

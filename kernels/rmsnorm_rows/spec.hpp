@@ -1,0 +1,31 @@
+#pragma once
+// rmsnorm_rows: y[i,j] = x[i,j] / sqrt(mean_j x[i,j]^2 + eps) * w[j] for x of shape (M, N),
+// contiguous: the LLM layout, each row reduced over its N contiguous floats.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "harness/problem.hpp"
+#include "harness/variant.hpp"
+
+namespace nb::rmsnorm_rows {
+
+enum Tensor : int { X, W, Y };
+
+struct Shape {
+  std::int64_t m = 0, n = 0;  // rows, row length (the reduced dim)
+  float eps = 0;
+
+  static Shape of(const Problem& p);
+  std::int64_t elements() const { return m * n; }
+};
+
+// One factory per variant, in reading order (variants.cpp lists them).
+std::unique_ptr<Variant> make_naive_variant();
+std::unique_ptr<Variant> make_smem_variant();
+std::unique_ptr<Variant> make_warp_variant();
+std::unique_ptr<Variant> make_register_row_variant();
+
+std::vector<std::unique_ptr<Variant>> make_variants();
+
+}  // namespace nb::rmsnorm_rows
