@@ -1,0 +1,54 @@
+#include "baselines/cudnn/softmax_cudnn.hpp"
+
+#include <cudnn.h>
+
+#include <limits>
+
+#include "harness/library_check.hpp"
+#include "kernels/softmax/spec.hpp"
+
+namespace nb {
+namespace {
+
+class SoftmaxCudnn final : public Variant {
+ public:
+  ~SoftmaxCudnn() override {
+    if (desc_) cudnnDestroyTensorDescriptor(desc_);
+    if (handle_) cudnnDestroy(handle_);
+  }
+  std::string name() const override { return "cudnn"; }
+  std::string kind() const override { return "cudnn"; }
+  std::string idea() const override {
+    return "cudnnSoftmaxForward, ACCURATE, MODE_INSTANCE on an (M,N,1,1) descriptor";
+  }
+  Support supports(const Problem& p) const override {
+    const softmax::Shape s = softmax::shape_of(p);
+    if (s.elements() > std::numeric_limits<int>::max())
+      return Support::no("cuDNN legacy tensor descriptors hold int dims and fewer than 2^31 elements");
+    return Support::yes();
+  }
+  void prepare(const Problem& p) override {
+    const softmax::Shape s = softmax::shape_of(p);
+    if (!handle_) NB_CUDNN_CHECK(cudnnCreate(&handle_));
+    if (!desc_) NB_CUDNN_CHECK(cudnnCreateTensorDescriptor(&desc_));
+    NB_CUDNN_SUPPORTED(
+        cudnnSetTensor4dDescriptor(desc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(s.m), int(s.n), 1, 1));
+  }
+  void launch(const Problem&, const DeviceTensors& t, void*, cudaStream_t stream) override {
+    if (!handle_) throw Unsupported("cuDNN softmax was not prepared");
+    const float one = 1.0f, zero = 0.0f;
+    NB_CUDNN_CHECK(cudnnSetStream(handle_, stream));
+    NB_CUDNN_CHECK(cudnnSoftmaxForward(handle_, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, desc_,
+                                       t.in(softmax::kX), &zero, desc_, t.out(softmax::kY)));
+  }
+
+ private:
+  cudnnHandle_t handle_ = nullptr;
+  cudnnTensorDescriptor_t desc_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_softmax_cudnn_variant() { return std::make_unique<SoftmaxCudnn>(); }
+
+}  // namespace nb

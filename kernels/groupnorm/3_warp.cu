@@ -1,0 +1,15 @@
+// Warp: (group, slice) blocks reduce fp32 sum and sum of squares with warp shuffles (one shared
+// slot per warp), partials go to the workspace, a second kernel merges them and normalizes.
+#include "kernels/groupnorm/split.cuh"
+#include "kernels/groupnorm/variants.hpp"
+
+namespace nb::groupnorm {
+
+KernelVariantSpec warp_variant() {
+  return {"warp", "warp",
+          "(group, slice) blocks: shuffle-reduced fp32 sum/sum-of-squares partials to workspace, then merge + "
+          "normalize (2 reads + 1 write)",
+          launch_split<SumSquares>, nullptr, split_workspace<SumSquares>, {}};
+}
+
+}  // namespace nb::groupnorm

@@ -1,0 +1,36 @@
+// Naive: one thread per row makes three serial passes over it: the max, the sum of exp(x - max)
+// (in double, so long rows keep their digits), and the write. x is read three times, uncoalesced.
+#include "harness/cuda_check.hpp"
+#include "kernels/softmax/common.cuh"
+#include "kernels/softmax/variants.hpp"
+
+namespace nb::softmax {
+namespace {
+
+__global__ void naive_kernel(Args a) {
+  const long long row = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (row >= a.m) return;
+  const float* x = a.x + row * a.n;
+  float* y = a.y + row * a.n;
+  float mx = -FLT_MAX;
+  for (long long i = 0; i < a.n; ++i) mx = fmaxf(mx, x[i]);
+  double sum = 0;
+  for (long long i = 0; i < a.n; ++i) sum += expf(x[i] - mx);
+  const float inv = float(1.0 / sum);
+  for (long long i = 0; i < a.n; ++i) y[i] = expf(x[i] - mx) * inv;
+}
+
+void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {
+  const Args a = make_args(p, t);
+  naive_kernel<<<unsigned(dev::ceil_div(a.m, 64)), 64, 0, stream>>>(a);
+  NB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+KernelVariantSpec naive_variant() {
+  return {"naive", "naive", "thread per row: max, sum (double), write in three serial passes", launch, nullptr,
+          nullptr, {}};
+}
+
+}  // namespace nb::softmax

@@ -1,0 +1,50 @@
+// Smem: one block per row; each thread strides over the row, a shared-memory tree reduces the
+// max and then the sum of exp(x - max), and a third pass writes. x is read three times.
+#include "harness/cuda_check.hpp"
+#include "kernels/softmax/common.cuh"
+#include "kernels/softmax/variants.hpp"
+
+namespace nb::softmax {
+namespace {
+
+constexpr int kThreads = 256;
+
+// Classic shared-memory tree over kThreads slots; every thread gets the result.
+template <class Op>
+__device__ float tree_reduce(float v, float* buf, Op op) {
+  buf[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) buf[threadIdx.x] = op(buf[threadIdx.x], buf[threadIdx.x + s]);
+    __syncthreads();
+  }
+  const float r = buf[0];
+  __syncthreads();
+  return r;
+}
+
+__global__ void __launch_bounds__(kThreads) smem_kernel(Args a) {
+  __shared__ float buf[kThreads];
+  const float* x = a.x + blockIdx.x * a.n;
+  float mx = -FLT_MAX, sum = 0.f;
+  for (long long i = threadIdx.x; i < a.n; i += kThreads) mx = fmaxf(mx, x[i]);
+  mx = tree_reduce(mx, buf, dev::MaxOp{});
+  for (long long i = threadIdx.x; i < a.n; i += kThreads) sum += expf(x[i] - mx);
+  sum = tree_reduce(sum, buf, dev::SumOp{});
+  write_softmax(x, a.y + blockIdx.x * a.n, a.n, mx, 1.0f / sum, threadIdx.x, kThreads);
+}
+
+void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {
+  const Args a = make_args(p, t);
+  smem_kernel<<<unsigned(a.m), kThreads, 0, stream>>>(a);
+  NB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+KernelVariantSpec smem_variant() {
+  return {"smem", "smem", "block per row: shared-memory tree max, tree sum of exp, write (x read three times)",
+          launch, nullptr, nullptr, {}};
+}
+
+}  // namespace nb::softmax
