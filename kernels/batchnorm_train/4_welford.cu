@@ -1,7 +1,7 @@
 // Welford: single-pass Welford per thread (on x minus a per-channel pivot), Chan merges across
 // warps, blocks and the grid; (channel, slice) blocks keep C = 64 from starving 132 SMs.
 #include "kernels/batchnorm_train/spec.hpp"
-#include "kernels/batchnorm_train/split.cuh"
+#include "kernels/batchnorm_train/split.hpp"
 
 namespace nb::bn_train {
 namespace {

@@ -1,7 +1,7 @@
 // Split: the Welford grid merge with 16-byte loads, threads on consecutive channels for the 1d
 // layout (coalesced when C is large and N small), and the y pass run in reverse block order.
 #include "kernels/batchnorm_train/spec.hpp"
-#include "kernels/batchnorm_train/split.cuh"
+#include "kernels/batchnorm_train/split.hpp"
 
 namespace nb::bn_train {
 namespace {

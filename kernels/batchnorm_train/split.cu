@@ -1,13 +1,11 @@
-#pragma once
 // The grid-level Welford shared by 4_welford.cu and 5_split.cu: blocks write per-(channel, slice)
 // partial Welford statistics, one warp per channel Chan-merges them and commits the channel's
 // statistics, then a second pass over x writes y. Three kernels on one stream.
 #include "harness/cuda_check.hpp"
-#include "kernels/batchnorm_common/split_plan.cuh"
+#include "kernels/batchnorm_train/split.hpp"
 
 namespace nb::bn_train::split {
-
-using namespace nb::bn::dev;
+namespace {
 
 // 2d: block b = c*slices + k folds slice k of channel c into part[b].
 template <int VEC>
@@ -91,11 +89,6 @@ __global__ void __launch_bounds__(kTileX* kTileY) normalize_rows(bn::FwdArgs a, 
                             });
 }
 
-inline std::size_t workspace_bytes(const Problem& p, bool rows, bool vec) {
-  const bn::Shape s = bn::shape_of(p);
-  return std::size_t(s.c) * split_plan(s.n, s.c, s.hw, rows, vec).slices * sizeof(Welford);
-}
-
 template <int VEC>
 void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, bool reverse, cudaStream_t stream) {
   const dim3 tile(kTileX, kTileY);
@@ -113,8 +106,14 @@ void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, bool
   NB_CHECK_LAUNCH();
 }
 
-// The three passes for a plan: partial statistics, finalize, y.
-inline void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, bool reverse, cudaStream_t stream) {
+}  // namespace
+
+std::size_t workspace_bytes(const Problem& p, bool rows, bool vec) {
+  const bn::Shape s = bn::shape_of(p);
+  return std::size_t(s.c) * split_plan(s.n, s.c, s.hw, rows, vec).slices * sizeof(Welford);
+}
+
+void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, bool reverse, cudaStream_t stream) {
   Welford* part = static_cast<Welford*>(workspace);
   if (p.vec == 4)
     launch_passes<4>(a, p, part, reverse, stream);
