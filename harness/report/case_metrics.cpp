@@ -66,7 +66,7 @@ std::vector<CaseMetrics> compute_metrics(const RunRecord& r) {
     CaseMetrics& m = all[i];
     m.work = r.cases[i].op->work(r.cases[i].problem);
     const auto& t = r.outcomes[i].timing;
-    if (!t || t->samples_ms.empty() || t->stats.median <= 0) continue;
+    if (!r.outcomes[i].runnable() || !t || t->samples_ms.empty() || t->stats.median <= 0) continue;
     m.gbps = m.work.bytes / (t->stats.median * 1e-3) / 1e9;
     if (r.ceiling.copy_gbps > 0) m.pct_of_copy = 100.0 * *m.gbps / r.ceiling.copy_gbps;
     if (r.ceiling.peak_gbps > 0) m.pct_of_peak = 100.0 * *m.gbps / r.ceiling.peak_gbps;

@@ -10,7 +10,10 @@ namespace nb {
 
 int SamplePlan::samples_for(double launch_ms) const {
   const double wanted = launch_ms > 0 ? min_time_s * 1e3 / launch_ms : max_samples;
-  return static_cast<int>(std::clamp(std::ceil(wanted), double(min_samples), double(max_samples)));
+  int samples = static_cast<int>(std::clamp(std::ceil(wanted), double(min_samples), double(max_samples)));
+  if (launch_ms > 0 && samples * launch_ms > max_case_s * 1e3)
+    samples = std::max(3, static_cast<int>(max_case_s * 1e3 / launch_ms));
+  return samples;
 }
 
 CaseTimer::CaseTimer(std::function<void()> launch, L2Flusher& flusher, cudaStream_t stream)

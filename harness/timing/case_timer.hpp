@@ -15,6 +15,7 @@ struct SamplePlan {
   double min_time_s = 0.25;  // timed seconds per case
   int min_samples = 10;
   int max_samples = 1000;
+  double max_case_s = 3.0;   // a very slow launch (a naive kernel) gets fewer samples, never under 3
 
   // How many samples, given one launch's estimated time.
   int samples_for(double launch_ms) const;

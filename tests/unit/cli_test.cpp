@@ -40,8 +40,8 @@ void expect_usage_error(std::initializer_list<std::string> args, const std::stri
 }
 
 TEST(Cli, BadArgumentsAndParametersExitTwoWithAMessage) {
-  expect_usage_error({}, "subcommand");
-  expect_usage_error({"frobnicate"}, "frobnicate");
+  expect_usage_error({}, "ubcommand");
+  expect_usage_error({"frobnicate"}, "ubcommand");
   expect_usage_error({"run", "--op", "no_such_op"}, "unknown op 'no_such_op'");
   expect_usage_error({"run", "--suite", "no_such_suite"}, "unknown suite 'no_such_suite'");
   expect_usage_error({"run", "--variant", "no_such_variant"}, "no_such_variant");
