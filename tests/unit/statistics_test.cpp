@@ -42,7 +42,8 @@ TEST(SamplePlan, SampleCountFollowsTheLaunchTimeWithinBounds) {
   EXPECT_EQ(plan.samples_for(0.001), 1000);
   EXPECT_EQ(plan.samples_for(0.0), 1000);
   EXPECT_EQ(plan.samples_for(1500.0), 3);  // a 1.5 s naive kernel: the 3 s case budget, at least 3
-  EXPECT_EQ(plan.samples_for(200.0), 15);
+  EXPECT_EQ(plan.samples_for(200.0), 10);  // 2 s: within the budget
+  EXPECT_EQ(plan.samples_for(600.0), 5);
 }
 
 }  // namespace
