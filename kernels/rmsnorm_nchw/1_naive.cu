@@ -1,6 +1,7 @@
 // Naive: one thread per (n, h, w) position loops over the C channels twice, once to sum the
-// squares and once to write y. Neighbouring threads read neighbouring positions, so even this
-// is coalesced; but x is read twice, and the second read mostly misses L2 at KernelBench sizes.
+// squares (in a double, the plain way to stay accurate over any C) and once to write y.
+// Neighbouring threads read neighbouring positions, so even this is coalesced; but x is read
+// twice, and the second read mostly misses L2 at KernelBench sizes.
 #include "harness/cuda_check.hpp"
 #include "kernels/rmsnorm_common/grid.hpp"
 #include "kernels/rmsnorm_nchw/spec.hpp"
@@ -15,9 +16,9 @@ __global__ void rmsnorm_nchw_naive(const float* __restrict__ x, float* __restric
     const long long image = p / plane, s = p % plane;
     const float* xp = x + image * channels * plane + s;
     float* yp = y + image * channels * plane + s;
-    float sum_sq = 0.0f;
-    for (int c = 0; c < channels; ++c) sum_sq += xp[c * plane] * xp[c * plane];
-    const float denom = sqrtf(sum_sq / channels + eps);
+    double sum_sq = 0.0;
+    for (int c = 0; c < channels; ++c) sum_sq += static_cast<double>(xp[c * plane]) * xp[c * plane];
+    const float denom = static_cast<float>(sqrt(sum_sq / channels + eps));
     for (int c = 0; c < channels; ++c) yp[c * plane] = xp[c * plane] / denom;
   }
 }
@@ -35,8 +36,8 @@ void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t 
 
 std::unique_ptr<Variant> make_naive_variant() {
   return make_kernel_variant({"naive", "naive",
-                              "one thread per (n,h,w) position loops over C twice: sum of squares, then y",
-                              launch});
+                              "one thread per (n,h,w) position loops over C twice: sum of squares (in double), then y",
+                              launch, nullptr, nullptr, {Distribution::wide}});
 }
 
 }  // namespace nb::rmsnorm_nchw

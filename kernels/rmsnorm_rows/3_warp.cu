@@ -1,6 +1,7 @@
 // Warp shuffle: one warp per row, 8 rows per block. Lanes stride the row 32 floats apart (each
-// load instruction one full 128-byte line), a butterfly of 5 xor-shuffles adds the lanes' sums
-// with no shared memory and no barrier, and the warp writes y, re-reading the row from L1/L2.
+// load instruction one full 128-byte line) and keep their running sums in double (a lane adds
+// N/32 terms: 16K at N=512K), a butterfly of 5 xor-shuffles adds the lanes' sums with no shared
+// memory and no barrier, and the warp writes y, re-reading the row from L1/L2.
 #include "harness/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
 #include "kernels/rmsnorm_common/grid.hpp"
@@ -20,9 +21,9 @@ __global__ void __launch_bounds__(kThreads)
   for (long long row = blockIdx.x * static_cast<long long>(kWarps) + threadIdx.x / 32; row < rows; row += warps) {
     const float* xr = x + row * n;
     float* yr = y + row * n;
-    float sum_sq = 0.0f;
-    for (long long j = lane; j < n; j += 32) sum_sq += xr[j] * xr[j];
-    const float inv = rsqrtf(dev::warp_sum(sum_sq) / n + eps);
+    double lane_sum = 0.0;
+    for (long long j = lane; j < n; j += 32) lane_sum += static_cast<double>(xr[j]) * xr[j];
+    const float inv = rsqrtf(dev::warp_sum(static_cast<float>(lane_sum)) / n + eps);
     for (long long j = lane; j < n; j += 32) yr[j] = xr[j] * inv * w[j];
   }
 }
