@@ -50,8 +50,17 @@ class OpSpec {
   virtual WorkModel work(const Problem&) const = 0;
 
   virtual Tolerance tolerance(const Problem& p) const { return default_tolerance(p.dtype); }
+  // The longest sum behind one output element (the reduced extent); tolerances grow with its
+  // square root (reduction_growth in tolerance.hpp).
+  virtual double reduction_length(const Problem&) const { return 1.0; }
   // How much fp32 rounding this instance amplifies (>= 1); tolerances scale with it.
   virtual double condition(const Problem&, const HostTensors&) const { return 1.0; }
+  // The same for one output tensor, where it differs (a gradient that is a cancelling sum);
+  // the larger of the two applies to that tensor.
+  virtual double tensor_condition(const Problem&, int /*tensor*/, const HostTensors& /*inputs*/,
+                                  const ReferenceTensors& /*reference*/) const {
+    return 1.0;
+  }
   virtual std::vector<StressDistribution> stress() const { return {}; }
   virtual std::vector<NotApplicable> not_applicable() const { return {}; }
 

@@ -18,4 +18,8 @@ struct Tolerance {
 
 Tolerance default_tolerance(DType t);
 
+// How much a correct fp32 reduction of n terms may drift beyond a short one: rounding errors of
+// sequential accumulation walk like sqrt(n) (tree reductions do better). 1 up to n = 64.
+double reduction_growth(double reduction_length);
+
 }  // namespace nb

@@ -13,7 +13,8 @@ struct ProblemValidator::Trial {
   std::uint64_t seed = 0;
   HostTensors inputs;
   ReferenceTensors reference;
-  Tolerance tolerance;
+  std::vector<Tolerance> tolerances;  // per tensor: base x condition x reduction growth
+  double worst_condition = 1;
   std::vector<std::uint64_t> input_hashes;
 };
 
@@ -68,13 +69,18 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       op_.draw_inputs(problem_, dist, trial.seed, trial.inputs);
       trial.reference = allocate_references(buffers_.decls);
       op_.reference(problem_, trial.inputs, trial.reference);
-      const double condition = op_.condition(problem_, trial.inputs);
-      trial.tolerance = base.scaled(condition);
+      const double condition = op_.condition(problem_, trial.inputs) * reduction_growth(op_.reduction_length(problem_));
+      for (std::size_t i = 0; i < buffers_.decls.size(); ++i) {
+        const double own = op_.tensor_condition(problem_, static_cast<int>(i), trial.inputs, trial.reference);
+        const double effective = condition * std::max(1.0, own);
+        trial.tolerances.push_back(base.scaled(effective));
+        trial.worst_condition = std::max(trial.worst_condition, effective);
+      }
       buffers_.upload(trial.inputs, {TensorRole::input}, stream_);
       trial.input_hashes = hash_inputs();
       for (std::size_t k = 0; k < variants.size(); ++k) {
         if (!outcomes[k].runnable()) continue;
-        outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, condition);
+        outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, trial.worst_condition);
         validate_one(*variants[k], trial, outcomes[k], verdicts[k]);
       }
     }
@@ -104,7 +110,8 @@ void ProblemValidator::validate_one(Variant& variant, const Trial& trial, CaseOu
   const bool modified = hash_inputs() != trial.input_hashes;
   // A kernel that wrote its inputs must not spoil the next variant's trial.
   if (modified) buffers_.upload(trial.inputs, {TensorRole::input}, stream_);
-  verdict.add_trial(trial.seed, judge_trial(buffers_.decls, results, trial.reference, trial.tolerance, modified));
+  const auto tolerance_of = [&](int i) { return trial.tolerances.at(static_cast<std::size_t>(i)); };
+  verdict.add_trial(trial.seed, judge_trial(buffers_.decls, results, trial.reference, tolerance_of, modified));
 }
 
 }  // namespace nb

@@ -2,6 +2,7 @@
 // Comparing one trial's outputs with the float64 reference: normwise relative error, the worst
 // elementwise error above a floor, NaN/Inf placement, and elements still holding the poison.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,5 +49,9 @@ struct TrialJudgement {
 // values at the output/inout indices; `input_modified` comes from the input hashes.
 TrialJudgement judge_trial(const std::vector<TensorDecl>& decls, const HostTensors& outputs,
                            const ReferenceTensors& reference, const Tolerance& tol, bool input_modified);
+// The same with a tolerance per tensor index (conditions differ between outputs).
+TrialJudgement judge_trial(const std::vector<TensorDecl>& decls, const HostTensors& outputs,
+                           const ReferenceTensors& reference, const std::function<Tolerance(int)>& tolerance_of,
+                           bool input_modified);
 
 }  // namespace nb

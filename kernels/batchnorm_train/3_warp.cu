@@ -21,7 +21,8 @@ __global__ void __launch_bounds__(kThreads) warp_kernel(bn::FwdArgs a, ChannelGe
   });
   s = block_sum2(s, scratch);
   const float mean = s.x / float(g.mv);
-  const float var = fmaxf(s.y / float(g.mv) - mean * mean, 0.0f);
+  const float raw = s.y / float(g.mv) - mean * mean;
+  const float var = raw < 0.0f ? 0.0f : raw;  // clamps cancellation, keeps a NaN (fmaxf would hide it)
   __shared__ float2 stats;
   if (threadIdx.x == 0) stats = commit_stats(a, c, mean, var);
   __syncthreads();

@@ -19,7 +19,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
 KernelVariantSpec welford_variant() {
   return {"welford", "welford",
           "(channel, slice) blocks, pivot-shifted Welford per thread, Chan merge over warps, blocks, grid",
-          launch, nullptr, workspace, {Distribution::offset}};
+          launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}};
 }
 
 }  // namespace nb::bn_train

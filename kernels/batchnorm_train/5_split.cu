@@ -18,7 +18,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
 KernelVariantSpec split_variant() {
   return {"split", "fused",
           "Welford over (channel, slice) or (channel-tile, row-slice) blocks, float4, y pass reversed for L2 reuse",
-          launch, nullptr, workspace, {Distribution::offset}};
+          launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}};
 }
 
 }  // namespace nb::bn_train

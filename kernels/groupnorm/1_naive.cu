@@ -44,7 +44,7 @@ std::size_t workspace(const Problem& p) { return sizeof(float2) * std::size_t(sh
 KernelVariantSpec naive_variant() {
   return {"naive", "naive",
           "thread per (n,group) sums x, x^2 serially in double; thread per element normalizes",
-          launch, nullptr, workspace, {Distribution::offset}};
+          launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}};
 }
 
 }  // namespace nb::groupnorm

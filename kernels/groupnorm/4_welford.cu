@@ -9,7 +9,7 @@ KernelVariantSpec welford_variant() {
   return {"welford", "welford",
           "(group, slice) blocks: Welford partials to workspace, Chan merge per group, normalize (2 reads + 1 "
           "write)",
-          launch_split<dev::Welford>, nullptr, split_workspace<dev::Welford>, {Distribution::offset}};
+          launch_split<dev::Welford>, nullptr, split_workspace<dev::Welford>, {Distribution::offset, Distribution::tiny_var}};
 }
 
 }  // namespace nb::groupnorm

@@ -231,7 +231,7 @@ KernelVariantSpec onchip_variant() {
   return {"onchip", "fused",
           "x read once: small groups in sub-warp registers; large ones split over a team of CTAs of a persistent "
           "cooperative grid, slices in smem, (mean, M2) merged via workspace + team barrier",
-          launch, supports, workspace, {Distribution::offset}};
+          launch, supports, workspace, {Distribution::offset, Distribution::tiny_var}};
 }
 
 }  // namespace nb::groupnorm

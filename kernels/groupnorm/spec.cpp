@@ -85,6 +85,10 @@ class GroupNormSpec final : public OpSpec {
             "read x + write y + gamma, beta: 4*(2*N*C*H*W + 2*C); x read once"};
   }
 
+  double reduction_length(const Problem& p) const override {
+    return double(shape_of(p).group_elements());
+  }
+
   double condition(const Problem& p, const HostTensors& in) const override {
     return cpu::groupnorm_condition(dims_of(shape_of(p)), in[kX].data());
   }
@@ -93,6 +97,8 @@ class GroupNormSpec final : public OpSpec {
     return {{Distribution::offset,
              "sum / sum-of-squares statistics cancel in fp32 at 1e4 + N(0,1) (E[x^2] - mean^2 loses all digits); "
              "Welford or two-pass statistics pass"},
+            {Distribution::tiny_var,
+             "variance 1e-6 at mean 1: E[x^2] - mean^2 keeps about one of fp32's seven digits"},
             {Distribution::wide,
              "squares of |x| up to 1e20 overflow fp32 (1e40 > FLT_MAX): every fp32 variance becomes Inf, y "
              "collapses to beta"}};

@@ -52,6 +52,8 @@ class SoftmaxSpec final : public OpSpec {
     cpu::softmax_reference(s.m, s.n, in[kX].data(), out[kY].data());
   }
 
+  double reduction_length(const Problem& p) const override { return double(p.dim("n")); }
+
   WorkModel work(const Problem& p) const override {
     const double e = double(shape_of(p).elements());
     return {8.0 * e, 5.0 * e, "read x + write y: 2*4*M*N (x read once)"};

@@ -97,12 +97,36 @@ TEST_F(PlantedFault, OneElementSlightlyOffFailsElementwiseOnly) {
   EXPECT_EQ(j.tensors[0].worst_index, at);
 }
 
-TEST_F(PlantedFault, NanWhereTheReferenceHasNanPassesButInfForNanFails) {
-  reference[1][9] = std::numeric_limits<double>::quiet_NaN();
+// Placement counts, not kind: NaN may stand for an infinity, but a finite value may not, and an
+// infinity must keep its sign.
+TEST_F(PlantedFault, NonFinitePlacementMustMatchTheReference) {
+  reference[1][9] = std::numeric_limits<double>::infinity();
+  outputs[1][9] = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(judge().passed);
   outputs[1][9] = std::numeric_limits<float>::quiet_NaN();
   EXPECT_TRUE(judge().passed);
-  outputs[1][9] = std::numeric_limits<float>::infinity();
+  outputs[1][9] = -std::numeric_limits<float>::infinity();
   EXPECT_FALSE(judge().passed);
+  outputs[1][9] = 1.0f;
+  EXPECT_FALSE(judge().passed);
+}
+
+TEST(Compare, AllZeroReferenceWithZeroOutputIsExactNotNan) {
+  std::vector<double> ref(10, 0.0);
+  std::vector<float> out(10, 0.0f);
+  TensorErrors e = compare_tensor("y", out, ref, default_tolerance(DType::f32));
+  EXPECT_EQ(e.elementwise, 0.0);
+  EXPECT_EQ(e.normwise, 0.0);
+  out[3] = 1e-3f;
+  e = compare_tensor("y", out, ref, default_tolerance(DType::f32));
+  EXPECT_FALSE(tensor_failure(e, default_tolerance(DType::f32)).empty());
+}
+
+TEST(Tolerance, GrowsWithTheSquareRootOfLongReductionsOnly) {
+  EXPECT_DOUBLE_EQ(reduction_growth(1), 1.0);
+  EXPECT_DOUBLE_EQ(reduction_growth(64), 1.0);
+  EXPECT_DOUBLE_EQ(reduction_growth(4096), 8.0);
+  EXPECT_DOUBLE_EQ(default_tolerance(DType::f32).scaled(8.0).normwise, 8e-5);
 }
 
 TEST(ValidationPlan, SmallProblemsGetEveryDistributionLargeOnesUniformOnly) {
