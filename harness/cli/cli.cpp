@@ -8,6 +8,7 @@
 #include "harness/distribution.hpp"
 #include "harness/errors.hpp"
 #include "harness/report/provenance.hpp"
+#include "harness/report/report_commands.hpp"
 
 namespace nb {
 namespace {
@@ -57,10 +58,44 @@ void add_run(CLI::App& app, RunArgs& a) {
   run->allow_extras();  // --benchmark_* flags go to Google Benchmark
 }
 
-int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& run, int ceilings_device,
-             int argc, char** argv) {
+struct ReportArgs {
+  std::string html_input, html_out;
+  CompareOptions compare;
+  double fail_on_regression = -1;
+  std::vector<std::string> fleet_inputs;
+  std::string fleet_out;
+};
+
+void add_report_commands(CLI::App& app, ReportArgs& a) {
+  auto* html = app.add_subcommand("html", "Render a report.json as a self-contained report.html");
+  html->add_option("report", a.html_input, "report.json")->required();
+  html->add_option("-o,--out", a.html_out, "Output file (default: report.html beside the JSON)");
+  auto* compare = app.add_subcommand("compare", "Compare two runs: SAME / FASTER / SLOWER beyond both runs' noise");
+  compare->add_option("base", a.compare.base_path, "Base report.json")->required();
+  compare->add_option("new", a.compare.new_path, "New report.json")->required();
+  compare->add_flag("--json", a.compare.json, "Print JSON instead of the table");
+  compare->add_option("--html", a.compare.html_out, "Also write an HTML page");
+  compare->add_option("--fail-on-regression", a.fail_on_regression,
+                      "Exit 1 when a case is slower by more than PCT percent or a verdict regressed");
+  compare->add_option("--min-noise", a.compare.min_noise_pct, "Smallest change in percent that can count")
+      ->capture_default_str();
+  compare->add_option("--spread-k", a.compare.spread_multiplier, "Multiplier on the runs' combined spread")
+      ->capture_default_str();
+  auto* fleet = app.add_subcommand("fleet", "One page comparing the best variant per problem across GPUs");
+  fleet->add_option("inputs", a.fleet_inputs, "report.json files or folders")->required();
+  fleet->add_option("-o,--out", a.fleet_out, "Output file (default: fleet.html)");
+}
+
+int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& run, ReportArgs& reports,
+             int ceilings_device, int argc, char** argv) {
   if (app.got_subcommand("list")) return list_command(registry, list.what, list.ops, list.suite, std::cout);
   if (app.got_subcommand("ceilings")) return ceilings_command(ceilings_device, std::cout);
+  if (app.got_subcommand("html")) return html_command(reports.html_input, reports.html_out);
+  if (app.got_subcommand("fleet")) return fleet_command(reports.fleet_inputs, reports.fleet_out);
+  if (app.got_subcommand("compare")) {
+    if (reports.fail_on_regression >= 0) reports.compare.fail_on_regression_pct = reports.fail_on_regression;
+    return compare_command(reports.compare);
+  }
   RunCommand& c = run.command;
   for (const auto& d : run.distributions) c.options.validation.distributions.push_back(parse_distribution(d));
   if (run.full_validation) c.options.validation.distributions = all_distributions();
@@ -82,14 +117,16 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   app.require_subcommand(1);
   ListArgs list;
   RunArgs run;
+  ReportArgs reports;
   int ceilings_device = 0;
   add_list(app, list);
   add_run(app, run);
+  add_report_commands(app, reports);
   app.add_subcommand("ceilings", "Measure the copy bandwidth and read the theoretical peak")
       ->add_option("--device", ceilings_device, "CUDA device");
   try {
     app.parse(argc, argv);
-    return dispatch(app, registry, list, run, ceilings_device, argc, argv);
+    return dispatch(app, registry, list, run, reports, ceilings_device, argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return kExitOk;

@@ -1,6 +1,5 @@
 #include "harness/report/report_json.hpp"
 
-#include "harness/errors.hpp"
 
 namespace nb {
 namespace {
@@ -176,15 +175,6 @@ nlohmann::ordered_json build_report_json(const RunRecord& r, const std::vector<C
           {"settings", settings_json(r)},
           {"results", results},
           {"summary", summary_json(r, metrics)}};
-}
-
-void check_report_schema(const nlohmann::json& report, const std::string& source) {
-  if (!report.is_object() || report.value("schema", "") != kReportSchema)
-    throw UsageError(source + ": not a normbench report (schema is not \"" + kReportSchema + "\")");
-  const int version = report.value("schema_version", 0);
-  if (version < 1 || version > kReportSchemaVersion)
-    throw UsageError(source + ": report schema version " + std::to_string(version) + " is not supported (this build reads 1.." +
-                     std::to_string(kReportSchemaVersion) + ")");
 }
 
 }  // namespace nb

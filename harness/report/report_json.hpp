@@ -5,20 +5,16 @@
 #include <string>
 
 #include "harness/report/case_metrics.hpp"
+#include "harness/report/report_schema.hpp"
 #include "harness/run/runner.hpp"
 
 namespace nb {
 
-inline constexpr const char* kReportSchema = "normbench.report";
-inline constexpr int kReportSchemaVersion = 1;
 
 nlohmann::ordered_json build_report_json(const RunRecord& record, const std::vector<CaseMetrics>& metrics);
 
 // The command that reproduces one row, and the ncu command that profiles exactly it.
 std::string reproduce_command(const RunCase& c);
 std::string profile_command(const RunCase& c);
-
-// Throws UsageError when `report` is not a normbench report this build can read.
-void check_report_schema(const nlohmann::json& report, const std::string& source);
 
 }  // namespace nb

@@ -1,6 +1,7 @@
 #include "harness/report/report_loading.hpp"
 
 #include "harness/errors.hpp"
+#include "harness/report/report_schema.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,8 +11,8 @@
 namespace nb {
 namespace {
 
-const char* const kSchemaName = "normbench.report";
-const int kNewestSchemaVersion = 1;
+const char* const kSchemaName = kReportSchema;
+const int kNewestSchemaVersion = kReportSchemaVersion;
 
 }  // namespace
 

@@ -13,8 +13,6 @@ namespace nb {
 nlohmann::json load_report_file(const std::string& path);
 
 // Checks schema, schema_version and results[] of a parsed report; `origin` names it in errors.
-// (Named apart from report_json.hpp's check_report_schema, the writer's check, which it extends
-// with the results[] check and needs no run headers.)
 void require_readable_report(const nlohmann::json& report, const std::string& origin);
 
 // The report files among `inputs`: a file as itself, a folder searched recursively for files

@@ -56,6 +56,9 @@ TEST(Cli, BadArgumentsAndParametersExitTwoWithAMessage) {
   expect_usage_error({"run", "--min-time", "-1"}, "--min-time");
   expect_usage_error({"run", "--frobnicate"}, "--frobnicate");
   expect_usage_error({"list", "widgets"}, "widgets");
+  expect_usage_error({"html", "/no/such/report.json"}, "no such report file");
+  expect_usage_error({"compare", "/no/such/a.json", "/no/such/b.json"}, "no such report file");
+  expect_usage_error({"fleet", "/no/such/folder"}, "/no/such/folder");
 }
 
 TEST(Cli, ListWorksWithoutAGpu) {
@@ -69,6 +72,17 @@ TEST(Cli, ListWorksWithoutAGpu) {
   CliResult problems = run_cli({"list", "problems", "--suite", "kb"});
   EXPECT_NE(problems.out.find("rmsnorm_nchw/n112_c64_h512_w512/fp32"), std::string::npos);
   EXPECT_EQ(problems.out.find("quick"), std::string::npos);
+}
+
+TEST(Cli, CompareOfTheFixturesFailsOnTheirRegression) {
+  const std::string data = NORMBENCH_TEST_DATA_DIR;
+  CliResult same = run_cli({"compare", data + "/report_fixture.json", data + "/report_fixture.json",
+                            "--fail-on-regression", "5"});
+  EXPECT_EQ(same.status, kExitOk) << same.err;
+  CliResult changed = run_cli({"compare", data + "/report_fixture.json", data + "/report_fixture_new.json",
+                               "--fail-on-regression", "5"});
+  EXPECT_EQ(changed.status, kExitVerdictFailed) << changed.out;
+  EXPECT_NE(changed.out.find("SLOWER"), std::string::npos);
 }
 
 TEST(Cli, RunWithoutADeviceIsADeviceErrorNotACrash) {
