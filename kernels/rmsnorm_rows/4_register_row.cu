@@ -1,9 +1,10 @@
-// Register row: a row is held in registers (16-byte packs, up to 8 per thread) from the reduction
-// to the write, so x is read from DRAM once. Short rows share a block in power-of-two lane
-// groups; long rows split over a thread-block cluster of up to 8 blocks that add their sums
-// through distributed shared memory (N <= 262144). Longer rows stream their part twice.
-// Rescales when x^2 overflows (claims `wide`).
+// Register row: a row is held in registers (up to 8 16-byte packs per thread when N % 4 == 0,
+// else 16 floats) from the reduction to the write, so x is read from DRAM once. Short rows share a
+// block in power-of-two lane groups; long rows split over a thread-block cluster of up to 8
+// blocks that add their sums through distributed shared memory (N <= 262144). Longer rows
+// stream their part twice. Rescales when x^2 overflows (claims `wide`).
 #include <cstdint>
+#include <stdexcept>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/rmsnorm_common/grid.hpp"
@@ -122,14 +123,16 @@ void launch_rows(Kernel kernel, const RowPlan& plan, const RowGeometry& g, const
   NB_CHECK_LAUNCH();
 }
 
-template <int VEC, class Reducer>
+// The kernel instance for plan.packs_per_thread: PPT = 1, 2, 4, ... within max_floats_per_thread.
+template <int VEC, class Reducer, int PPT = 1>
 void launch_register(const RowPlan& plan, const RowGeometry& g, const float* x, const float* w, float* y,
                      cudaStream_t stream) {
-  switch (plan.packs_per_thread) {
-    case 1: return launch_rows(rmsnorm_rows_register<VEC, 1, Reducer>, plan, g, x, w, y, stream);
-    case 2: return launch_rows(rmsnorm_rows_register<VEC, 2, Reducer>, plan, g, x, w, y, stream);
-    case 4: return launch_rows(rmsnorm_rows_register<VEC, 4, Reducer>, plan, g, x, w, y, stream);
-    default: return launch_rows(rmsnorm_rows_register<VEC, 8, Reducer>, plan, g, x, w, y, stream);
+  if constexpr (VEC * PPT <= max_floats_per_thread(VEC)) {
+    if (plan.packs_per_thread == PPT)
+      return launch_rows(rmsnorm_rows_register<VEC, PPT, Reducer>, plan, g, x, w, y, stream);
+    return launch_register<VEC, Reducer, PPT * 2>(plan, g, x, w, y, stream);
+  } else {
+    throw std::logic_error("register_row: no kernel for this row plan");
   }
 }
 
@@ -159,8 +162,8 @@ void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t 
 std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
-       "row held in registers (16-byte packs, <= 8 per thread) between reduction and write, x read once; short "
-       "rows share a block, long rows split over a cluster of <= 8 blocks (DSMEM sum); longer rows stream twice",
+       "row held in registers (<= 8 16-byte packs per thread) between reduction and write, x read once; "
+       "short rows share a block, long rows split over a cluster of <= 8 blocks (DSMEM sum); longer rows stream twice",
        launch, nullptr, nullptr, {Distribution::wide}});
 }
 

@@ -24,10 +24,12 @@ RowPlan plan_register_row(std::int64_t n, bool packs_of_4) {
   RowPlan plan;
   plan.vec = packs_of_4 ? 4 : 1;
   plan.packs = ceil_div(n, plan.vec);
-  while (plan.parts < kMaxParts && ceil_div(plan.packs, plan.parts) > kPacksPerBlock) plan.parts *= 2;
+  const std::int64_t packs_per_block = kFloatsPerBlock / plan.vec;
+  const int max_packs_per_thread = max_floats_per_thread(plan.vec) / plan.vec;
+  while (plan.parts < kMaxParts && ceil_div(plan.packs, plan.parts) > packs_per_block) plan.parts *= 2;
   plan.packs_per_part = ceil_div(plan.packs, plan.parts);
 
-  const std::int64_t lanes_needed = ceil_div(plan.packs_per_part, kMaxPacksPerThread);
+  const std::int64_t lanes_needed = ceil_div(plan.packs_per_part, max_packs_per_thread);
   if (lanes_needed <= 32) {  // short rows: a power-of-two lane group, several rows per block
     plan.lanes = pow2_at_least(lanes_needed);
     plan.rows_per_block = kLaneGroupThreads / plan.lanes;

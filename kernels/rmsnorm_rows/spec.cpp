@@ -42,10 +42,11 @@ std::vector<NamedProblem> quick_problems() {
           {rows(7, 1000), {"quick"}, "N=1000: packs of 4, lane groups"},
           {rows(64, 256), {"quick"}, "many short rows"},
           {rows(1, 4096), {"quick"}, "one row, one block"},
-          {rows(5, 4097), {"quick"}, "N=4097: odd, split over a cluster of 4"},
+          {rows(5, 4097), {"quick"}, "N=4097: odd, 1-float packs, 16 per thread"},
           {rows(4, 20000), {"quick"}, "N=20000: packs of 4 over a cluster of 4"},
           {rows(4, 131072), {"quick"}, "N=131072: a cluster of 8 blocks"},
-          {rows(4, 65537), {"quick"}, "N=65537: odd and too long for registers: streamed"},
+          {rows(4, 65537), {"quick"}, "N=65537: odd, a cluster of 8 blocks"},
+          {rows(4, 262147), {"quick"}, "N=262147: odd and too long for registers: streamed"},
           {rows(1, 524288), {"quick"}, "N=524288: too long for registers: streamed"}};
 }
 
