@@ -48,6 +48,8 @@ void add_run(CLI::App& app, RunArgs& a) {
   run->add_flag("--profile", o.profile, "One launch per case inside its NVTX range (for ncu/nsys)");
   run->add_option("--out", a.command.out_root, "Report root folder")->capture_default_str();
   run->add_option("--trials", o.validation.trials, "Fresh trials per distribution")->capture_default_str();
+  run->add_option("--huge-trials", o.validation.huge_problem_trials,
+                  "Trials for problems over 512M elements (at most --trials)")->capture_default_str();
   run->add_option("--distributions", a.distributions, "Distributions to validate (default: by size)")
       ->delimiter(',');
   run->add_flag("--full-validation", a.full_validation, "Every distribution at every size");

@@ -46,6 +46,8 @@ json settings_json(const RunRecord& r) {
           {"profile", o.profile},
           {"trials", o.validation.trials},
           {"full_validation_elements", o.validation.full_validation_elements},
+          {"huge_problem_elements", o.validation.huge_problem_elements},
+          {"huge_problem_trials", o.validation.huge_problem_trials},
           {"min_time_s", o.samples.min_time_s},
           {"min_samples", o.samples.min_samples},
           {"max_samples", o.samples.max_samples},

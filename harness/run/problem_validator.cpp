@@ -1,6 +1,8 @@
 #include "harness/run/problem_validator.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 
 #include "harness/device/device_checks.hpp"
 #include "harness/nvtx_ranges.hpp"
@@ -34,6 +36,24 @@ std::vector<std::uint64_t> ProblemValidator::hash_inputs() const {
 
 namespace {
 
+class PhaseClock {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return s;
+  }
+  static std::string format(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
+    return buf;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 StressDistribution stress_of(const OpSpec& op, Distribution d) {
   for (const auto& s : op.stress())
     if (s.distribution == d) return s;
@@ -51,6 +71,11 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
                            std::vector<CaseOutcome>& outcomes, const ProgressNote& note) const {
   const Tolerance base = op_.tolerance(problem_);
   for (std::size_t k = 0; k < variants.size(); ++k) outcomes[k].validation.tolerance = base;
+  // Host buffers live for the whole problem: multi-GB vectors are allocated and faulted in once.
+  Trial trial;
+  trial.inputs = allocate_host_inputs(buffers_.decls);
+  trial.reference = allocate_references(buffers_.decls);
+  HostTensors results;
   for (std::size_t d = 0; d < plan.distributions.size(); ++d) {
     const Distribution dist = plan.distributions[d];
     const StressDistribution stress = stress_of(op_, dist);
@@ -61,14 +86,14 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       verdicts[k].counts = stress.reason.empty() || claims(*variants[k], dist);
     }
     for (int t = 0; t < plan.trials; ++t) {
-      note("validate " + distribution_name(dist) + " trial " + std::to_string(t + 1) + "/" +
-           std::to_string(plan.trials));
-      Trial trial;
+      PhaseClock clock;
       trial.seed = plan.seed(d, t);
-      trial.inputs = allocate_host_inputs(buffers_.decls);
+      trial.tolerances.clear();
+      trial.worst_condition = 1;
       op_.draw_inputs(problem_, dist, trial.seed, trial.inputs);
-      trial.reference = allocate_references(buffers_.decls);
+      const double draw_s = clock.lap();
       op_.reference(problem_, trial.inputs, trial.reference);
+      const double reference_s = clock.lap();
       const double condition = op_.condition(problem_, trial.inputs) * reduction_growth(op_.reduction_length(problem_));
       for (std::size_t i = 0; i < buffers_.decls.size(); ++i) {
         const double own = op_.tensor_condition(problem_, static_cast<int>(i), trial.inputs, trial.reference);
@@ -78,11 +103,16 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       }
       buffers_.upload(trial.inputs, {TensorRole::input}, stream_);
       trial.input_hashes = hash_inputs();
+      const double upload_s = clock.lap();
       for (std::size_t k = 0; k < variants.size(); ++k) {
         if (!outcomes[k].runnable()) continue;
         outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, trial.worst_condition);
-        validate_one(*variants[k], trial, outcomes[k], verdicts[k]);
+        validate_one(*variants[k], trial, results, outcomes[k], verdicts[k]);
       }
+      note("validated " + distribution_name(dist) + " trial " + std::to_string(t + 1) + "/" +
+           std::to_string(plan.trials) + " (draw " + clock.format(draw_s) + ", reference " + clock.format(reference_s) +
+           ", upload " + clock.format(upload_s) + ", " + std::to_string(variants.size()) + " variants " +
+           clock.format(clock.lap()) + ")");
     }
     for (std::size_t k = 0; k < variants.size(); ++k)
       if (outcomes[k].runnable()) outcomes[k].validation.distributions.push_back(verdicts[k]);
@@ -91,10 +121,9 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
     if (outcomes[k].runnable()) outcomes[k].validation.conclude();
 }
 
-void ProblemValidator::validate_one(Variant& variant, const Trial& trial, CaseOutcome& outcome,
+void ProblemValidator::validate_one(Variant& variant, const Trial& trial, HostTensors& results, CaseOutcome& outcome,
                                     DistributionVerdict& verdict) const {
   const std::string name = nvtx_case_name(op_.name(), variant.name(), problem_.id());
-  HostTensors results;
   bool launched = guarded(outcome, name, [&] {
     buffers_.upload(trial.inputs, {TensorRole::inout}, stream_);
     buffers_.poison_outputs(stream_);

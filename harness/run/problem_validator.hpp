@@ -27,7 +27,8 @@ class ProblemValidator {
 
  private:
   struct Trial;
-  void validate_one(Variant& variant, const Trial& trial, CaseOutcome& outcome, DistributionVerdict& verdict) const;
+  void validate_one(Variant& variant, const Trial& trial, HostTensors& results, CaseOutcome& outcome,
+                    DistributionVerdict& verdict) const;
   std::vector<std::uint64_t> hash_inputs() const;
 
   const OpSpec& op_;

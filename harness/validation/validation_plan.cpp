@@ -1,5 +1,7 @@
 #include "harness/validation/validation_plan.hpp"
 
+#include <algorithm>
+
 #include "harness/errors.hpp"
 
 namespace nb {
@@ -7,11 +9,14 @@ namespace nb {
 ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options) {
   if (options.trials < 1) throw UsageError("--trials must be at least 1");
   ValidationPlan plan;
-  plan.trials = options.trials;
+  if (options.huge_problem_trials < 1) throw UsageError("--huge-trials must be at least 1");
+  const std::int64_t elements = total_elements(decls);
+  plan.trials = elements > options.huge_problem_elements ? std::min(options.trials, options.huge_problem_trials)
+                                                         : options.trials;
   plan.base_seed = options.base_seed;
   if (!options.distributions.empty())
     plan.distributions = options.distributions;
-  else if (total_elements(decls) <= options.full_validation_elements)
+  else if (elements <= options.full_validation_elements)
     plan.distributions = all_distributions();
   else
     plan.distributions = {Distribution::uniform01};

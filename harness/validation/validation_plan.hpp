@@ -2,6 +2,8 @@
 // Which distributions and how many fresh trials a problem is validated on. Every distribution
 // runs on problems up to `full_validation_elements` (all of the quick suite); larger problems,
 // whose host references take seconds, validate uniform01 only, still with fresh seeds per trial.
+// Problems above `huge_problem_elements` (GBs per tensor) run `huge_problem_trials` full-size
+// trials, so that the default suite stays within minutes (docs/validation.md).
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +15,8 @@ namespace nb {
 struct ValidationOptions {
   int trials = 3;
   std::int64_t full_validation_elements = std::int64_t(1) << 25;  // 32M elements over all tensors
+  std::int64_t huge_problem_elements = std::int64_t(1) << 29;      // 512M elements (2 GiB of fp32)
+  int huge_problem_trials = 1;
   std::vector<Distribution> distributions;                        // explicit choice; empty: the rule above
   std::uint64_t base_seed = 1000;
 };

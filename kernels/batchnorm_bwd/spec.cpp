@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "baselines/cpu/batchnorm_reference.hpp"
-#include "kernels/batchnorm_bwd/gradient_conditions.hpp"
+#include "kernels/batchnorm_common/sum_conditions.hpp"
 #include "kernels/ops.hpp"
 
 namespace nb {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "baselines/cpu/batchnorm_reference.hpp"
+#include "kernels/batchnorm_common/sum_conditions.hpp"
 #include "kernels/ops.hpp"
 
 namespace nb {
@@ -79,6 +80,11 @@ class BatchNormTrainOp final : public OpSpec {
   }
 
   double reduction_length(const Problem& p) const override { return double(bn::shape_of(p).count()); }
+
+  double tensor_condition(const Problem& p, int tensor, const HostTensors& in, const ReferenceTensors&) const override {
+    if (tensor != kSaveMean && tensor != kRunningMean) return 1.0;
+    return bn::mean_condition(bn::shape_of(p), in[kX].data());
+  }
 };
 
 }  // namespace

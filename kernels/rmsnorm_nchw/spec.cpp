@@ -91,6 +91,8 @@ class RmsNormNchwOp final : public OpSpec {
     cpu::rmsnorm_nchw_reference(in[X].data(), out[Y].data(), s.n, s.c, s.plane(), p.real("eps"));
   }
 
+  double reduction_length(const Problem& p) const override { return double(p.dim("c")); }
+
   WorkModel work(const Problem& p) const override {
     const double elements = static_cast<double>(Shape::of(p).elements());
     return {2.0 * 4.0 * elements, 3.0 * elements,

@@ -96,6 +96,8 @@ class RmsNormRowsOp final : public OpSpec {
     cpu::rmsnorm_rows_reference(in[X].data(), in[W].data(), out[Y].data(), s.m, s.n, p.real("eps"));
   }
 
+  double reduction_length(const Problem& p) const override { return double(p.dim("n")); }
+
   WorkModel work(const Problem& p) const override {
     const Shape s = Shape::of(p);
     const double elements = static_cast<double>(s.elements());

@@ -135,6 +135,11 @@ TEST(ValidationPlan, SmallProblemsGetEveryDistributionLargeOnesUniformOnly) {
   std::vector<TensorDecl> large = {{"x", TensorRole::input, options.full_validation_elements + 1}};
   EXPECT_EQ(plan_validation(small, options).distributions.size(), all_distributions().size());
   EXPECT_EQ(plan_validation(large, options).distributions, std::vector<Distribution>{Distribution::uniform01});
+  std::vector<TensorDecl> huge = {{"x", TensorRole::input, options.huge_problem_elements + 1}};
+  EXPECT_EQ(plan_validation(large, options).trials, 3);
+  EXPECT_EQ(plan_validation(huge, options).trials, 1);
+  options.huge_problem_trials = 3;
+  EXPECT_EQ(plan_validation(huge, options).trials, 3);
   ValidationPlan p = plan_validation(small, options);
   EXPECT_NE(p.seed(0, 1), p.seed(1, 1));
   EXPECT_NE(p.seed(0, 0), p.seed(0, 1));

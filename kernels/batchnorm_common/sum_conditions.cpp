@@ -1,4 +1,4 @@
-#include "kernels/batchnorm_bwd/gradient_conditions.hpp"
+#include "kernels/batchnorm_common/sum_conditions.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +16,25 @@ double ratio(double scale, double value) {
 }
 
 }  // namespace
+
+double mean_condition(const Shape& s, const float* x) {
+  double worst = 1;
+  std::mutex m;
+  parallel_for(s.c, [&](std::int64_t c0, std::int64_t c1) {
+    for (std::int64_t c = c0; c < c1; ++c) {
+      double sum = 0, abs_sum = 0;
+      for (std::int64_t n = 0; n < s.n; ++n)
+        for (std::int64_t i = 0; i < s.hw; ++i) {
+          const double v = x[(n * s.c + c) * s.hw + i];
+          sum += v, abs_sum += std::fabs(v);
+        }
+      const double own = ratio(abs_sum, std::fabs(sum));
+      std::lock_guard<std::mutex> lock(m);
+      worst = std::max(worst, own);
+    }
+  }, 1);
+  return worst;
+}
 
 GradientConditions gradient_conditions(const Shape& s, const float* x, const float* dy, const float* gamma,
                                        const float* mean, const float* invstd, const double* dx_reference) {
