@@ -1,5 +1,7 @@
 #include "harness/tensors.hpp"
 
+#include "harness/host_memory.hpp"
+
 namespace nb {
 
 const char* role_name(TensorRole r) {
@@ -15,7 +17,7 @@ HostTensors allocate_host_inputs(const std::vector<TensorDecl>& decls) {
   HostTensors t;
   t.data.resize(decls.size());
   for (std::size_t i = 0; i < decls.size(); ++i)
-    if (decls[i].role != TensorRole::output) t.data[i].resize(static_cast<std::size_t>(decls[i].elements));
+    if (decls[i].role != TensorRole::output) resize_on_huge_pages(t.data[i], static_cast<std::size_t>(decls[i].elements));
   return t;
 }
 
@@ -23,8 +25,16 @@ ReferenceTensors allocate_references(const std::vector<TensorDecl>& decls) {
   ReferenceTensors r;
   r.data.resize(decls.size());
   for (std::size_t i = 0; i < decls.size(); ++i)
-    if (decls[i].role != TensorRole::input) r.data[i].resize(static_cast<std::size_t>(decls[i].elements));
+    if (decls[i].role != TensorRole::input) resize_on_huge_pages(r.data[i], static_cast<std::size_t>(decls[i].elements));
   return r;
+}
+
+HostTensors allocate_host_results(const std::vector<TensorDecl>& decls) {
+  HostTensors t;
+  t.data.resize(decls.size());
+  for (std::size_t i = 0; i < decls.size(); ++i)
+    if (decls[i].role != TensorRole::input) resize_on_huge_pages(t.data[i], static_cast<std::size_t>(decls[i].elements));
+  return t;
 }
 
 std::int64_t total_elements(const std::vector<TensorDecl>& decls) {

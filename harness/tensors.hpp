@@ -33,6 +33,7 @@ struct HostTensors {
 // Float64 reference values, one vector per declared output or inout tensor (inputs empty).
 struct ReferenceTensors {
   std::vector<std::vector<double>> data;
+  std::vector<double> rms;  // optional, per tensor: rms of the finite values (the comparison floor)
 
   std::vector<double>& operator[](int i) { return data.at(static_cast<std::size_t>(i)); }
   const std::vector<double>& operator[](int i) const { return data.at(static_cast<std::size_t>(i)); }
@@ -42,6 +43,9 @@ struct ReferenceTensors {
 // are left empty for HostTensors; ReferenceTensors get outputs and inout.
 HostTensors allocate_host_inputs(const std::vector<TensorDecl>& decls);
 ReferenceTensors allocate_references(const std::vector<TensorDecl>& decls);
+
+// Host room for what a launch produces: every output and inout tensor, sized.
+HostTensors allocate_host_results(const std::vector<TensorDecl>& decls);
 
 std::int64_t total_elements(const std::vector<TensorDecl>& decls);
 

@@ -35,7 +35,8 @@ class Variant {
   virtual std::size_t workspace_bytes(const Problem&) const { return 0; }
   // Stress distributions of the op (see OpSpec::stress) that this variant claims to pass.
   virtual std::vector<Distribution> claims() const { return {}; }
-  // One-time set-up for a problem, outside every timed region (library plans, descriptors).
+  // Set-up for a problem, outside every timed region (library plans, descriptors). The harness
+  // calls it before the launches of each problem, and launch() may rely on the last one.
   virtual void prepare(const Problem&) {}
   virtual void launch(const Problem&, const DeviceTensors&, void* workspace, cudaStream_t) = 0;
 

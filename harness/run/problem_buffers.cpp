@@ -33,7 +33,7 @@ void ProblemBuffers::download_results(HostTensors& host, cudaStream_t stream) co
   for (std::size_t i = 0; i < decls.size(); ++i) {
     if (decls[i].role == TensorRole::input) continue;
     auto& values = host.data[i];
-    values.resize(static_cast<std::size_t>(decls[i].elements));
+    values.resize(static_cast<std::size_t>(decls[i].elements));  // no-op when allocate_host_results sized it
     NB_CUDA_CHECK(cudaMemcpyAsync(values.data(), tensors.buffers[i].get(), values.size() * sizeof(float),
                                   cudaMemcpyDeviceToHost, stream));
   }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "harness/device/device_checks.hpp"
+#include "harness/host_memory.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/run/guarded_launch.hpp"
 #include "harness/timing/event_timer.hpp"
@@ -75,7 +76,10 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
   Trial trial;
   trial.inputs = allocate_host_inputs(buffers_.decls);
   trial.reference = allocate_references(buffers_.decls);
-  HostTensors results;
+  HostTensors results = allocate_host_results(buffers_.decls);
+  PinnedRanges pinned;
+  for (HostTensors* host : {&trial.inputs, &results})
+    for (auto& values : host->data) pinned.pin(values.data(), values.size() * sizeof(float));
   for (std::size_t d = 0; d < plan.distributions.size(); ++d) {
     const Distribution dist = plan.distributions[d];
     const StressDistribution stress = stress_of(op_, dist);
@@ -93,6 +97,8 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       op_.draw_inputs(problem_, dist, trial.seed, trial.inputs);
       const double draw_s = clock.lap();
       op_.reference(problem_, trial.inputs, trial.reference);
+      trial.reference.rms.clear();
+      for (const auto& values : trial.reference.data) trial.reference.rms.push_back(finite_rms(values));
       const double reference_s = clock.lap();
       const double condition = op_.condition(problem_, trial.inputs) * reduction_growth(op_.reduction_length(problem_));
       for (std::size_t i = 0; i < buffers_.decls.size(); ++i) {

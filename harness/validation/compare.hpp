@@ -32,8 +32,12 @@ struct TensorErrors {
   std::int64_t first_mismatch = -1;
 };
 
+// `reference_rms` (the rms of the finite reference values, which sets the floor) is computed
+// when negative; a caller comparing many outputs with one reference passes it in.
 TensorErrors compare_tensor(const std::string& name, const std::vector<float>& out, const std::vector<double>& ref,
-                            const Tolerance& tol);
+                            const Tolerance& tol, double reference_rms = -1);
+
+double finite_rms(const std::vector<double>& ref);
 
 // "" when the tensor is within tolerance, else a one-line reason naming the tensor.
 std::string tensor_failure(const TensorErrors& e, const Tolerance& tol);
@@ -45,7 +49,7 @@ struct TrialJudgement {
   std::string failure;                // first reason, "" when passed
 };
 
-// Judges every output and inout tensor of one trial. `outputs` holds the downloaded device
+// Judges every output and inout tensor of one trial (reference.rms, when filled, is reused). `outputs` holds the downloaded device
 // values at the output/inout indices; `input_modified` comes from the input hashes.
 TrialJudgement judge_trial(const std::vector<TensorDecl>& decls, const HostTensors& outputs,
                            const ReferenceTensors& reference, const Tolerance& tol, bool input_modified);

@@ -34,7 +34,7 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 KernelVariantSpec naive_variant() {
   return {"naive", "naive", "one thread per channel: a serial double-precision sum pass, then a serial dx pass",
-          launch, nullptr, nullptr, {}};
+          launch, bn::one_thread_per_channel_limit, nullptr, {}};
 }
 
 }  // namespace nb::bn_bwd

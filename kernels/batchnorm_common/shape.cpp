@@ -49,6 +49,14 @@ std::vector<NamedProblem> named_problems() {
   return v;
 }
 
+Support one_thread_per_channel_limit(const Problem& p) {
+  constexpr std::int64_t kMaxSerial = std::int64_t(1) << 22;
+  const std::int64_t m = shape_of(p).count();
+  if (m <= kMaxSerial) return Support::yes();
+  return Support::no("one thread per channel would walk " + std::to_string(m) +
+                     " values serially (seconds per launch); the naive variant stops at 4M values per channel");
+}
+
 double condition_from_stats(const std::vector<double>& mean, const std::vector<double>& invstd) {
   double cond = 1;
   for (std::size_t c = 0; c < mean.size(); ++c) {

@@ -34,6 +34,10 @@ std::string check_params(const Params& p);
 // The KB, sweep and quick shapes (both ops use the same ones).
 std::vector<NamedProblem> named_problems();
 
+// The naive variants give each channel to one thread; past 4M values per channel one launch
+// takes seconds (5 s at 64x64x512x512), so they decline such problems and say so.
+Support one_thread_per_channel_limit(const Problem& p);
+
 // max over channels of |mean_c| * invstd_c: how far an fp32 rounding of the mean is amplified in
 // y relative to y's scale (docs/notes/batchnorm.md); at least 1, capped at kMaxCondition.
 inline constexpr double kMaxCondition = 1e5;

@@ -33,7 +33,7 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 KernelVariantSpec naive_variant() {
   return {"naive", "naive", "one thread per channel, three serial passes (mean, variance, y) with double sums",
-          launch, nullptr, nullptr, {}};
+          launch, bn::one_thread_per_channel_limit, nullptr, {}};
 }
 
 }  // namespace nb::bn_train
