@@ -12,10 +12,10 @@
 namespace nb {
 
 struct SamplePlan {
-  double min_time_s = 0.25;  // timed seconds per case
+  double min_time_s = 0.1;   // timed seconds per case (--min-time)
   int min_samples = 10;
   int max_samples = 1000;
-  double max_case_s = 3.0;   // a very slow launch (a naive kernel) gets fewer samples, never under 3
+  double max_case_s = 1.5;   // a very slow launch (a naive kernel) gets fewer samples, never under 3
 
   // How many samples, given one launch's estimated time.
   int samples_for(double launch_ms) const;

@@ -36,14 +36,13 @@ TEST(Statistics, RejectsEmptyNegativeAndNonFiniteSamples) {
 }
 
 TEST(SamplePlan, SampleCountFollowsTheLaunchTimeWithinBounds) {
-  SamplePlan plan;  // 0.25 s, 10..1000 samples
-  EXPECT_EQ(plan.samples_for(5.0), 50);
-  EXPECT_EQ(plan.samples_for(100.0), 10);
+  SamplePlan plan;  // 0.1 s of kernel time, 10..1000 samples, at most 1.5 s for a slow case
+  EXPECT_EQ(plan.samples_for(5.0), 20);
+  EXPECT_EQ(plan.samples_for(100.0), 10);   // 1 s: within the case budget
   EXPECT_EQ(plan.samples_for(0.001), 1000);
   EXPECT_EQ(plan.samples_for(0.0), 1000);
-  EXPECT_EQ(plan.samples_for(1500.0), 3);  // a 1.5 s naive kernel: the 3 s case budget, at least 3
-  EXPECT_EQ(plan.samples_for(200.0), 10);  // 2 s: within the budget
-  EXPECT_EQ(plan.samples_for(600.0), 5);
+  EXPECT_EQ(plan.samples_for(200.0), 7);    // a 200 ms naive kernel: 1.5 s worth
+  EXPECT_EQ(plan.samples_for(1500.0), 3);   // never fewer than 3
 }
 
 }  // namespace
