@@ -20,11 +20,12 @@ step_test() {
   local s=$?; summary+=("ctest: exit $s, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
   grep -E "Failed|\*\*\*|Not Run|tests passed|tests failed" "$OUT/ctest.log" | tail -25
 }
+# NB_SANITIZERS picks the tools, NB_SANITIZE_ARGS narrows the run (racecheck is slow).
 step_sanitize() {
   local tool
-  for tool in memcheck racecheck; do
+  for tool in ${NB_SANITIZERS:-memcheck racecheck}; do
     compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
-      "$bin" run --suite quick --validate-only --trials 1 --quiet --out "$OUT/sanitize-reports" \
+      "$bin" run --suite quick --validate-only --quiet --out "$OUT/sanitize-reports" ${NB_SANITIZE_ARGS:---trials 1} \
       > "$OUT/sanitize-$tool.log" 2>&1
     local s=$?
     summary+=("compute-sanitizer $tool: exit $s, $(grep -E 'ERROR SUMMARY' "$OUT/sanitize-$tool.log" | tail -1)")
