@@ -10,10 +10,11 @@ namespace nb {
 
 bool CaseMetrics::has_flag(const std::string& f) const { return std::find(flags.begin(), flags.end(), f) != flags.end(); }
 
-bool escapes_stream(double event_median_ms, double wall_ms_per_launch) {
-  // Back-to-back launches cost a few microseconds each on top of the kernel; 20 us and 50% of
-  // the event time cover that and clock noise, while work hidden on another stream shows whole.
-  return wall_ms_per_launch > 1.5 * event_median_ms + 0.020;
+bool escapes_stream(double event_median_ms, double wall_ms_per_launch, double submit_ms_per_launch) {
+  // A launch costs the larger of its GPU time and its host submission (several tiny kernels are
+  // bound by the host); 20 us and 50% cover overlap and clock noise, while work hidden on
+  // another stream shows whole in the wall time.
+  return wall_ms_per_launch > 1.5 * std::max(event_median_ms, submit_ms_per_launch) + 0.020;
 }
 
 namespace {
@@ -34,7 +35,8 @@ void add_flags(const RunRecord& r, const TimingResult& t, CaseMetrics& m) {
     const double noise = std::max(r.options.ftl_noise, 2.0 * (t.stats.cv + r.ceiling.copy_cv));
     if (*m.gbps > r.ceiling.copy_gbps * (1.0 + noise)) m.flags.push_back(kFlagFasterThanLight);
   }
-  if (escapes_stream(t.stats.median, t.wall_ms_per_launch)) m.flags.push_back(kFlagEscapesStream);
+  if (escapes_stream(t.stats.median, t.wall_ms_per_launch, t.submit_ms_per_launch))
+    m.flags.push_back(kFlagEscapesStream);
   if (throttled(t)) m.flags.push_back(kFlagThrottled);
 }
 

@@ -29,7 +29,8 @@ std::vector<CaseMetrics> compute_metrics(const RunRecord& record);
 // 1 when any counted verdict failed or any timing is untrusted, else 0.
 int run_exit_status(const RunRecord& record, const std::vector<CaseMetrics>& metrics);
 
-// The wall bracket exceeds the event time by more than launch overhead and noise.
-bool escapes_stream(double event_median_ms, double wall_ms_per_launch);
+// The wall bracket exceeds what the GPU's events and the host's submission explain, by more
+// than overhead and noise.
+bool escapes_stream(double event_median_ms, double wall_ms_per_launch, double submit_ms_per_launch);
 
 }  // namespace nb

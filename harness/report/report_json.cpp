@@ -99,6 +99,7 @@ json timing_json(const std::optional<TimingResult>& t) {
           {"mean_ms", s.mean},             {"p10_ms", s.p10},
           {"p90_ms", s.p90},               {"cv", s.cv},
           {"wall_ms_per_launch", t->wall_ms_per_launch},
+          {"submit_ms_per_launch", t->submit_ms_per_launch},
           {"sm_clock_before_mhz", optional_json(t->sm_clock_before_mhz)},
           {"sm_clock_after_mhz", optional_json(t->sm_clock_after_mhz)},
           {"throttle_reasons", t->throttle_reasons}};

@@ -16,6 +16,7 @@ struct TimingResult {
   SampleStats stats;
   std::vector<double> samples_ms;
   double wall_ms_per_launch = 0;
+  double submit_ms_per_launch = 0;  // host time to submit one launch (part of the wall time)
   std::optional<int> sm_clock_before_mhz, sm_clock_after_mhz;
   std::vector<std::string> throttle_reasons;
 };

@@ -125,7 +125,9 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     t.throttle_reasons = ctx.nvml.throttle_reasons();
     const double median = summarize(t.samples_ms).median;
     const int launches = static_cast<int>(std::clamp(20.0 / std::max(median, 1e-3), 2.0, 200.0));
-    t.wall_ms_per_launch = timer.wall_ms_per_launch(launches);
+    const WallBracket bracket = timer.wall_bracket(launches);
+    t.wall_ms_per_launch = bracket.wall_ms;
+    t.submit_ms_per_launch = bracket.submit_ms;
     const double bytes = c.op->work(c.problem).bytes;
     state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
   } catch (const std::exception& e) {

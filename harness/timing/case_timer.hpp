@@ -21,14 +21,22 @@ struct SamplePlan {
   int samples_for(double launch_ms) const;
 };
 
+// What the device-synchronised bracket saw per launch: the wall time, and the part of it the host
+// spent submitting (a launch of several tiny kernels is bound by submission, not by the GPU).
+struct WallBracket {
+  double wall_ms = 0;
+  double submit_ms = 0;
+};
+
 class CaseTimer {
  public:
   CaseTimer(std::function<void()> launch, L2Flusher& flusher, cudaStream_t stream);
 
   void warm_up(int launches);
   double sample_ms();  // flush (untimed), then one event-timed launch
-  // Wall time per launch over back-to-back launches between two cudaDeviceSynchronize calls.
-  double wall_ms_per_launch(int launches);
+  // Per launch, over back-to-back launches between two cudaDeviceSynchronize calls; the best of
+  // `repeats` brackets, so that one host hiccup does not look like hidden work.
+  WallBracket wall_bracket(int launches, int repeats = 3);
 
  private:
   std::function<void()> launch_;

@@ -62,8 +62,11 @@ TEST_F(ReportJson, DerivedMetricsSpeedupsAndFlags) {
 TEST_F(ReportJson, WorkOnAnotherStreamIsFlaggedByTheWallBracket) {
   record.outcomes[1].timing = timing(0.01, 0.35);
   EXPECT_TRUE(compute_metrics(record)[1].has_flag(kFlagEscapesStream));
-  EXPECT_FALSE(escapes_stream(0.4, 0.41));
-  EXPECT_FALSE(escapes_stream(0.002, 0.006));  // launch overhead of a tiny kernel is not escape
+  EXPECT_FALSE(escapes_stream(0.4, 0.41, 0.005));
+  EXPECT_FALSE(escapes_stream(0.002, 0.006, 0.004));  // launch overhead of a tiny kernel is not escape
+  // Seen on the H100: a three-kernel variant on a 7 us problem, bound by host submission.
+  EXPECT_FALSE(escapes_stream(0.0073, 0.0354, 0.0340));
+  EXPECT_TRUE(escapes_stream(0.0073, 0.0354, 0.0050));
 }
 
 TEST_F(ReportJson, ClockDropIsThrottled) {
