@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "baselines/cpu/batchnorm_reference.hpp"
+#include "kernels/batchnorm_common/op_base.hpp"
 #include "kernels/batchnorm_common/sum_conditions.hpp"
 #include "kernels/ops.hpp"
 
@@ -18,7 +19,7 @@ bn::BwdArgs bwd_args(const Problem& p, const DeviceTensors& t) {
 
 namespace {
 
-class BatchNormBwdOp final : public OpSpec {
+class BatchNormBwdOp final : public bn::BatchNormOpBase {
  public:
   BatchNormBwdOp() {
     for (auto& v : make_variants()) add_variant(std::move(v));
@@ -28,9 +29,6 @@ class BatchNormBwdOp final : public OpSpec {
     return "dx = invstd/M * gamma * (M*dy - sum(dy) - xhat*sum(dy*xhat)), dgamma = sum(dy*xhat), "
            "dbeta = sum(dy), per channel, xhat from the saved mean/invstd";
   }
-  std::vector<ParamDecl> param_decls() const override { return bn::param_decls(); }
-  std::string check(const Params& p) const override { return bn::check_params(p); }
-  std::vector<NamedProblem> named_problems() const override { return bn::named_problems(); }
 
   std::vector<TensorDecl> tensors(const Problem& p) const override {
     const bn::Shape s = bn::shape_of(p);
@@ -73,7 +71,6 @@ class BatchNormBwdOp final : public OpSpec {
     return bn::condition_from_stats(mean, invstd);
   }
 
-  double reduction_length(const Problem& p) const override { return double(bn::shape_of(p).count()); }
 
   double tensor_condition(const Problem& p, int tensor, const HostTensors& in,
                           const ReferenceTensors& ref) const override {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "baselines/cpu/batchnorm_reference.hpp"
+#include "kernels/batchnorm_common/op_base.hpp"
 #include "kernels/batchnorm_common/sum_conditions.hpp"
 #include "kernels/ops.hpp"
 
@@ -18,7 +19,7 @@ bn::FwdArgs fwd_args(const Problem& p, const DeviceTensors& t) {
 
 namespace {
 
-class BatchNormTrainOp final : public OpSpec {
+class BatchNormTrainOp final : public bn::BatchNormOpBase {
  public:
   BatchNormTrainOp() {
     for (auto& v : make_variants()) add_variant(std::move(v));
@@ -28,9 +29,6 @@ class BatchNormTrainOp final : public OpSpec {
     return "y = (x - mean_c) / sqrt(var_c + eps) * gamma_c + beta_c, batch statistics per channel "
            "(biased var); running stats updated with momentum and the unbiased var";
   }
-  std::vector<ParamDecl> param_decls() const override { return bn::param_decls(); }
-  std::string check(const Params& p) const override { return bn::check_params(p); }
-  std::vector<NamedProblem> named_problems() const override { return bn::named_problems(); }
 
   std::vector<TensorDecl> tensors(const Problem& p) const override {
     const bn::Shape s = bn::shape_of(p);
@@ -79,7 +77,6 @@ class BatchNormTrainOp final : public OpSpec {
             {Distribution::wide, "x^2 and (x - mean)^2 overflow fp32 for |x| > 1.8e19"}};
   }
 
-  double reduction_length(const Problem& p) const override { return double(bn::shape_of(p).count()); }
 
   double tensor_condition(const Problem& p, int tensor, const HostTensors& in, const ReferenceTensors&) const override {
     if (tensor != kSaveMean && tensor != kRunningMean) return 1.0;

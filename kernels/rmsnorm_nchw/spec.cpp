@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "baselines/cpu/rmsnorm_reference.hpp"
+#include "kernels/rmsnorm_common/rms_contract.hpp"
 #include "harness/op_spec.hpp"
 #include "kernels/ops.hpp"
 
@@ -99,17 +100,8 @@ class RmsNormNchwOp final : public OpSpec {
             "read x + write y: 2 * 4 * N*C*H*W bytes; flops: square-add and scale, 3 per element"};
   }
 
-  std::vector<StressDistribution> stress() const override {
-    return {{Distribution::wide,
-             "x^2 overflows fp32 once |x| > ~1.8e19, so a plain fp32 sum of squares turns Inf and every "
-             "y of that position becomes 0; only a kernel that rescales before squaring passes"}};
-  }
-
-  std::vector<NotApplicable> not_applicable() const override {
-    return {{"welford",
-             "RMS has no mean to subtract: the sum of squares of the raw values has no cancellation, so one "
-             "fp32 pass is already accurate, and Welford's running mean would only add work"}};
-  }
+  std::vector<StressDistribution> stress() const override { return {rms::wide_overflows("every y of that position")}; }
+  std::vector<NotApplicable> not_applicable() const override { return {rms::welford_not_applicable()}; }
 };
 
 }  // namespace
