@@ -13,7 +13,6 @@ namespace nb::rmsnorm_nchw {
 namespace {
 
 // Elements of x (and of y): every offset and byte count stays far inside int64 and size_t.
-constexpr double kMaxElements = 1099511627776.0;  // 2^40
 
 Params nchw(double n, double c, double h, double w) { return {{"n", n}, {"c", c}, {"h", h}, {"w", w}}; }
 
@@ -63,19 +62,11 @@ class RmsNormNchwOp final : public OpSpec {
   }
 
   std::string check(const Params& p) const override {
-    const double elements = p.real("n") * p.real("c") * p.real("h") * p.real("w");
-    if (elements <= kMaxElements) return "";
-    std::ostringstream msg;
-    msg << "N*C*H*W = " << elements << " elements is more than 2^40: offsets and byte counts "
-        << "would leave the range the kernels and references are written for";
-    return msg.str();
+    return rms::element_limit(p.real("n") * p.real("c") * p.real("h") * p.real("w"), "N*C*H*W");
   }
 
   std::vector<NamedProblem> named_problems() const override {
-    std::vector<NamedProblem> all;
-    for (const auto& suite : {kb_problems(), sweep_problems(), quick_problems()})
-      all.insert(all.end(), suite.begin(), suite.end());
-    return all;
+    return rms::all_suites({kb_problems(), sweep_problems(), quick_problems()});
   }
 
   std::vector<TensorDecl> tensors(const Problem& p) const override {

@@ -13,7 +13,6 @@ namespace nb::rmsnorm_rows {
 namespace {
 
 // Elements of x (and of y): every offset and byte count stays far inside int64 and size_t.
-constexpr double kMaxElements = 1099511627776.0;  // 2^40
 
 Params rows(double m, double n) { return {{"m", m}, {"n", n}}; }
 
@@ -67,19 +66,11 @@ class RmsNormRowsOp final : public OpSpec {
   }
 
   std::string check(const Params& p) const override {
-    const double elements = p.real("m") * p.real("n");
-    if (elements <= kMaxElements) return "";
-    std::ostringstream msg;
-    msg << "M*N = " << elements << " elements is more than 2^40: offsets and byte counts "
-        << "would leave the range the kernels and references are written for";
-    return msg.str();
+    return rms::element_limit(p.real("m") * p.real("n"), "M*N");
   }
 
   std::vector<NamedProblem> named_problems() const override {
-    std::vector<NamedProblem> all;
-    for (const auto& suite : {kb_problems(), sweep_problems(), quick_problems()})
-      all.insert(all.end(), suite.begin(), suite.end());
-    return all;
+    return rms::all_suites({kb_problems(), sweep_problems(), quick_problems()});
   }
 
   std::vector<TensorDecl> tensors(const Problem& p) const override {
