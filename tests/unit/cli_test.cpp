@@ -90,6 +90,11 @@ TEST(Cli, RunWithoutADeviceIsADeviceErrorNotACrash) {
   CliResult r = run_cli({"run", "--suite", "quick", "--op", "rmsnorm_rows", "--validate-only"});
   EXPECT_EQ(r.status, kExitDevice);
   EXPECT_NE(r.err.find("no usable CUDA device"), std::string::npos) << r.err;
+  // Google Benchmark's flags pass the parser (they reach benchmark::Initialize), so the run gets
+  // as far as the device.
+  CliResult gb = run_cli({"run", "--suite", "quick", "--op", "rmsnorm_rows", "--benchmark_filter=naive",
+                          "--benchmark_repetitions=2", "--benchmark_out=/tmp/normbench-gb.json"});
+  EXPECT_EQ(gb.status, kExitDevice) << gb.err;
 }
 
 }  // namespace
