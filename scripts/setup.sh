@@ -14,10 +14,9 @@ declare -A PROVIDES=(
   [libbenchmark-dev]=/usr/include/benchmark/benchmark.h
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [libcli11-dev]=/usr/include/CLI/CLI.hpp
-  [python3]=/usr/bin/python3
 )
 # Wanted but not required: the browser test skips itself without it.
-OPTIONAL=(chromium fonts-liberation fonts-dejavu-core)
+OPTIONAL=(chromium fonts-liberation fonts-dejavu-core python3)
 
 present() {
   local pkg="$1" file="${PROVIDES[$1]:-}"
@@ -25,6 +24,7 @@ present() {
   [ "$pkg" = cmake ] && command -v cmake >/dev/null 2>&1 && return 0
   [ "$pkg" = ninja-build ] && command -v ninja >/dev/null 2>&1 && return 0
   [ "$pkg" = chromium ] && command -v chromium >/dev/null 2>&1 && return 0
+  [ "$pkg" = python3 ] && command -v python3 >/dev/null 2>&1 && return 0
   [ "$pkg" = fonts-liberation ] && [ -d /usr/share/fonts/truetype/liberation ] && return 0
   [ "$pkg" = fonts-dejavu-core ] && [ -d /usr/share/fonts/truetype/dejavu ] && return 0
   dpkg -s "$pkg" >/dev/null 2>&1

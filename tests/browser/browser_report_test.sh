@@ -14,6 +14,10 @@ if [[ ! -x $chromium ]]; then
   echo "SKIP: $chromium is not installed (apt-get install chromium)"
   exit 77
 fi
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "SKIP: python3 is not installed (the page checks are a Python script)"
+  exit 77
+fi
 
 rm -rf "$work" && mkdir -p "$work"
 "$render_pages" "$fixture_dir" "$work" > "$work/render.log"
