@@ -77,6 +77,16 @@ std::string validation_details(const nlohmann::json& row) {
   return "<div>validation</div><pre>" + html_escape(text) + "</pre>";
 }
 
+// The stress distributions the variant passed (validation.robust_to), e.g. "offset, tiny_var":
+// the column that says whether a sum/sum-of-squares variant survives cancellation.
+HtmlCell robust_to_cell(const nlohmann::json& row) {
+  const nlohmann::json* validation = field(row, "validation");
+  if (validation == nullptr || !validation->is_object()) return {kNotMeasured, "", ""};
+  std::string names;
+  for (const std::string& name : strings_of(*validation, "robust_to")) names += (names.empty() ? "" : ", ") + name;
+  return {names.empty() ? kNotMeasured : html_escape(names), "", names};
+}
+
 HtmlCell commands_cell(const nlohmann::json& row) {
   std::string html = "<details><summary>reproduce / profile</summary>";
   html += "<div>reproduce</div><pre class=\"reproduce\">" + html_escape(text_of(row, "reproduce")) + "</pre>";
@@ -102,6 +112,7 @@ HtmlRow result_row(const nlohmann::json& row) {
       number_cell(number_of(row, "speedup_vs_naive"), 2, "\u00d7"),
       number_cell(number_of(row, "speedup_vs_baseline"), 2, "\u00d7"),
       verdict_cell(row),
+      robust_to_cell(row),
       {render_flag_chips(row), "", ""},
       commands_cell(row),
   };
@@ -112,7 +123,8 @@ const std::vector<HtmlColumn>& result_columns() {
   static const std::vector<HtmlColumn> columns = {
       {"problem", "problem"}, {"variant", "variant"}, {"median", "median ms", true}, {"spread", "p10\u2013p90 ms", true},
       {"gbps", "GB/s", true}, {"pct", "% of ceiling", true}, {"vs_naive", "vs naive", true},
-      {"vs_baseline", "vs library", true}, {"verdict", "verdict per distribution"}, {"flags", "flags"},
+      {"vs_baseline", "vs library", true}, {"verdict", "verdict per distribution"}, {"robust_to", "robust to"},
+      {"flags", "flags"},
       {"commands", "commands"}};
   return columns;
 }

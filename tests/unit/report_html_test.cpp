@@ -155,3 +155,21 @@ TEST(ReportHtmlRobustness, RefusesAReportWithoutResults) {
 
 }  // namespace
 }  // namespace nb
+
+namespace nb {
+namespace {
+
+TEST(ReportHtmlRobustness, RobustToColumnNamesThePassedStressDistributions) {
+  nlohmann::json report = test::load_fixture("report_fixture.json");
+  nlohmann::json* ran = nullptr;
+  for (auto& row : report["results"])
+    if (row.value("status", "") == "ran" && row["validation"].is_object()) ran = &row;
+  ASSERT_NE(ran, nullptr);
+  (*ran)["validation"]["robust_to"] = {"offset", "tiny_var"};
+  const std::string html = render_report_html(report);
+  EXPECT_NE(html.find(">robust to<"), std::string::npos);
+  EXPECT_NE(html.find("offset, tiny_var"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nb
