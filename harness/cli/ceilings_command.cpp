@@ -2,7 +2,7 @@
 #include <ostream>
 
 #include "harness/cli/commands.hpp"
-#include "harness/cuda_check.hpp"
+#include "harness/cuda_stream.hpp"
 #include "harness/device/bandwidth_ceiling.hpp"
 #include "harness/errors.hpp"
 
@@ -10,10 +10,8 @@ namespace nb {
 
 int ceilings_command(int device, std::ostream& out) {
   GpuInfo gpu = query_gpu(device);
-  cudaStream_t stream = nullptr;
-  NB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  BandwidthCeiling c = measure_bandwidth_ceiling(gpu, stream);
-  cudaStreamDestroy(stream);
+  const CudaStream stream;
+  BandwidthCeiling c = measure_bandwidth_ceiling(gpu, stream.get());
   out << std::fixed << std::setprecision(1);
   out << gpu.name << " (" << gpu.sm_count << " SMs, L2 " << gpu.l2_bytes / (1 << 20) << " MiB, memory clock "
       << gpu.memory_clock_mhz << " MHz x " << gpu.memory_bus_bits << " bits)\n";

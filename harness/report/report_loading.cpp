@@ -9,22 +9,16 @@
 #include <sstream>
 
 namespace nb {
-namespace {
-
-const char* const kSchemaName = kReportSchema;
-const int kNewestSchemaVersion = kReportSchemaVersion;
-
-}  // namespace
 
 void require_readable_report(const nlohmann::json& report, const std::string& origin) {
-  if (!report.is_object() || !report.contains("schema") || report["schema"] != kSchemaName)
-    throw UsageError(origin + ": not a normbench report (expected \"schema\": \"" + kSchemaName + "\")");
+  if (!report.is_object() || !report.contains("schema") || report["schema"] != kReportSchema)
+    throw UsageError(origin + ": not a normbench report (expected \"schema\": \"" + kReportSchema + "\")");
   const auto& version = report.value("schema_version", nlohmann::json());
   if (!version.is_number_integer())
     throw UsageError(origin + ": schema_version is missing or not an integer");
-  if (version.get<int>() > kNewestSchemaVersion)
+  if (version.get<int>() > kReportSchemaVersion)
     throw UsageError(origin + ": schema_version " + version.dump() + " is newer than this normbench reads (" +
-                     std::to_string(kNewestSchemaVersion) + "); update normbench");
+                     std::to_string(kReportSchemaVersion) + "); update normbench");
   if (!report.contains("results") || !report["results"].is_array())
     throw UsageError(origin + ": no results[] array (see docs/report-schema.md)");
 }

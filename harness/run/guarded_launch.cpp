@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "harness/errors.hpp"
+#include "harness/nvtx_ranges.hpp"
 
 namespace nb {
 
@@ -21,6 +22,17 @@ bool guarded(CaseOutcome& outcome, const std::string& case_name, const std::func
                         cudaGetErrorString(sticky));
   }
   return false;
+}
+
+void prepare_variants(const Problem& problem, const std::vector<Variant*>& variants, std::vector<CaseOutcome>& outcomes) {
+  for (std::size_t k = 0; k < variants.size(); ++k) {
+    const Support s = variants[k]->supports(problem);
+    if (!s.ok)
+      outcomes[k].skip(s.reason);
+    else
+      guarded(outcomes[k], nvtx_case_name(problem.op, variants[k]->name(), problem.id()),
+              [&] { variants[k]->prepare(problem); });
+  }
 }
 
 }  // namespace nb

@@ -4,12 +4,18 @@
 // CUDA context unusable aborts the whole run with the case named.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "harness/run/case_outcome.hpp"
+#include "harness/variant.hpp"
 
 namespace nb {
 
 // Returns true when `work` completed; otherwise records why in `outcome`.
 bool guarded(CaseOutcome& outcome, const std::string& case_name, const std::function<void()>& work);
+
+// Skips each variant that supports() refuses, with its reason, and prepares the others for the
+// problem (guarded). outcomes[i] belongs to variants[i].
+void prepare_variants(const Problem& problem, const std::vector<Variant*>& variants, std::vector<CaseOutcome>& outcomes);
 
 }  // namespace nb

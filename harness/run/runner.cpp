@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "harness/cuda_check.hpp"
+#include "harness/cuda_stream.hpp"
 #include "harness/device/nvml_monitor.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/run/guarded_launch.hpp"
@@ -27,13 +28,6 @@ std::vector<std::vector<std::size_t>> group_by_problem(const std::vector<RunCase
   }
   return groups;
 }
-
-class StreamOwner {
- public:
-  StreamOwner() { NB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
-  ~StreamOwner() { cudaStreamDestroy(stream); }
-  cudaStream_t stream = nullptr;
-};
 
 // Buffers for the problem being timed, filled with uniform01 inputs; replaced when the
 // benchmark order moves on to the next problem.
@@ -62,16 +56,21 @@ std::vector<Variant*> variants_of(const RunRecord& r, const std::vector<std::siz
   return v;
 }
 
+std::vector<CaseOutcome> outcomes_of(const RunRecord& r, const std::vector<std::size_t>& group) {
+  std::vector<CaseOutcome> o;
+  for (std::size_t i : group) o.push_back(r.outcomes[i]);
+  return o;
+}
+
+void store_outcomes(RunRecord& r, const std::vector<std::size_t>& group, std::vector<CaseOutcome>& outcomes) {
+  for (std::size_t k = 0; k < group.size(); ++k) r.outcomes[group[k]] = std::move(outcomes[k]);
+}
+
+// Skips or prepares every case of one problem (all of a group share its problem).
 void prepare_group(RunRecord& r, const std::vector<std::size_t>& group) {
-  for (std::size_t i : group) {
-    const RunCase& c = r.cases[i];
-    Support s = c.variant->supports(c.problem);
-    if (!s.ok) {
-      r.outcomes[i].skip(s.reason);
-      continue;
-    }
-    guarded(r.outcomes[i], c.name(), [&] { c.variant->prepare(c.problem); });
-  }
+  std::vector<CaseOutcome> outcomes = outcomes_of(r, group);
+  prepare_variants(r.cases[group.front()].problem, variants_of(r, group), outcomes);
+  store_outcomes(r, group, outcomes);
 }
 
 void validate_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream,
@@ -80,21 +79,19 @@ void validate_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& gro
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const RunCase& first = r.cases[groups[g].front()];
     progress.begin(static_cast<int>(g + 1), first.problem.id());
-    prepare_group(r, groups[g]);
     std::vector<Variant*> variants = variants_of(r, groups[g]);
+    std::vector<CaseOutcome> outcomes = outcomes_of(r, groups[g]);
+    prepare_variants(first.problem, variants, outcomes);
     ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants);
-    std::vector<CaseOutcome> outcomes;
-    for (std::size_t i : groups[g]) outcomes.push_back(r.outcomes[i]);
     ValidationPlan plan = plan_validation(buffers.decls, r.options.validation);
     ProblemValidator(*first.op, first.problem, buffers, stream)
         .run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
-    for (std::size_t k = 0; k < groups[g].size(); ++k) r.outcomes[groups[g][k]] = std::move(outcomes[k]);
+    store_outcomes(r, groups[g], outcomes);
   }
 }
 
 struct TimingContext {
   RunRecord& record;
-  const std::vector<std::vector<std::size_t>>& groups;
   cudaStream_t stream;
   L2Flusher& flusher;
   NvmlMonitor& nvml;
@@ -140,7 +137,7 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
 
 void time_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream,
               L2Flusher& flusher, NvmlMonitor& nvml) {
-  TimingContext ctx{r, groups, stream, flusher, nvml, {}};
+  TimingContext ctx{r, stream, flusher, nvml, {}};
   for (const auto& group : groups) {
     std::vector<Variant*> peers = variants_of(r, group);
     for (std::size_t i : group) {
@@ -169,7 +166,6 @@ void profile_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& grou
       const RunCase& c = r.cases[i];
       const ProblemBuffers& b = buffers.acquire(c, peers, stream);
       guarded(r.outcomes[i], c.name(), [&] {
-        c.variant->prepare(c.problem);
         NvtxRange range(c.name());
         NvtxRange phase("timed");
         c.variant->launch(c.problem, b.tensors, b.workspace.get(), stream);
@@ -188,19 +184,19 @@ RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
   r.outcomes.resize(r.cases.size());
   GpuInfo gpu = query_gpu(options.device);
   r.provenance = collect_provenance(gpu, options.command_line);
-  StreamOwner owner;
+  CudaStream stream;
   const auto groups = group_by_problem(r.cases);
   if (options.profile) {
-    profile_all(r, groups, owner.stream);
+    profile_all(r, groups, stream.get());
   } else {
     Progress progress(options.progress);
     NvmlMonitor nvml(gpu.device);
-    r.ceiling = measure_bandwidth_ceiling(gpu, owner.stream);
-    validate_all(r, groups, owner.stream, progress);
+    r.ceiling = measure_bandwidth_ceiling(gpu, stream.get());
+    validate_all(r, groups, stream.get(), progress);
     if (!options.validate_only) {
       L2Flusher flusher(gpu.l2_bytes);
       r.l2_flush_bytes = flusher.bytes();
-      time_all(r, groups, owner.stream, flusher, nvml);
+      time_all(r, groups, stream.get(), flusher, nvml);
     }
   }
   r.provenance.finished_at = utc_now_iso8601();

@@ -1,6 +1,6 @@
 #include "gpu_harness.hpp"
 
-#include "harness/cuda_check.hpp"
+#include "harness/cuda_stream.hpp"
 #include "harness/run/guarded_launch.hpp"
 #include "harness/run/problem_buffers.hpp"
 #include "harness/run/problem_validator.hpp"
@@ -22,21 +22,11 @@ ValidationPlan every_distribution(int trials) {
 
 std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& problem,
                                            const std::vector<Variant*>& variants, const ValidationPlan& plan) {
-  cudaStream_t stream = nullptr;
-  NB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const CudaStream stream;
   std::vector<CaseOutcome> outcomes(variants.size());
-  for (std::size_t k = 0; k < variants.size(); ++k) {
-    Support s = variants[k]->supports(problem);
-    if (!s.ok)
-      outcomes[k].skip(s.reason);
-    else
-      guarded(outcomes[k], variants[k]->name(), [&] { variants[k]->prepare(problem); });
-  }
-  {
-    ProblemBuffers buffers = ProblemBuffers::allocate(op, problem, variants);
-    ProblemValidator(op, problem, buffers, stream).run(plan, variants, outcomes, [](const std::string&) {});
-  }
-  cudaStreamDestroy(stream);
+  prepare_variants(problem, variants, outcomes);
+  ProblemBuffers buffers = ProblemBuffers::allocate(op, problem, variants);
+  ProblemValidator(op, problem, buffers, stream.get()).run(plan, variants, outcomes, [](const std::string&) {});
   return outcomes;
 }
 
