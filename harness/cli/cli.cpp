@@ -9,6 +9,7 @@
 #include "harness/errors.hpp"
 #include "harness/report/provenance.hpp"
 #include "harness/report/report_commands.hpp"
+#include "harness/validation/validation_plan.hpp"
 
 namespace nb {
 namespace {
@@ -101,7 +102,7 @@ int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& r
   RunCommand& c = run.command;
   for (const auto& d : run.distributions) c.options.validation.distributions.push_back(parse_distribution(d));
   if (run.full_validation) c.options.validation.distributions = all_distributions();
-  if (c.options.validation.trials < 1) throw UsageError("--trials must be at least 1");
+  check_validation_options(c.options.validation);
   if (c.options.samples.min_time_s <= 0 || c.options.samples.max_samples < c.options.samples.min_samples)
     throw UsageError("--min-time must be positive and --max-samples at least " +
                      std::to_string(c.options.samples.min_samples));

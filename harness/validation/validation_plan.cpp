@@ -6,10 +6,14 @@
 
 namespace nb {
 
-ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options) {
+void check_validation_options(const ValidationOptions& options) {
   if (options.trials < 1) throw UsageError("--trials must be at least 1");
-  ValidationPlan plan;
   if (options.huge_problem_trials < 1) throw UsageError("--huge-trials must be at least 1");
+}
+
+ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options) {
+  check_validation_options(options);
+  ValidationPlan plan;
   const std::int64_t elements = total_elements(decls);
   plan.trials = elements > options.huge_problem_elements ? std::min(options.trials, options.huge_problem_trials)
                                                          : options.trials;

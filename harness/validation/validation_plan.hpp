@@ -30,6 +30,10 @@ struct ValidationPlan {
   std::uint64_t seed(std::size_t d, int t) const { return base_seed + 100 * d + static_cast<std::uint64_t>(t); }
 };
 
+// Throws UsageError for options no plan can follow (fewer than one trial). The CLI calls it
+// before touching the device; plan_validation calls it too.
+void check_validation_options(const ValidationOptions& options);
+
 ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options);
 
 }  // namespace nb

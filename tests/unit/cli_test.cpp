@@ -53,6 +53,7 @@ TEST(Cli, BadArgumentsAndParametersExitTwoWithAMessage) {
   expect_usage_error({"run", "--problem", "rmsnorm_rows/m4_n4/fp64"}, "dtype");
   expect_usage_error({"run", "--distributions", "gaussian"}, "unknown distribution");
   expect_usage_error({"run", "--trials", "0"}, "--trials");
+  expect_usage_error({"run", "--huge-trials", "0"}, "--huge-trials");
   expect_usage_error({"run", "--min-time", "-1"}, "--min-time");
   expect_usage_error({"run", "--frobnicate"}, "--frobnicate");
   expect_usage_error({"list", "widgets"}, "widgets");
