@@ -195,8 +195,11 @@ TEST(RmsNormProblems, SuitesHoldTheKernelBenchShapesAndSmallQuickOnes) {
   EXPECT_EQ(rows->problems_in("llm").size(), 2u);
   EXPECT_EQ(rows->problems_in("kb")[1].id(), "rmsnorm_rows/m32768_n8192/fp32");
   for (const Problem& p : rows->problems_in("quick")) EXPECT_LT(p.dim("m") * p.dim("n"), 2000000) << p.id();
-  for (const Problem& p : rows->problems_in("sweep"))
-    if (p.dim("n") % 4 == 0) EXPECT_EQ(p.dim("m") * p.dim("n"), 1 << 26) << p.id();
+  for (const Problem& p : rows->problems_in("sweep")) {
+    if (p.dim("n") % 4 == 0) {
+      EXPECT_EQ(p.dim("m") * p.dim("n"), 1 << 26) << p.id();
+    }
+  }
 }
 
 TEST(RmsNormProblems, ByteModelsCountEachTensorOnce) {

@@ -8,15 +8,21 @@ void no_launch(const Problem&, const DeviceTensors&, void*, cudaStream_t) {}
 }  // namespace
 
 CopyOp::CopyOp() {
-  add_variant(make_kernel_variant({"naive", "naive", "one thread per element", no_launch}));
-  add_variant(make_kernel_variant({"fast", "vector", "float4 copies", no_launch}));
-  add_variant(make_kernel_variant({"library", "cublas", "a library copy", no_launch}));
+  add_variant(make_kernel_variant({"naive", "naive", "one thread per element", no_launch, nullptr, nullptr, {}}));
+  add_variant(make_kernel_variant({"fast", "vector", "float4 copies", no_launch, nullptr, nullptr, {}}));
+  add_variant(make_kernel_variant({"library", "cublas", "a library copy", no_launch, nullptr, nullptr, {}}));
 }
 
-std::vector<ParamDecl> CopyOp::param_decls() const { return {{"n", true, 0, true, 1, 1e10, "elements"}}; }
+std::vector<ParamDecl> CopyOp::param_decls() const {
+  return {{"n", true, 0, true, 1, 1e10, "elements"},
+          {"g", true, 1, false, 1, 1e6, "groups"},
+          {"eps", false, 1e-5, false, 0, 1, "epsilon"}};
+}
+
+std::string CopyOp::check(const Params& p) const { return p.dim("n") % p.dim("g") ? "n must be divisible by g" : ""; }
 
 std::vector<NamedProblem> CopyOp::named_problems() const {
-  return {{{{"n", 1000}}, {"quick"}, "small"}, {{{"n", 1 << 26}}, {"kb"}, "large"}};
+  return {{{{"n", 64}}, {"quick"}, "small"}, {{{"n", 4096}, {"g", 8}}, {"kb", "sweep"}, "large"}};
 }
 
 std::vector<TensorDecl> CopyOp::tensors(const Problem& p) const {
