@@ -40,16 +40,17 @@ void add_flags(const RunRecord& r, const TimingResult& t, CaseMetrics& m) {
   if (throttled(t)) m.flags.push_back(kFlagThrottled);
 }
 
-// Per problem: the naive variant's median and the best passing library baseline's median.
+// Per problem: the naive variant's median and the best passing library baseline's median, both
+// only from timings that can be trusted (a baseline faster than light would inflate speedups).
 struct ProblemReferences {
   std::optional<double> naive_ms, baseline_ms;
 };
 
-std::map<std::string, ProblemReferences> problem_references(const RunRecord& r) {
+std::map<std::string, ProblemReferences> problem_references(const RunRecord& r, const std::vector<CaseMetrics>& m) {
   std::map<std::string, ProblemReferences> refs;
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     const auto& t = r.outcomes[i].timing;
-    if (!t || t->samples_ms.empty()) continue;
+    if (!m[i].gbps || m[i].timing_untrusted()) continue;
     auto& ref = refs[r.cases[i].problem.id()];
     const Variant& v = *r.cases[i].variant;
     if (v.kind() == "naive") ref.naive_ms = t->stats.median;
@@ -62,7 +63,6 @@ std::map<std::string, ProblemReferences> problem_references(const RunRecord& r) 
 }  // namespace
 
 std::vector<CaseMetrics> compute_metrics(const RunRecord& r) {
-  const auto refs = problem_references(r);
   std::vector<CaseMetrics> all(r.cases.size());
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     CaseMetrics& m = all[i];
@@ -72,10 +72,16 @@ std::vector<CaseMetrics> compute_metrics(const RunRecord& r) {
     m.gbps = m.work.bytes / (t->stats.median * 1e-3) / 1e9;
     if (r.ceiling.copy_gbps > 0) m.pct_of_copy = 100.0 * *m.gbps / r.ceiling.copy_gbps;
     if (r.ceiling.peak_gbps > 0) m.pct_of_peak = 100.0 * *m.gbps / r.ceiling.peak_gbps;
-    const auto& ref = refs.at(r.cases[i].problem.id());
-    if (ref.naive_ms) m.speedup_vs_naive = *ref.naive_ms / t->stats.median;
-    if (ref.baseline_ms) m.speedup_vs_baseline = *ref.baseline_ms / t->stats.median;
     add_flags(r, *t, m);
+  }
+  const auto refs = problem_references(r, all);
+  for (std::size_t i = 0; i < r.cases.size(); ++i) {
+    if (!all[i].gbps) continue;
+    const double median = r.outcomes[i].timing->stats.median;
+    const auto ref = refs.find(r.cases[i].problem.id());
+    if (ref == refs.end()) continue;
+    if (ref->second.naive_ms) all[i].speedup_vs_naive = *ref->second.naive_ms / median;
+    if (ref->second.baseline_ms) all[i].speedup_vs_baseline = *ref->second.baseline_ms / median;
   }
   return all;
 }

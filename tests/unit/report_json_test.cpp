@@ -56,6 +56,9 @@ TEST_F(ReportJson, DerivedMetricsSpeedupsAndFlags) {
   EXPECT_NEAR(*m[1].speedup_vs_naive, 2.0, 1e-12);
   EXPECT_TRUE(m[2].has_flag(kFlagFasterThanLight));
   EXPECT_FALSE(m[1].timing_untrusted());
+  EXPECT_FALSE(m[1].speedup_vs_baseline.has_value()) << "a faster-than-light baseline is no reference";
+  record.outcomes[2].timing = timing(0.5, 0.5);  // a believable library time
+  EXPECT_NEAR(*compute_metrics(record)[1].speedup_vs_baseline, 1.25, 1e-12);
   EXPECT_EQ(run_exit_status(record, m), kExitVerdictFailed);
 }
 
