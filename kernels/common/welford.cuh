@@ -3,6 +3,8 @@
 // warps, blocks and the grid. Stable where sum / sum-of-squares cancels (offset data).
 #include <cuda_runtime.h>
 
+#include "kernels/common/merge.cuh"
+
 namespace nb::dev {
 
 struct Welford {
@@ -41,24 +43,6 @@ __device__ __forceinline__ Welford shfl_xor(const Welford& w, int offset) {
   o.mean = __shfl_xor_sync(0xffffffffu, w.mean, offset);
   o.m2 = __shfl_xor_sync(0xffffffffu, w.m2, offset);
   return o;
-}
-
-__device__ __forceinline__ Welford warp_merge(Welford w) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) w.merge(shfl_xor(w, offset));
-  return w;
-}
-
-// blockDim.x a multiple of 32; scratch holds 32 Welford in shared memory. All threads get the result.
-__device__ __forceinline__ Welford block_merge(Welford w, Welford* scratch) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  w = warp_merge(w);
-  if (lane == 0) scratch[warp] = w;
-  __syncthreads();
-  w = lane < warps ? scratch[lane] : Welford{};
-  w = warp_merge(w);
-  __syncthreads();
-  return w;
 }
 
 }  // namespace nb::dev

@@ -6,6 +6,8 @@
 
 #include "harness/device_buffer.hpp"
 #include "harness/problem.hpp"
+#include "kernels/common/alignment.cuh"
+#include "kernels/common/merge.cuh"
 #include "kernels/common/reduce.cuh"
 #include "kernels/common/welford.cuh"
 #include "kernels/groupnorm/spec.hpp"
@@ -54,31 +56,8 @@ __device__ inline float variance_of(const SumSquares& s) {
 __device__ inline float variance_of(const dev::Welford& w) { return w.variance_biased(); }
 __device__ inline float invstd_of(float variance, float eps) { return 1.0f / sqrtf(variance + eps); }
 
-using dev::shfl_xor;
-
-template <class S>
-__device__ S warp_merge_stats(S s) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) s.merge(shfl_xor(s, offset));
-  return s;
-}
-
-// blockDim.x a multiple of 32; scratch holds 32 S in shared memory. Every thread gets the result.
-template <class S>
-__device__ S block_merge_stats(S s, S* scratch) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  s = warp_merge_stats(s);
-  if (lane == 0) scratch[warp] = s;
-  __syncthreads();
-  s = lane < warps ? scratch[lane] : S{};
-  s = warp_merge_stats(s);
-  __syncthreads();
-  return s;
-}
-
-__device__ inline bool aligned16(const void* a, const void* b) {
-  return ((reinterpret_cast<unsigned long long>(a) | reinterpret_cast<unsigned long long>(b)) & 15) == 0;
-}
+using dev::aligned16;
+using dev::block_merge;
 
 // Adds src[0, n) to s; threads [tid, nthreads) stride over it, in float4 when aligned.
 template <class S>

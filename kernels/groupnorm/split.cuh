@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(kSplitThreads) split_partials(Args a, SplitPla
   const long long e = b + sp.chunk < a.group_elems ? b + sp.chunk : a.group_elems;
   S s;
   accumulate(s, a.x + grp * a.group_elems + b, e - b, threadIdx.x, blockDim.x);
-  s = block_merge_stats(s, scratch);
+  s = block_merge(s, scratch);
   if (threadIdx.x == 0) partials[blockIdx.x] = s;
 }
 
@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(kSplitThreads) split_normalize(Args a, SplitPl
   const long long e = b + sp.chunk < a.group_elems ? b + sp.chunk : a.group_elems;
   S s;
   for (long long i = threadIdx.x; i < sp.slices; i += blockDim.x) s.merge(partials[grp * sp.slices + i]);
-  s = block_merge_stats(s, scratch);
+  s = block_merge(s, scratch);
   normalize_span(a, grp, b, e, a.x + grp * a.group_elems + b, mean_of(s), invstd_of(variance_of(s), a.eps),
                  threadIdx.x, blockDim.x);
 }

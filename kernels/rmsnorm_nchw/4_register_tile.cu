@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/common/alignment.cuh"
 #include "kernels/rmsnorm_common/grid.hpp"
 #include "kernels/rmsnorm_nchw/column_tile.cuh"
 #include "kernels/rmsnorm_nchw/spec.hpp"
@@ -89,14 +90,12 @@ void launch_tiles(const Shape& s, const float* x, float* y, cudaStream_t stream)
   NB_CHECK_LAUNCH();
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t stream) {
   const Shape s = Shape::of(problem);
   const float* x = t.in(X);
   float* y = t.out(Y);
   // Packs of 4 need every channel row to start on 16 bytes: H*W % 4 == 0 and aligned buffers.
-  if (s.plane() % 4 == 0 && aligned16(x) && aligned16(y)) launch_tiles<4>(s, x, y, stream);
+  if (s.plane() % 4 == 0 && dev::aligned16(x) && dev::aligned16(y)) launch_tiles<4>(s, x, y, stream);
   else launch_tiles<1>(s, x, y, stream);
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/common/alignment.cuh"
 #include "kernels/rmsnorm_common/grid.hpp"
 #include "kernels/rmsnorm_rows/row_plan.hpp"
 #include "kernels/rmsnorm_rows/row_reducers.cuh"
@@ -144,14 +145,12 @@ void launch_plan(const RowPlan& plan, const Shape& s, const float* x, const floa
   else launch_register<VEC, BlockReducer>(plan, g, x, w, y, stream);
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t stream) {
   const Shape s = Shape::of(problem);
   const float *x = t.in(X), *w = t.in(W);
   float* y = t.out(Y);
   // Packs of 4 need every row to start on 16 bytes: N % 4 == 0 and aligned buffers.
-  const bool packs_of_4 = s.n % 4 == 0 && aligned16(x) && aligned16(w) && aligned16(y);
+  const bool packs_of_4 = s.n % 4 == 0 && dev::aligned16(x) && dev::aligned16(w) && dev::aligned16(y);
   const RowPlan plan = plan_register_row(s.n, packs_of_4);
   if (plan.vec == 4) launch_plan<4>(plan, s, x, w, y, stream);
   else launch_plan<1>(plan, s, x, w, y, stream);

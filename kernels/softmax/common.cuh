@@ -8,10 +8,16 @@
 
 #include "harness/device_buffer.hpp"
 #include "harness/problem.hpp"
+#include "kernels/common/alignment.cuh"
+#include "kernels/common/merge.cuh"
 #include "kernels/common/reduce.cuh"
 #include "kernels/softmax/spec.hpp"
 
 namespace nb::softmax {
+
+using dev::aligned16;
+using dev::block_merge;
+using dev::warp_merge;
 
 struct Args {
   const float* x;
@@ -47,27 +53,6 @@ __device__ inline MaxSum shfl_xor(const MaxSum& v, int offset) {
   return {__shfl_xor_sync(dev::kFullMask, v.m, offset), __shfl_xor_sync(dev::kFullMask, v.s, offset)};
 }
 
-__device__ inline MaxSum warp_merge(MaxSum v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v.merge(shfl_xor(v, offset));
-  return v;
-}
-
-// blockDim.x a multiple of 32; scratch holds 32 MaxSum in shared memory. Every thread gets it.
-__device__ inline MaxSum block_merge(MaxSum v, MaxSum* scratch) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  v = warp_merge(v);
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  v = lane < warps ? scratch[lane] : MaxSum{};
-  v = warp_merge(v);
-  __syncthreads();
-  return v;
-}
-
-__device__ inline bool aligned16(const void* a, const void* b) {
-  return ((reinterpret_cast<unsigned long long>(a) | reinterpret_cast<unsigned long long>(b)) & 15) == 0;
-}
 
 // One pass over src[0, n): this thread's running (max, sum), float4 when aligned.
 __device__ inline MaxSum online_accumulate(const float* src, long long n, int tid, int nthreads) {
