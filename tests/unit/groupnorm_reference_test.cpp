@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "reference_trial.hpp"
 #include "baselines/cpu/groupnorm_reference.hpp"
 #include "harness/errors.hpp"
 #include "harness/validation/compare.hpp"
@@ -18,23 +19,13 @@ struct Case {
   std::int64_t n, c, h, w, g;
 };
 
-struct Trial {
-  Problem p;
-  std::vector<TensorDecl> decls;
-  HostTensors in;
-  ReferenceTensors ref;
-};
+using Trial = test::ReferenceTrial;
 
 Trial make_trial(const OpSpec& op, const Case& k, Distribution d, std::uint64_t seed) {
-  Trial t{op.make_problem({{"n", double(k.n)}, {"c", double(k.c)}, {"h", double(k.h)}, {"w", double(k.w)},
-                           {"g", double(k.g)}}),
-          {}, {}, {}};
-  t.decls = op.tensors(t.p);
-  t.in = allocate_host_inputs(t.decls);
-  op.draw_inputs(t.p, d, seed, t.in);
-  t.ref = allocate_references(t.decls);
-  op.reference(t.p, t.in, t.ref);
-  return t;
+  return test::reference_trial(op,
+                               op.make_problem({{"n", double(k.n)}, {"c", double(k.c)}, {"h", double(k.h)},
+                                                {"w", double(k.w)}, {"g", double(k.g)}}),
+                               d, seed);
 }
 
 // y by the textbook formula in long double, one group at a time.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "reference_trial.hpp"
 #include "harness/errors.hpp"
 #include "harness/op_spec.hpp"
 #include "kernels/ops.hpp"
@@ -55,18 +56,6 @@ void expect_matches(const std::vector<double>& got, const Loop& want, const std:
                     << (double)want[first_bad];
 }
 
-struct Computed {
-  HostTensors in;
-  ReferenceTensors ref;
-};
-
-Computed run_reference(const OpSpec& op, const Problem& p, Distribution d, std::uint64_t seed) {
-  const auto decls = op.tensors(p);
-  Computed c{allocate_host_inputs(decls), allocate_references(decls)};
-  op.draw_inputs(p, d, seed, c.in);
-  op.reference(p, c.in, c.ref);
-  return c;
-}
 
 const std::vector<Distribution> kDistributions = {Distribution::uniform01, Distribution::normal,
                                                   Distribution::offset,    Distribution::tiny_var,
@@ -83,7 +72,7 @@ TEST(RmsNormNchwReference, MatchesLongDoubleLoopOnOddShapes) {
   for (const auto& params : shapes) {
     const Problem p = op->make_problem(params);
     for (Distribution d : kDistributions) {
-      const Computed c = run_reference(*op, p, d, 7);
+      const test::ReferenceTrial c = test::reference_trial(*op, p, d, 7);
       const Loop want = nchw_loop(c.in[0], p.dim("n"), p.dim("c"), p.dim("h") * p.dim("w"), p.real("eps"));
       expect_matches(c.ref[1], want, p.id() + " " + distribution_name(d));
     }
@@ -98,7 +87,7 @@ TEST(RmsNormRowsReference, MatchesLongDoubleLoopOnOddShapes) {
   for (const auto& params : shapes) {
     const Problem p = op->make_problem(params);
     for (Distribution d : kDistributions) {
-      const Computed c = run_reference(*op, p, d, 11);
+      const test::ReferenceTrial c = test::reference_trial(*op, p, d, 11);
       const Loop want = rows_loop(c.in[0], c.in[1], p.dim("m"), p.dim("n"), p.real("eps"));
       expect_matches(c.ref[2], want, p.id() + " " + distribution_name(d));
     }

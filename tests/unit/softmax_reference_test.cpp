@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "reference_trial.hpp"
 #include "baselines/cpu/softmax_reference.hpp"
 #include "harness/validation/compare.hpp"
 #include "kernels/ops.hpp"
@@ -14,21 +15,10 @@
 namespace nb {
 namespace {
 
-struct Trial {
-  Problem p;
-  std::vector<TensorDecl> decls;
-  HostTensors in;
-  ReferenceTensors ref;
-};
+using Trial = test::ReferenceTrial;
 
 Trial make_trial(const OpSpec& op, std::int64_t m, std::int64_t n, Distribution d, std::uint64_t seed) {
-  Trial t{op.make_problem({{"m", double(m)}, {"n", double(n)}}), {}, {}, {}};
-  t.decls = op.tensors(t.p);
-  t.in = allocate_host_inputs(t.decls);
-  op.draw_inputs(t.p, d, seed, t.in);
-  t.ref = allocate_references(t.decls);
-  op.reference(t.p, t.in, t.ref);
-  return t;
+  return test::reference_trial(op, op.make_problem({{"m", double(m)}, {"n", double(n)}}), d, seed);
 }
 
 // What every max-subtracting fp32 kernel computes: float max, float expf, a float pairwise sum.
