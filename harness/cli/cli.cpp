@@ -89,10 +89,22 @@ void add_report_commands(CLI::App& app, ReportArgs& a) {
   fleet->add_option("-o,--out", a.fleet_out, "Output file (default: fleet.html)");
 }
 
+struct CeilingsArgs {
+  int device = 0;
+  bool json = false;
+};
+
+void add_ceilings(CLI::App& app, CeilingsArgs& a) {
+  auto* ceilings = app.add_subcommand(
+      "ceilings", "Measure the copy, read, write and read2_write1 bandwidth against the theoretical peak");
+  ceilings->add_option("--device", a.device, "CUDA device")->capture_default_str();
+  ceilings->add_flag("--json", a.json, "Print JSON instead of the table");
+}
+
 int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& run, ReportArgs& reports,
-             int ceilings_device, int argc, char** argv) {
+             const CeilingsArgs& ceilings, int argc, char** argv) {
   if (app.got_subcommand("list")) return list_command(registry, list.what, list.ops, list.suite, std::cout);
-  if (app.got_subcommand("ceilings")) return ceilings_command(ceilings_device, std::cout);
+  if (app.got_subcommand("ceilings")) return ceilings_command(ceilings.device, ceilings.json, std::cout);
   if (app.got_subcommand("html")) return html_command(reports.html_input, reports.html_out);
   if (app.got_subcommand("fleet")) return fleet_command(reports.fleet_inputs, reports.fleet_out);
   if (app.got_subcommand("compare")) {
@@ -121,15 +133,14 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   ListArgs list;
   RunArgs run;
   ReportArgs reports;
-  int ceilings_device = 0;
+  CeilingsArgs ceilings;
   add_list(app, list);
   add_run(app, run);
   add_report_commands(app, reports);
-  app.add_subcommand("ceilings", "Measure the copy bandwidth and read the theoretical peak")
-      ->add_option("--device", ceilings_device, "CUDA device");
+  add_ceilings(app, ceilings);
   try {
     app.parse(argc, argv);
-    return dispatch(app, registry, list, run, reports, ceilings_device, argc, argv);
+    return dispatch(app, registry, list, run, reports, ceilings, argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return kExitOk;

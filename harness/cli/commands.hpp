@@ -23,6 +23,8 @@ struct RunCommand {
 };
 int run_command(const Registry& registry, const RunCommand& command, std::ostream& out);
 
-int ceilings_command(int device, std::ostream& out);
+// The copy ceiling, the read / write / read2_write1 pattern ceilings and the theoretical peak, as a
+// table or (json) a JSON document.
+int ceilings_command(int device, bool json, std::ostream& out);
 
 }  // namespace nb

@@ -6,6 +6,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/device/bandwidth_ceiling.hpp"
 #include "harness/device/device_checks.hpp"
+#include "harness/device/stream_ceilings.hpp"
 #include "harness/distribution.hpp"
 #include "harness/validation/compare.hpp"
 
@@ -43,6 +44,24 @@ TEST(DeviceChecks, CopyCeilingIsBelowTheTheoreticalPeak) {
   EXPECT_GT(c.peak_gbps, 100.0);
   EXPECT_GT(c.copy_gbps, 0.2 * c.peak_gbps);
   EXPECT_LT(c.copy_gbps, 1.05 * c.peak_gbps);
+}
+
+TEST(DeviceChecks, PatternCeilingsAreBelowTheTheoreticalPeak) {
+  const GpuInfo gpu = query_gpu(0);
+  const double peak = gpu.theoretical_peak_gbps();
+  const std::size_t bytes = std::size_t(256) << 20;
+  const std::vector<PatternCeiling> ceilings = measure_stream_ceilings(gpu, nullptr, bytes, 10);
+  ASSERT_EQ(ceilings.size(), 3u);
+  EXPECT_EQ(ceilings[0].pattern, "read");
+  EXPECT_EQ(ceilings[1].pattern, "write");
+  EXPECT_EQ(ceilings[2].pattern, "read2_write1");
+  for (const PatternCeiling& c : ceilings) {
+    EXPECT_GT(c.gbps, 0.2 * peak) << c.pattern;
+    EXPECT_LT(c.gbps, 1.05 * peak) << c.pattern;
+    EXPECT_LE(c.bytes_moved, bytes) << c.pattern;
+    EXPECT_GT(c.bytes_moved, bytes - 64) << c.pattern;
+    EXPECT_EQ(c.samples, 10);
+  }
 }
 
 }  // namespace

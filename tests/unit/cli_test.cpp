@@ -60,6 +60,7 @@ TEST(Cli, BadArgumentsAndParametersExitTwoWithAMessage) {
   expect_usage_error({"html", "/no/such/report.json"}, "no such report file");
   expect_usage_error({"compare", "/no/such/a.json", "/no/such/b.json"}, "no such report file");
   expect_usage_error({"fleet", "/no/such/folder"}, "/no/such/folder");
+  expect_usage_error({"ceilings", "--frobnicate"}, "--frobnicate");
 }
 
 TEST(Cli, ListWorksWithoutAGpu) {
@@ -96,6 +97,9 @@ TEST(Cli, RunWithoutADeviceIsADeviceErrorNotACrash) {
   CliResult gb = run_cli({"run", "--suite", "quick", "--op", "rmsnorm_rows", "--benchmark_filter=naive",
                           "--benchmark_repetitions=2", "--benchmark_out=/tmp/normbench-gb.json"});
   EXPECT_EQ(gb.status, kExitDevice) << gb.err;
+  CliResult ceilings = run_cli({"ceilings", "--json", "--device", "0"});
+  EXPECT_EQ(ceilings.status, kExitDevice) << ceilings.err;
+  EXPECT_NE(ceilings.err.find("no usable CUDA device"), std::string::npos) << ceilings.err;
 }
 
 }  // namespace
