@@ -1,10 +1,14 @@
 // Onchip: x is read from DRAM once. Small groups (<= 512 elements) live in a sub-warp's registers;
 // larger ones in shared memory across a team of CTAs of a persistent cooperative grid: each CTA
 // holds a slice (96 KB, 2 CTAs per SM), slice (mean, M2) go to the workspace, a team barrier,
-// Chan's merge, then each CTA normalizes its slice from shared memory. ~3 groups of 8 MB on chip.
+// Chan's merge, then each CTA normalizes its slice from shared memory. ~3 groups of 8 MB on chip;
+// the next group's slice starts loading into registers during the barrier.
+#include <cuda/atomic>
+
 #include <algorithm>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/common/slice_stage.cuh"
 #include "kernels/groupnorm/common.cuh"
 #include "kernels/groupnorm/variants.hpp"
 
@@ -69,23 +73,12 @@ struct TeamPlan {
   long long slice; // elements per CTA (a multiple of 4)
 };
 
-// Copies src[0, held) into smem; returns this thread's share of the sum over src[0, n)
-// (elements past `held` do not fit and are streamed from global memory).
-__device__ float stage_and_sum(const float* src, float* smem, long long n, long long held) {
-  float sum = 0.f;
-  long long done = 0;
-  if (aligned16(src, smem)) {
-    const float4* s4 = reinterpret_cast<const float4*>(src);
-    float4* d4 = reinterpret_cast<float4*>(smem);
-#pragma unroll 4
-    for (long long i = threadIdx.x; i < held / 4; i += blockDim.x) {
-      const float4 q = s4[i];
-      d4[i] = q;
-      sum += (q.x + q.y) + (q.z + q.w);
-    }
-    done = held / 4 * 4;
-  }
-  for (long long i = done + threadIdx.x; i < held; i += blockDim.x) sum += (smem[i] = src[i]);
+// This thread's share of the sum over src[0, n): src[0, held) is copied into smem (its first
+// float4s taken from `ahead` when valid), the part past `held` does not fit and is streamed.
+template <int K>
+__device__ float stage_and_sum(const float* src, float* smem, long long n, long long held,
+                               const dev::SliceAhead<K>& ahead) {
+  float sum = dev::stage_slice(src, smem, held, ahead, dev::SumOp{});
   for (long long i = held + threadIdx.x; i < n; i += blockDim.x) sum += src[i];
   return sum;
 }
@@ -99,9 +92,11 @@ __device__ float squared_deviation(const float* smem, const float* src, long lon
 
 // Two passes on chip (sum, then squared deviations from the slice mean): stable without a
 // division per element. The result is the slice's Welford triple, ready for Chan's merge.
-__device__ dev::Welford slice_stats(const float* src, float* smem, long long n, long long held, float* scratch) {
+template <int K>
+__device__ dev::Welford slice_stats(const float* src, float* smem, long long n, long long held,
+                                   const dev::SliceAhead<K>& ahead, float* scratch) {
   dev::Welford w;
-  const float sum = dev::block_sum(stage_and_sum(src, smem, n, held), scratch);  // barrier: smem complete
+  const float sum = dev::block_sum(stage_and_sum(src, smem, n, held, ahead), scratch);  // barrier: smem complete
   if (n <= 0) return w;
   w.count = float(n);
   w.mean = sum / float(n);
@@ -109,28 +104,42 @@ __device__ dev::Welford slice_stats(const float* src, float* smem, long long n, 
   return w;
 }
 
-__device__ void team_barrier(unsigned* arrivals, unsigned target) {
+// The team barrier in two halves: arrive (this CTA's partials are published) and wait (every
+// teammate's are). Between them the CTA may issue loads that do not depend on the team.
+__device__ void team_arrive(unsigned* arrivals) {
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
     atomicAdd(arrivals, 1u);
-    while (*reinterpret_cast<volatile unsigned*>(arrivals) < target) __nanosleep(32);
-    __threadfence();
+  }
+}
+
+// An acquire load rather than a trailing fence: a fence would also wait for the loads issued
+// between arrive and wait, which are meant to stay in flight.
+__device__ void team_wait(unsigned* arrivals, unsigned target) {
+  if (threadIdx.x == 0) {
+    const cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(*arrivals);
+    while (count.load(cuda::memory_order_acquire) < target) __nanosleep(32);
   }
   __syncthreads();
 }
 
-// Publishes this CTA's slice statistics, waits for the team, merges all of them in rank order
-// (identically in every CTA of the team). Slots alternate by wave parity: a CTA one wave ahead
-// never overwrites what a teammate may still be reading.
+// Publishes this CTA's slice statistics, waits for the team (fetching `next`'s first float4s into
+// `ahead` meanwhile), merges all of them in rank order (identically in every CTA of the team).
+// Slots alternate by wave parity: a CTA one wave ahead never overwrites what a teammate may still
+// be reading.
+template <int K>
 __device__ dev::Welford team_merge(dev::Welford w, const TeamPlan& tp, dev::Welford* partials, unsigned* arrivals,
-                                   unsigned wave, dev::Welford* scratch) {
+                                   unsigned wave, dev::Welford* scratch, dev::SliceAhead<K>& ahead,
+                                   const float* next, long long held) {
   dev::Welford* slots = partials + (wave & 1u) * tp.grid + (blockIdx.x / tp.team) * tp.team;
   if (threadIdx.x == 0) {
     const int rank = blockIdx.x % tp.team;
     __stcg(&slots[rank].count, w.count), __stcg(&slots[rank].mean, w.mean), __stcg(&slots[rank].m2, w.m2);
   }
-  team_barrier(arrivals, unsigned(tp.team) * (wave + 1u));
+  team_arrive(arrivals);
+  if (next) ahead.fetch(next, held);
+  team_wait(arrivals, unsigned(tp.team) * (wave + 1u));
   dev::Welford m;
   for (int r = threadIdx.x; r < tp.team; r += blockDim.x) {
     dev::Welford o;
@@ -140,8 +149,13 @@ __device__ dev::Welford team_merge(dev::Welford w, const TeamPlan& tp, dev::Welf
   return dev::block_merge(m, scratch);
 }
 
-__global__ void __launch_bounds__(kTeamThreads) team_kernel(Args a, TeamPlan tp, dev::Welford* partials,
-                                                            unsigned* arrivals) {
+// Float4s per thread of the next group's slice fetched into registers during the team barrier:
+// 7 x 16 B x 512 threads = 56 KB of a 96 KB slice (8 would spill at 64 registers per thread,
+// the cap for 2 CTAs per SM).
+constexpr int kAhead = 7;
+
+__global__ void __launch_bounds__(kTeamThreads, 2) team_kernel(Args a, TeamPlan tp, dev::Welford* partials,
+                                                               unsigned* arrivals) {
   extern __shared__ float4 slice_smem[];
   float* smem = reinterpret_cast<float*>(slice_smem);
   __shared__ float scratch[32];
@@ -150,11 +164,18 @@ __global__ void __launch_bounds__(kTeamThreads) team_kernel(Args a, TeamPlan tp,
   if (team >= tp.teams) return;  // left over when the grid is not a multiple of the team size
   const long long b = (blockIdx.x % tp.team) * tp.slice;
   const long long e = std::min(b + tp.slice, a.group_elems), n = std::max(0LL, e - b), held = n < kCap ? n : kCap;
+  dev::SliceAhead<kAhead> ahead;
   unsigned wave = 0;
   for (long long grp = team; grp < a.groups; grp += tp.teams, ++wave) {
     const float* src = a.x + grp * a.group_elems + b;
-    dev::Welford w = slice_stats(src, smem, n, held, scratch);
-    if (tp.team > 1) w = team_merge(w, tp, partials, arrivals + team, wave, wscratch);
+    const float* next = grp + tp.teams < a.groups ? src + tp.teams * a.group_elems : nullptr;
+    dev::Welford w = slice_stats(src, smem, n, held, ahead, scratch);
+    ahead.valid = false;
+    if (tp.team > 1) {
+      w = team_merge(w, tp, partials, arrivals + team, wave, wscratch, ahead, next, held);
+    } else if (next) {
+      ahead.fetch(next, held);
+    }
     const float invstd = invstd_of(w.variance_biased(), a.eps);
     normalize_span(a, grp, b, b + held, smem, w.mean, invstd, threadIdx.x, blockDim.x);
     normalize_span(a, grp, b + held, e, src + held, w.mean, invstd, threadIdx.x, blockDim.x);
