@@ -1,11 +1,17 @@
 // Onchip: a row lives in shared memory, so x is read from DRAM exactly once. A thread-block
 // cluster sized to N (1..16 CTAs of <= 96 KB) splits the row; each CTA reduces its slice, publishes
 // (max, sum) in its shared memory, and after cluster.sync() merges all of them through DSMEM.
+// The grid is persistent (resident clusters loop over rows), one exp per value.
 #include <cooperative_groups.h>
 
+#include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/common/slice_stage.cuh"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/variants.hpp"
 
@@ -33,60 +39,76 @@ ClusterPlan plan_for(long long n) {
   return cp;
 }
 
-// Copies src[0, n) into smem and returns this thread's max over it.
-__device__ float stage_max(const float* src, float* smem, long long n) {
-  float mx = -FLT_MAX;
-  long long done = 0;
-  if (aligned16(src, smem)) {
-    const float4* s4 = reinterpret_cast<const float4*>(src);
-    float4* d4 = reinterpret_cast<float4*>(smem);
-#pragma unroll 4
-    for (long long i = threadIdx.x; i < n / 4; i += blockDim.x) {
-      const float4 q = s4[i];
-      d4[i] = q;
-      mx = fmaxf(mx, fmaxf(fmaxf(q.x, q.y), fmaxf(q.z, q.w)));
-    }
-    done = n / 4 * 4;
-  }
-  for (long long i = done + threadIdx.x; i < n; i += blockDim.x) mx = fmaxf(mx, smem[i] = src[i]);
-  return mx;
-}
-
-__device__ float exp_sum(const float* smem, long long n, float mx) {
+// smem[i] = exp(smem[i] - mx) over [0, n); returns this thread's sum of them. The write then
+// needs one multiply per value: y = smem[i] * exp(mx - row max) / row sum.
+__device__ float exp_in_place(float* smem, long long n, float mx) {
   float s = 0.f;
-  for (long long i = threadIdx.x; i < n; i += blockDim.x) s += expf(smem[i] - mx);
+  float4* s4 = reinterpret_cast<float4*>(smem);
+  for (long long i = threadIdx.x; i < n / 4; i += blockDim.x) {
+    float4 q = s4[i];
+    q = make_float4(expf(q.x - mx), expf(q.y - mx), expf(q.z - mx), expf(q.w - mx));
+    s4[i] = q;
+    s += (q.x + q.y) + (q.z + q.w);
+  }
+  for (long long i = n / 4 * 4 + threadIdx.x; i < n; i += blockDim.x) s += (smem[i] = expf(smem[i] - mx));
   return s;
 }
 
-// Warp 0 reads every CTA's published pair through DSMEM (lane r reads rank r) and merges them in
-// a fixed order, so every CTA of the cluster gets bit-identical (max, sum).
-__device__ MaxSum cluster_merge(const cg::cluster_group& cluster, MaxSum* published, MaxSum* result) {
-  if (threadIdx.x < 32) {
-    MaxSum v;
-    if (threadIdx.x < cluster.num_blocks()) v = *cluster.map_shared_rank(published, threadIdx.x);
-    v = warp_merge(v);
-    if (threadIdx.x == 0) *result = v;
+// dst[i] = src[i] * scale over [0, n), float4 (src is the 16-byte aligned smem slice).
+__device__ void write_scaled(const float* src, float* dst, long long n, float scale) {
+  long long done = 0;
+  if (aligned16(dst)) {
+    const float4* s4 = reinterpret_cast<const float4*>(src);
+    float4* d4 = reinterpret_cast<float4*>(dst);
+    for (long long i = threadIdx.x; i < n / 4; i += blockDim.x) {
+      const float4 q = s4[i];
+      d4[i] = make_float4(q.x * scale, q.y * scale, q.z * scale, q.w * scale);
+    }
+    done = n / 4 * 4;
   }
-  cluster.sync();  // every peer has read `published`: none may leave before this
-  return *result;
+  for (long long i = done + threadIdx.x; i < n; i += blockDim.x) dst[i] = src[i] * scale;
 }
 
-__global__ void __launch_bounds__(512) onchip_kernel(Args a, long long slice) {
+// Warp 0 reads every CTA's published pair through DSMEM (lane r reads rank r) and merges them in
+// a fixed order, so every CTA of the cluster gets bit-identical (max, sum) in `result`.
+__device__ void cluster_merge(const cg::cluster_group& cluster, MaxSum* published, MaxSum* result) {
+  if (threadIdx.x >= 32) return;
+  MaxSum v;
+  if (threadIdx.x < cluster.num_blocks()) v = *cluster.map_shared_rank(published, threadIdx.x);
+  v = warp_merge(v);
+  if (threadIdx.x == 0) *result = v;
+}
+
+// Persistent: the grid holds as many clusters as can be resident and each walks rows
+// row, row + clusters, ...; the next row's first kAhead float4 per thread are fetched into
+// registers while the cluster waits at its barrier and writes the current row.
+constexpr int kAhead = 8;
+
+__global__ void __launch_bounds__(512, 2) onchip_kernel(Args a, long long slice) {
   extern __shared__ float4 slice_smem[];
   float* smem = reinterpret_cast<float*>(slice_smem);
   __shared__ float scratch[32];
   __shared__ MaxSum published, result;
   const cg::cluster_group cluster = cg::this_cluster();
-  const long long row = blockIdx.x / cluster.num_blocks();
+  const long long ranks = cluster.num_blocks(), clusters = gridDim.x / ranks;
   const long long b = cluster.block_rank() * slice;
   const long long n = b + slice < a.n ? slice : (a.n > b ? a.n - b : 0);
-  const float* src = a.x + row * a.n + b;
-  const float mx = dev::block_max(stage_max(src, smem, n), scratch);
-  const float sum = dev::block_sum(exp_sum(smem, n, mx), scratch);
-  if (threadIdx.x == 0) published = MaxSum{mx, sum};
-  cluster.sync();
-  const MaxSum total = cluster_merge(cluster, &published, &result);
-  write_softmax(smem, a.y + row * a.n + b, n, total.m, 1.0f / total.s, threadIdx.x, blockDim.x);
+  long long row = blockIdx.x / ranks;
+  dev::SliceAhead<kAhead> ahead;
+  ahead.fetch(a.x + row * a.n + b, n);
+  for (; row < a.m; row += clusters) {
+    const float mx = dev::block_max(dev::stage_slice(a.x + row * a.n + b, smem, n, ahead, dev::MaxOp{}), scratch);
+    const float sum = dev::block_sum(exp_in_place(smem, n, mx), scratch);
+    if (threadIdx.x == 0) published = MaxSum{mx, sum};
+    cluster.sync();  // every CTA's pair is published
+    cluster_merge(cluster, &published, &result);
+    cluster.barrier_arrive();  // done reading the peers; `result` is written
+    if (row + clusters < a.m) ahead.fetch(a.x + (row + clusters) * a.n + b, n);
+    cluster.barrier_wait();  // no CTA rewrites `published` while a peer may read it
+    const MaxSum total = result;
+    write_scaled(smem, a.y + row * a.n + b, n, expf(mx - total.m) / total.s);
+    __syncthreads();  // smem and `result` are reused by the next row
+  }
 }
 
 // Once per process: opt in to 96 KB of dynamic shared memory and to clusters of 16.
@@ -112,12 +134,28 @@ cudaLaunchConfig_t config_for(const ClusterPlan& cp, long long rows, cudaStream_
   return cfg;
 }
 
+// Clusters of this plan that fit on the device at once (0: none), asked once per plan: launch()
+// runs inside the timed region, so it must not query the driver each time.
+int resident_clusters(const ClusterPlan& cp) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, long long>, int> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(cp.cluster, cp.slice);
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  configure_once();
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = config_for(cp, 1, nullptr, &attr);
+  int clusters = 0;
+  NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, onchip_kernel, &cfg));
+  return known[key] = clusters;
+}
+
 void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {
   const Args a = make_args(p, t);
   const ClusterPlan cp = plan_for(a.n);
-  configure_once();
+  const long long clusters = std::min<long long>(a.m, resident_clusters(cp));
   cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = config_for(cp, a.m, stream, &attr);
+  const cudaLaunchConfig_t cfg = config_for(cp, clusters, stream, &attr);
   NB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, onchip_kernel, a, cp.slice));
   NB_CHECK_LAUNCH();
 }
@@ -129,10 +167,7 @@ Support supports(const Problem& p) {
   if (!cp.fits) return Support::no("a row over 16 CTAs x 96 KB (n > 393216) does not fit one cluster's shared memory");
   int clusters = 0;
   try {
-    configure_once();
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = config_for(cp, 1, nullptr, &attr);
-    NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, onchip_kernel, &cfg));
+    clusters = resident_clusters(cp);
   } catch (const std::exception& e) {
     return Support::no(std::string("cannot query cluster occupancy: ") + e.what());
   }
@@ -146,7 +181,8 @@ Support supports(const Problem& p) {
 
 KernelVariantSpec onchip_variant() {
   return {"onchip", "fused",
-          "row in shared memory (x read once): a cluster of 1..16 CTAs sized to n, (max, sum) merged through DSMEM",
+          "row in shared memory (x read once): a persistent grid of clusters of 1..16 CTAs sized to n, (max, sum) "
+          "merged through DSMEM, the next row prefetched into registers",
           launch, supports, nullptr, {}};
 }
 
