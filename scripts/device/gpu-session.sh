@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One GPU-host session in one command: build, GPU tests, compute-sanitizer on the quick suite,
 # the default suite, and a short table last. Logs and the report land in $OUT (or out/).
-#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench (default: all)
+#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench profile
+#   (default: build test sanitize bench)
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 cd "$NB_ROOT"
@@ -39,6 +40,25 @@ step_bench() {
   local report; report=$(grep -o 'report: .*' "$OUT/bench.log" | tail -1 | cut -d' ' -f2)
   [ -n "$report" ] && tar -czf "$OUT/report.tgz" -C "$NB_ROOT" "$(realpath --relative-to="$NB_ROOT" "$(dirname "$report")")"
   sed -n '/^copy ceiling/,$p' "$OUT/bench.log"
+}
+
+# NB_PROFILE_CASES="op:variant:problem-id ..." gets a lean Nsight Compute pass per case (kernel
+# time, DRAM bytes and throughput, issue and occupancy), one CSV each, and a digest printed.
+step_profile() {
+  local spec op variant problem out
+  local metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+  metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct
+  metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active
+  metrics+=,launch__registers_per_thread,launch__grid_size,launch__block_size,launch__occupancy_limit_registers
+  mkdir -p "$OUT/profiles"
+  for spec in ${NB_PROFILE_CASES:-}; do
+    IFS=: read -r op variant problem <<< "$spec"
+    out="$OUT/profiles/$op-$variant-$(echo "$problem" | tr '/' '_').csv"
+    ncu --clock-control none --metrics "$metrics" --csv --page raw \
+      "$bin" run --profile --problem "$problem" --variant "$variant" --quiet > "$out" 2> "$out.log"
+    summary+=("profile $spec: exit $?")
+    python3 "$NB_ROOT/scripts/device/ncu-digest.py" "$out"
+  done
 }
 
 NB_BENCH_ARGS=(${NB_BENCH_ARGS:-})
