@@ -1,7 +1,9 @@
 // Split: (channel, slice) blocks (2d) or (channel-tile, row-slice) blocks (1d, threads on
-// consecutive channels) write partial sums; a warp per channel adds them; dx pass reversed, float4.
+// consecutive channels) write partial sums; a warp per channel adds them; then the dx pass, float4
+// (2d: the whole tensor in address order; rows: channel tiles in reverse order).
 #include "harness/cuda_check.hpp"
 #include "kernels/batchnorm_bwd/spec.hpp"
+#include "kernels/batchnorm_common/flat_pass.cuh"
 #include "kernels/batchnorm_common/split_plan.cuh"
 
 namespace nb::bn_bwd {
@@ -59,11 +61,13 @@ __global__ void finalize(bn::BwdArgs a, const float2* part, unsigned slices, flo
   commit_bwd_sums(a, c, s);
 }
 
+// 2d dx pass: the whole tensor in address order (flat_pass.cuh).
 template <int VEC>
-__global__ void __launch_bounds__(kThreads) dx_2d(bn::BwdArgs a, ChannelGeom g, const float2* sums, float count) {
-  const long long b = reversed_block(), c = b / g.slices;
-  const unsigned k = unsigned(b % g.slices);
-  dx_range<VEC>(a, g, c, g.begin(k), g.begin(k + 1), threadIdx.x, blockDim.x, BwdAffine(a, c, sums[c], count));
+__global__ void __launch_bounds__(kFlatThreads) dx_flat(bn::BwdArgs a, FlatGeom g, const float2* sums, float count) {
+  const float* const src[2] = {a.x, a.dy};
+  flat_channel_map<VEC, 2>(
+      g, src, a.dx, [&](unsigned c) { return BwdAffine(a, c, sums[c], count); },
+      [](const BwdAffine& f, const Loaded<VEC, 2>& l, float(&dx)[VEC]) { f.apply<VEC>(l.v[0], l.v[1], dx); });
 }
 
 template <int VEC>
@@ -104,10 +108,12 @@ void launch_passes(const bn::BwdArgs& a, const SplitPlan& p, float2* part, cudaS
   NB_CHECK_LAUNCH();
   finalize<<<unsigned(nb::dev::ceil_div(a.c * 32, 256)), 256, 0, stream>>>(a, part, p.slices, sums);
   NB_CHECK_LAUNCH();
-  if (p.rows)
+  if (p.rows) {
     dx_rows<VEC><<<p.grid, tile, 0, stream>>>(a, p.geom, sums, count);
-  else
-    dx_2d<VEC><<<p.grid, kThreads, 0, stream>>>(a, p.geom, sums, count);
+  } else {
+    const FlatGeom g = flat_geom(a.n, a.c, a.hw, VEC);
+    dx_flat<VEC><<<flat_blocks(g), kFlatThreads, 0, stream>>>(a, g, sums, count);
+  }
   NB_CHECK_LAUNCH();
 }
 
@@ -123,7 +129,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
 }  // namespace
 
 KernelVariantSpec split_variant() {
-  return {"split", "fused", "partial sums over (channel, slice) or (channel-tile, row-slice) blocks, float4, dx reversed",
+  return {"split", "fused", "partial sums over (channel, slice) or (channel-tile, row-slice) blocks, float4, dx in address order (2d)",
           launch, nullptr, workspace, {}};
 }
 

@@ -43,8 +43,4 @@ __host__ inline SplitPlan split_plan(long long n, long long c, long long hw, boo
   return p;
 }
 
-// Reversed block order for the second pass: the blocks the first pass ran last (whose data is
-// still in L2) go first.
-__device__ __forceinline__ long long reversed_block() { return gridDim.x - 1LL - blockIdx.x; }
-
 }  // namespace nb::bn::dev

@@ -11,7 +11,7 @@ std::size_t workspace(const Problem& p) { return split::workspace_bytes(p, false
 
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) {
   const bn::FwdArgs a = fwd_args(p, t);
-  split::launch(a, split::split_plan(a.n, a.c, a.hw, false, false), ws, false, stream);
+  split::launch(a, split::split_plan(a.n, a.c, a.hw, false, false), ws, stream);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Split: the Welford grid merge with 16-byte loads, threads on consecutive channels for the 1d
-// layout (coalesced when C is large and N small), and the y pass run in reverse block order.
+// layout (coalesced when C is large and N small); the 2d y pass sweeps the tensor in address order.
 #include "kernels/batchnorm_train/spec.hpp"
 #include "kernels/batchnorm_train/split.hpp"
 
@@ -10,14 +10,14 @@ std::size_t workspace(const Problem& p) { return split::workspace_bytes(p, true,
 
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) {
   const bn::FwdArgs a = fwd_args(p, t);
-  split::launch(a, split::split_plan(a.n, a.c, a.hw, true, true), ws, true, stream);
+  split::launch(a, split::split_plan(a.n, a.c, a.hw, true, true), ws, stream);
 }
 
 }  // namespace
 
 KernelVariantSpec split_variant() {
   return {"split", "fused",
-          "Welford over (channel, slice) or (channel-tile, row-slice) blocks, float4, y pass reversed for L2 reuse",
+          "Welford over (channel, slice) or (channel-tile, row-slice) blocks, float4, y pass in address order (2d)",
           launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}};
 }
 

@@ -1,7 +1,9 @@
 // The grid-level Welford shared by 4_welford.cu and 5_split.cu: blocks write per-(channel, slice)
 // partial Welford statistics, one warp per channel Chan-merges them and commits the channel's
-// statistics, then a second pass over x writes y. Three kernels on one stream.
+// statistics, then a second pass over x writes y (2d: the whole tensor in address order; rows:
+// channel tiles in reverse order). Three kernels on one stream.
 #include "harness/cuda_check.hpp"
+#include "kernels/batchnorm_common/flat_pass.cuh"
 #include "kernels/batchnorm_train/split.hpp"
 
 namespace nb::bn_train::split {
@@ -59,13 +61,13 @@ __global__ void finalize(bn::FwdArgs a, const Welford* part, unsigned slices) {
   if (lane == 0) commit_stats(a, c, channel_pivot(a.x, c, a.hw) + w.mean, w.variance_biased());
 }
 
-// 2d second pass: slice k of channel c, blocks in reverse order when `reverse`.
+// 2d second pass: the whole tensor in address order (flat_pass.cuh).
 template <int VEC>
-__global__ void __launch_bounds__(kThreads) normalize_2d(bn::FwdArgs a, ChannelGeom g, bool reverse) {
-  const long long b = reverse ? reversed_block() : blockIdx.x, c = b / g.slices;
-  const unsigned k = unsigned(b % g.slices);
-  const Affine f(a, c, make_float2(a.save_mean[c], a.save_invstd[c]));
-  normalize_range<VEC>(a, g, c, g.begin(k), g.begin(k + 1), threadIdx.x, blockDim.x, f);
+__global__ void __launch_bounds__(kFlatThreads) normalize_flat(bn::FwdArgs a, FlatGeom g) {
+  const float* const src[1] = {a.x};
+  flat_channel_map<VEC, 1>(
+      g, src, a.y, [&](unsigned c) { return Affine(a, c, make_float2(a.save_mean[c], a.save_invstd[c])); },
+      [](const Affine& f, const Loaded<VEC, 1>& l, float(&y)[VEC]) { f.apply<VEC>(l.v[0], y); });
 }
 
 // Rows second pass, tiles in reverse order.
@@ -90,7 +92,7 @@ __global__ void __launch_bounds__(kTileX* kTileY) normalize_rows(bn::FwdArgs a, 
 }
 
 template <int VEC>
-void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, bool reverse, cudaStream_t stream) {
+void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, cudaStream_t stream) {
   const dim3 tile(kTileX, kTileY);
   if (p.rows)
     partials_rows<VEC><<<p.grid, tile, 0, stream>>>(a, p.geom, part);
@@ -99,10 +101,12 @@ void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, bool
   NB_CHECK_LAUNCH();
   finalize<<<unsigned(nb::dev::ceil_div(a.c * 32, 256)), 256, 0, stream>>>(a, part, p.slices);
   NB_CHECK_LAUNCH();
-  if (p.rows)
+  if (p.rows) {
     normalize_rows<VEC><<<p.grid, tile, 0, stream>>>(a, p.geom);
-  else
-    normalize_2d<VEC><<<p.grid, kThreads, 0, stream>>>(a, p.geom, reverse);
+  } else {
+    const FlatGeom g = flat_geom(a.n, a.c, a.hw, VEC);
+    normalize_flat<VEC><<<flat_blocks(g), kFlatThreads, 0, stream>>>(a, g);
+  }
   NB_CHECK_LAUNCH();
 }
 
@@ -113,12 +117,12 @@ std::size_t workspace_bytes(const Problem& p, bool rows, bool vec) {
   return std::size_t(s.c) * split_plan(s.n, s.c, s.hw, rows, vec).slices * sizeof(Welford);
 }
 
-void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, bool reverse, cudaStream_t stream) {
+void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, cudaStream_t stream) {
   Welford* part = static_cast<Welford*>(workspace);
   if (p.vec == 4)
-    launch_passes<4>(a, p, part, reverse, stream);
+    launch_passes<4>(a, p, part, stream);
   else
-    launch_passes<1>(a, p, part, reverse, stream);
+    launch_passes<1>(a, p, part, stream);
 }
 
 }  // namespace nb::bn_train::split

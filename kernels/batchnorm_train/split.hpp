@@ -9,7 +9,7 @@ namespace nb::bn_train::split {
 using namespace nb::bn::dev;
 
 std::size_t workspace_bytes(const Problem& p, bool rows, bool vec);
-// The three passes for a plan: partial statistics, finalize, y (blocks reversed when `reverse`).
-void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, bool reverse, cudaStream_t stream);
+// The three passes for a plan: partial statistics, finalize, y.
+void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, cudaStream_t stream);
 
 }  // namespace nb::bn_train::split
