@@ -23,10 +23,19 @@ namespace cg = cooperative_groups;
 constexpr long long kSliceCap = 24576;  // floats per CTA: 96 KB, two CTAs per SM
 constexpr int kMaxCluster = 16;         // non-portable above 8
 
+// Each CTA fetches its whole next slice into registers ahead of time, so the kernel comes in one
+// configuration per slice size (floats per CTA), chosen to keep several rows in flight per SM:
+//   <= 4096: 256 threads x 4 float4, 48 registers, 5 CTAs per SM;
+//   <= 8192: 256 threads x 8 float4, 64 registers, 4 CTAs per SM;
+//   <= 16384: 512 threads x 8 float4, 64 registers, 2 CTAs per SM;
+//   <= 24576: 256 threads x 24 float4, 128 registers, 2 CTAs per SM (512 x 12 would not fit twice).
+enum class SliceClass { upto4k, upto8k, upto16k, upto24k };
+
 struct ClusterPlan {
   int cluster = 1;      // CTAs per row
   long long slice = 0;  // elements per CTA, a multiple of 4
   int threads = 64;
+  SliceClass kind = SliceClass::upto4k;
   bool fits = false;
 };
 
@@ -35,7 +44,15 @@ ClusterPlan plan_for(long long n) {
   while (cp.cluster < kMaxCluster && dev::ceil_div(n, cp.cluster) > kSliceCap) cp.cluster *= 2;
   cp.slice = dev::ceil_div(dev::ceil_div(n, cp.cluster), 4) * 4;
   cp.fits = cp.slice <= kSliceCap;
-  cp.threads = threads_for(cp.slice, 512);
+  if (cp.slice > 16384) {
+    cp.threads = 256, cp.kind = SliceClass::upto24k;
+  } else if (cp.slice > 8192) {
+    cp.threads = threads_for(cp.slice, 512), cp.kind = SliceClass::upto16k;
+  } else if (cp.slice > 4096) {
+    cp.threads = 256, cp.kind = SliceClass::upto8k;
+  } else {
+    cp.threads = threads_for(cp.slice, 256), cp.kind = SliceClass::upto4k;  // at most 4 float4 per thread
+  }
   return cp;
 }
 
@@ -82,9 +99,8 @@ __device__ void cluster_merge(const cg::cluster_group& cluster, MaxSum* publishe
 // Persistent: the grid holds as many clusters as can be resident and each walks rows
 // row, row + clusters, ...; the next row's first kAhead float4 per thread are fetched into
 // registers while the cluster waits at its barrier and writes the current row.
-constexpr int kAhead = 8;
-
-__global__ void __launch_bounds__(512, 2) onchip_kernel(Args a, long long slice) {
+template <int kMaxThreads, int kMinBlocks, int kAhead>
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocks) onchip_kernel(Args a, long long slice) {
   extern __shared__ float4 slice_smem[];
   float* smem = reinterpret_cast<float*>(slice_smem);
   __shared__ float scratch[32];
@@ -111,12 +127,26 @@ __global__ void __launch_bounds__(512, 2) onchip_kernel(Args a, long long slice)
   }
 }
 
+using KernelFn = void (*)(Args, long long);
+
+KernelFn kernel_for(SliceClass kind) {
+  switch (kind) {
+    case SliceClass::upto4k: return onchip_kernel<256, 5, 4>;
+    case SliceClass::upto8k: return onchip_kernel<256, 4, 8>;
+    case SliceClass::upto16k: return onchip_kernel<512, 2, 8>;
+    case SliceClass::upto24k: return onchip_kernel<256, 2, 24>;
+  }
+  return nullptr;
+}
+
 // Once per process: opt in to 96 KB of dynamic shared memory and to clusters of 16.
 void configure_once() {
   static const bool done = [] {
-    NB_CUDA_CHECK(cudaFuncSetAttribute(onchip_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       int(kSliceCap * sizeof(float))));
-    NB_CUDA_CHECK(cudaFuncSetAttribute(onchip_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    for (SliceClass kind : {SliceClass::upto4k, SliceClass::upto8k, SliceClass::upto16k, SliceClass::upto24k}) {
+      NB_CUDA_CHECK(cudaFuncSetAttribute(kernel_for(kind), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(kSliceCap * sizeof(float))));
+      NB_CUDA_CHECK(cudaFuncSetAttribute(kernel_for(kind), cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    }
     return true;
   }();
   (void)done;
@@ -146,7 +176,7 @@ int resident_clusters(const ClusterPlan& cp) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = config_for(cp, 1, nullptr, &attr);
   int clusters = 0;
-  NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, onchip_kernel, &cfg));
+  NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel_for(cp.kind), &cfg));
   return known[key] = clusters;
 }
 
@@ -156,7 +186,7 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
   const long long clusters = std::min<long long>(a.m, resident_clusters(cp));
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = config_for(cp, clusters, stream, &attr);
-  NB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, onchip_kernel, a, cp.slice));
+  NB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_for(cp.kind), a, cp.slice));
   NB_CHECK_LAUNCH();
 }
 

@@ -29,7 +29,7 @@ step_sanitize() {
       "$bin" run --suite quick --validate-only --quiet --out "$OUT/sanitize-reports" ${NB_SANITIZE_ARGS:---trials 1} \
       > "$OUT/sanitize-$tool.log" 2>&1
     local s=$?
-    summary+=("compute-sanitizer $tool: exit $s, $(grep -E 'ERROR SUMMARY' "$OUT/sanitize-$tool.log" | tail -1)")
+    summary+=("compute-sanitizer $tool: exit $s, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.log" | tail -1)")
   done
 }
 step_bench() {
