@@ -13,7 +13,7 @@ int ceilings_command(int device, bool json, std::ostream& out) {
   GpuInfo gpu = query_gpu(device);
   const CudaStream stream;
   const BandwidthCeiling copy = measure_bandwidth_ceiling(gpu, stream.get());
-  const std::vector<PatternCeiling> patterns = measure_stream_ceilings(gpu, stream.get());
+  const std::vector<PatternCeiling> patterns = measure_stream_ceilings(stream.get());
   if (json)
     out << ceilings_to_json(gpu, copy, patterns).dump(2) << "\n";
   else

@@ -1,5 +1,6 @@
-// Access-pattern ceilings: persistent grid-stride kernels over float4 that only read (summed into a
-// per-block sink), only write a constant, or compute c = a + b, each with kUnroll accesses in flight per stream.
+// Access-pattern ceilings: kernels over float4 that only read (summed into a per-block sink),
+// only write a constant, or compute c = a + b. Block b streams one contiguous chunk, so the GPU
+// sweeps memory in address order (measured faster than a persistent grid-stride loop for 2R+1W).
 #include "harness/device/stream_ceilings.hpp"
 
 #include <algorithm>
@@ -15,25 +16,35 @@ namespace nb {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kUnroll = 4;  // independent float4 loads (or stores) per thread per stream per iteration
+constexpr int kUnroll = 4;  // independent float4 loads (or stores) per thread per stream in flight
+constexpr std::size_t kChunk = std::size_t(kThreads) * kUnroll * 4;  // float4 per block: 64 KB
 constexpr int kWarmups = 3;
 
 __device__ inline float4 add4(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
 
-// Thread i visits i, i + stride, ...; the main loop issues kUnroll of those before using any.
+// This block's chunk [begin, end) of n vectors.
+struct Chunk {
+  std::size_t begin, end;
+};
+__device__ inline Chunk block_chunk(std::size_t n) {
+  const std::size_t begin = blockIdx.x * kChunk;
+  return {begin, begin + kChunk < n ? begin + kChunk : n};
+}
+
+// Thread t visits begin + t, begin + t + kThreads, ...; kUnroll loads are issued before any is used.
 __global__ void __launch_bounds__(kThreads) read_kernel(const float4* __restrict__ in, std::size_t n,
                                                         float* __restrict__ sink) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  const Chunk c = block_chunk(n);
+  std::size_t i = c.begin + threadIdx.x;
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-  for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
+  for (; i + (kUnroll - 1) * kThreads < c.end; i += kUnroll * kThreads) {
     float4 v[kUnroll];
 #pragma unroll
-    for (int k = 0; k < kUnroll; ++k) v[k] = in[i + k * stride];
+    for (int k = 0; k < kUnroll; ++k) v[k] = in[i + k * kThreads];
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) acc = add4(acc, v[k]);
   }
-  for (; i < n; i += stride) acc = add4(acc, in[i]);
+  for (; i < c.end; i += kThreads) acc = add4(acc, in[i]);
   // The sum reaches memory, so the loads cannot be dropped; one value per block.
   float sum = acc.x + acc.y + acc.z + acc.w;
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
@@ -46,40 +57,30 @@ __global__ void __launch_bounds__(kThreads) read_kernel(const float4* __restrict
 }
 
 __global__ void __launch_bounds__(kThreads) write_kernel(float4* __restrict__ out, std::size_t n, float value) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  const Chunk c = block_chunk(n);
   const float4 v = make_float4(value, value, value, value);
-  for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
-#pragma unroll
-    for (int k = 0; k < kUnroll; ++k) out[i + k * stride] = v;
-  }
-  for (; i < n; i += stride) out[i] = v;
+  for (std::size_t i = c.begin + threadIdx.x; i < c.end; i += kThreads) out[i] = v;
 }
 
 __global__ void __launch_bounds__(kThreads) read2_write1_kernel(const float4* __restrict__ a,
                                                                 const float4* __restrict__ b,
-                                                                float4* __restrict__ c, std::size_t n) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
+                                                                float4* __restrict__ out, std::size_t n) {
+  const Chunk c = block_chunk(n);
+  std::size_t i = c.begin + threadIdx.x;
+  for (; i + (kUnroll - 1) * kThreads < c.end; i += kUnroll * kThreads) {
     float4 va[kUnroll], vb[kUnroll];
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) {
-      va[k] = a[i + k * stride];
-      vb[k] = b[i + k * stride];
+      va[k] = a[i + k * kThreads];
+      vb[k] = b[i + k * kThreads];
     }
 #pragma unroll
-    for (int k = 0; k < kUnroll; ++k) c[i + k * stride] = add4(va[k], vb[k]);
+    for (int k = 0; k < kUnroll; ++k) out[i + k * kThreads] = add4(va[k], vb[k]);
   }
-  for (; i < n; i += stride) c[i] = add4(a[i], b[i]);
+  for (; i < c.end; i += kThreads) out[i] = add4(a[i], b[i]);
 }
 
-// Persistent grid: as many blocks as are resident at once on every SM.
-template <class Kernel> int persistent_blocks(Kernel kernel, const GpuInfo& gpu) {
-  int blocks_per_sm = 0;
-  NB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kThreads, 0));
-  return gpu.sm_count * std::max(blocks_per_sm, 1);
-}
+unsigned chunk_blocks(std::size_t n) { return unsigned((n + kChunk - 1) / kChunk); }
 
 PatternCeiling time_pattern(const std::string& pattern, const std::string& traffic, std::size_t bytes_moved,
                             const std::function<void()>& launch, cudaStream_t stream, int samples) {
@@ -102,7 +103,7 @@ PatternCeiling time_pattern(const std::string& pattern, const std::string& traff
 
 }  // namespace
 
-std::vector<PatternCeiling> measure_stream_ceilings(const GpuInfo& gpu, cudaStream_t stream, std::size_t bytes,
+std::vector<PatternCeiling> measure_stream_ceilings(cudaStream_t stream, std::size_t bytes,
                                                     int samples) {
   // One allocation for all three patterns; read2_write1 uses it as three equal, disjoint thirds.
   const std::size_t vectors = bytes / sizeof(float4);
@@ -111,9 +112,8 @@ std::vector<PatternCeiling> measure_stream_ceilings(const GpuInfo& gpu, cudaStre
   NB_CUDA_CHECK(cudaMemsetAsync(data.get(), 0x3f, data.bytes(), stream));  // 0x3f3f3f3f: about 0.75f
   float4* v = data.as<float4>();
 
-  const int read_blocks = persistent_blocks(read_kernel, gpu);
-  const int write_blocks = persistent_blocks(write_kernel, gpu);
-  const int read2_write1_blocks = persistent_blocks(read2_write1_kernel, gpu);
+  const unsigned read_blocks = chunk_blocks(vectors), write_blocks = read_blocks;
+  const unsigned read2_write1_blocks = chunk_blocks(third);
   DeviceBuffer sink(static_cast<std::size_t>(read_blocks) * sizeof(float));
 
   std::vector<PatternCeiling> ceilings;

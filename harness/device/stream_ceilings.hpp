@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "harness/device/gpu_info.hpp"
 
 namespace nb {
 
@@ -24,7 +23,7 @@ struct PatternCeiling {
 // Times the read, write and read2_write1 kernels over `bytes` of device memory (read2_write1
 // splits it into three equal streams), each after a warm-up, `samples` times with events on `stream`.
 // Results in that order.
-std::vector<PatternCeiling> measure_stream_ceilings(const GpuInfo& gpu, cudaStream_t stream,
-                                                    std::size_t bytes = std::size_t(1) << 30, int samples = 30);
+std::vector<PatternCeiling> measure_stream_ceilings(cudaStream_t stream, std::size_t bytes = std::size_t(1) << 30,
+                                                    int samples = 30);
 
 }  // namespace nb

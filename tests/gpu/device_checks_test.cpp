@@ -50,7 +50,7 @@ TEST(DeviceChecks, PatternCeilingsAreBelowTheTheoreticalPeak) {
   const GpuInfo gpu = query_gpu(0);
   const double peak = gpu.theoretical_peak_gbps();
   const std::size_t bytes = std::size_t(256) << 20;
-  const std::vector<PatternCeiling> ceilings = measure_stream_ceilings(gpu, nullptr, bytes, 10);
+  const std::vector<PatternCeiling> ceilings = measure_stream_ceilings(nullptr, bytes, 10);
   ASSERT_EQ(ceilings.size(), 3u);
   EXPECT_EQ(ceilings[0].pattern, "read");
   EXPECT_EQ(ceilings[1].pattern, "write");
