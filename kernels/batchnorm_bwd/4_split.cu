@@ -14,11 +14,10 @@ using namespace nb::bn::dev;
 template <int VEC>
 __global__ void __launch_bounds__(kThreads) partials_2d(bn::BwdArgs a, ChannelGeom g, float2* part) {
   __shared__ float scratch[32];
-  const long long b = blockIdx.x, c = b / g.slices;
-  const unsigned k = unsigned(b % g.slices);
+  const BlockWork work = block_work(g, blockIdx.x);
   const float2 s = block_sum2(
-      bwd_sums_range<VEC>(a, g, c, g.begin(k), g.begin(k + 1), threadIdx.x, blockDim.x, a.save_mean[c]), scratch);
-  if (threadIdx.x == 0) part[b] = s;
+      bwd_sums_range<VEC>(a, g, work.c, work.j0, work.j1, threadIdx.x, blockDim.x, a.save_mean[work.c]), scratch);
+  if (threadIdx.x == 0) part[work.part] = s;
 }
 
 template <int VEC>

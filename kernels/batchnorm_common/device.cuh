@@ -29,8 +29,10 @@ struct ChannelGeom {
   long long c_count;
   unsigned hwv;     // vectors per (n, c) run
   unsigned mv;      // vectors per channel: N * hwv
-  unsigned slices;  // blocks that share one channel
+  unsigned slices;  // blocks (partial statistics) per channel
   FastDivmod by_hwv;
+  unsigned pieces = 0;  // split plans in run order: blocks per (n, c) run; 0: one slice per block
+  unsigned piece = 0;   // run order: vectors per block
 
   __device__ __forceinline__ long long offset(long long c, unsigned j) const {
     const unsigned n = by_hwv.div(j);

@@ -1,6 +1,7 @@
 #pragma once
-// How the split variants cut the work: a channel shared by `slices` blocks (2d, NCHW) or, for the
-// 1d (N, C) layout, tiles of 32 threads on consecutive channels x 8 threads on rows, with the rows
+// How the split variants cut the statistics pass: 2d (NCHW) runs of H*W of at least 32 KB in
+// address order, a block per piece of a run; shorter runs as a channel shared by `slices` blocks;
+// the 1d (N, C) layout as tiles of 32 threads on consecutive channels x 8 threads on rows, the rows
 // cut into `slices`. workspace_bytes() and launch() both derive from this plan.
 #include <cuda_runtime.h>
 
@@ -14,6 +15,7 @@ namespace nb::bn::dev {
 inline constexpr long long kTargetBlocks = 4LL * 132 * 8;
 inline constexpr int kThreads = 256;
 inline constexpr int kTileX = 32, kTileY = 8;  // rows layout: channels x rows
+inline constexpr long long kPieceVectors = kThreads * 4 * 4;  // run order: at most 4096 vectors per block
 
 struct SplitPlan {
   bool rows = false;    // 1d layout, threads on consecutive channels
@@ -33,6 +35,15 @@ __host__ inline SplitPlan split_plan(long long n, long long c, long long hw, boo
     p.slices = std::min(p.slices, 65535u);
     p.geom = channel_geom(n, cols, 1, 1, p.slices);
     p.grid = dim3(unsigned(groups), p.slices);
+  } else if (hw / (use_vec && hw % 4 == 0 ? 4 : 1) >= kPieceVectors / 2) {
+    // Runs of at least 32 KB: blocks in address order, each a piece of one (n, c) run.
+    p.vec = use_vec && hw % 4 == 0 ? 4 : 1;
+    const long long hwv = hw / p.vec, pieces = nb::dev::ceil_div(hwv, kPieceVectors);
+    p.slices = unsigned(n * pieces);
+    p.geom = channel_geom(n, c, hw, p.vec, p.slices);
+    p.geom.pieces = unsigned(pieces);
+    p.geom.piece = unsigned(nb::dev::ceil_div(hwv, pieces));
+    p.grid = dim3(unsigned(n * c * pieces));
   } else {
     p.vec = use_vec && hw % 4 == 0 ? 4 : 1;
     const long long mv = n * hw / p.vec;
@@ -41,6 +52,28 @@ __host__ inline SplitPlan split_plan(long long n, long long c, long long hw, boo
     p.grid = dim3(unsigned(c * p.slices));
   }
   return p;
+}
+
+// What block b of a 2d statistics pass reads (vectors [j0, j1) of channel c) and which partial
+// it writes (part[c * slices + k]). One slice per block: slice b % slices of channel b / slices.
+// Run order: piece b % pieces of run r = b / pieces = n * C + c, so that the blocks sweep memory in
+// address order (what DRAM serves fastest); its partial is number n * pieces + piece of channel c.
+struct BlockWork {
+  long long c;
+  unsigned j0, j1;
+  long long part;
+};
+
+__device__ __forceinline__ BlockWork block_work(const ChannelGeom& g, long long b) {
+  if (g.pieces == 0) {
+    const long long c = b / g.slices;
+    const unsigned k = unsigned(b % g.slices);
+    return {c, g.begin(k), g.begin(k + 1), b};
+  }
+  const long long r = b / g.pieces, c = r % g.c_count;
+  const unsigned p = unsigned(b % g.pieces), n = unsigned(r / g.c_count);
+  const unsigned j0 = n * g.hwv + p * g.piece, run_end = (n + 1) * g.hwv;
+  return {c, j0, j0 + g.piece < run_end ? j0 + g.piece : run_end, c * g.slices + (long long)n * g.pieces + p};
 }
 
 }  // namespace nb::bn::dev

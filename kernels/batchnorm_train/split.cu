@@ -9,17 +9,17 @@
 namespace nb::bn_train::split {
 namespace {
 
-// 2d: block b = c*slices + k folds slice k of channel c into part[b].
+// 2d: block b folds the part of a channel block_work() gives it into one partial.
 template <int VEC>
 __global__ void __launch_bounds__(kThreads) partials_2d(bn::FwdArgs a, ChannelGeom g, Welford* part) {
   __shared__ Welford scratch[32];
-  const long long b = blockIdx.x, c = b / g.slices;
-  ShiftedWelford sw{channel_pivot(a.x, c, a.hw), {}};
+  const BlockWork work = block_work(g, blockIdx.x);
+  ShiftedWelford sw{channel_pivot(a.x, work.c, a.hw), {}};
   const float* const src[1] = {a.x};
-  for_block_slice<VEC, 1>(g, c, unsigned(b % g.slices), src,
-                          [&](long long, const Loaded<VEC, 1>& l) { sw.add<VEC>(l.v[0]); });
+  for_channel_range<VEC, 1>(g, work.c, work.j0, work.j1, threadIdx.x, blockDim.x, src,
+                            [&](long long, const Loaded<VEC, 1>& l) { sw.add<VEC>(l.v[0]); });
   const Welford w = block_merge(sw.w, scratch);
-  if (threadIdx.x == 0) part[b] = w;
+  if (threadIdx.x == 0) part[work.part] = w;
 }
 
 // Rows: thread (x, y) owns VEC consecutive channels and every 8th row of slice blockIdx.y; the
