@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(kTileX* kTileY) dx_rows(bn::BwdArgs a, Channel
 
 SplitPlan plan_of(const Problem& p) {
   const bn::Shape s = bn::shape_of(p);
-  return split_plan(s.n, s.c, s.hw, true, true);
+  return split_plan(s.n, s.c, s.hw, SplitStyle::tuned);
 }
 
 std::size_t workspace(const Problem& p) {

@@ -44,9 +44,9 @@ std::vector<NamedProblem> named_problems() {
       {{"n", 4}, {"c", 1}, {"h", 7}, {"w", 9}},    {{"n", 8}, {"c", 7}, {"h", 3}, {"w", 5}},
       {{"n", 2}, {"c", 7}, {"h", 8}, {"w", 16}},   {{"n", 16}, {"c", 64}, {"h", 32}, {"w", 32}},
       {{"n", 64}, {"c", 1}, {"h", 128}, {"w", 128}}, {{"n", 1}, {"c", 3}, {"h", 5}, {"w", 5}},
-      // Runs of H*W long enough for the split variants' run-order blocks, cut into uneven pieces:
-      // float4 (H*W = 18432) and scalar (H*W = 4757, odd).
-      {{"n", 2}, {"c", 3}, {"h", 96}, {"w", 192}},  {{"n", 3}, {"c", 5}, {"h", 67}, {"w", 71}},
+      // Runs of H*W long enough for the split variants' run-order blocks (>= 32 KB), two pieces
+      // per run: float4 (H*W = 18432) and scalar (H*W = 16899, odd, pieces of 8450 and 8449).
+      {{"n", 2}, {"c", 3}, {"h", 96}, {"w", 192}},  {{"n", 3}, {"c", 5}, {"h", 131}, {"w", 129}},
   };
   for (const auto& p : small) v.push_back({p, quick, "small: tails, odd H*W, C = 1, N = 1 with H*W > 1, long runs"});
   return v;

@@ -1,8 +1,10 @@
 #pragma once
-// How the split variants cut the statistics pass: 2d (NCHW) runs of H*W of at least 32 KB in
-// address order, a block per piece of a run; shorter runs as a channel shared by `slices` blocks;
-// the 1d (N, C) layout as tiles of 32 threads on consecutive channels x 8 threads on rows, the rows
-// cut into `slices`. workspace_bytes() and launch() both derive from this plan.
+// How the grid-level BatchNorm variants cut the statistics pass. SplitStyle::tuned (the split
+// variants): 2d (NCHW) runs of H*W of at least 32 KB in address order, a block per piece of a
+// run, float4 where aligned; shorter runs as a channel shared by `slices` blocks; the 1d (N, C)
+// layout as tiles of 32 threads on consecutive channels x 8 threads on rows, the rows cut into
+// `slices`. SplitStyle::plain (welford): scalar loads, channel slices for every layout.
+// workspace_bytes() and launch() both derive from this plan.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -15,7 +17,9 @@ namespace nb::bn::dev {
 inline constexpr long long kTargetBlocks = 4LL * 132 * 8;
 inline constexpr int kThreads = 256;
 inline constexpr int kTileX = 32, kTileY = 8;  // rows layout: channels x rows
-inline constexpr long long kPieceVectors = kThreads * 4 * 4;  // run order: at most 4096 vectors per block
+inline constexpr long long kPieceBytes = 64 * 1024;  // run order: at most 64 KB per block
+
+enum class SplitStyle { plain, tuned };
 
 struct SplitPlan {
   bool rows = false;    // 1d layout, threads on consecutive channels
@@ -25,27 +29,28 @@ struct SplitPlan {
   dim3 grid;
 };
 
-__host__ inline SplitPlan split_plan(long long n, long long c, long long hw, bool use_rows, bool use_vec) {
+__host__ inline SplitPlan split_plan(long long n, long long c, long long hw, SplitStyle style) {
   SplitPlan p;
-  p.rows = use_rows && hw == 1;
+  const bool tuned = style == SplitStyle::tuned;
+  p.rows = tuned && hw == 1;
   if (p.rows) {
-    p.vec = use_vec && c % 4 == 0 ? 4 : 1;
+    p.vec = c % 4 == 0 ? 4 : 1;
     const long long cols = c / p.vec, groups = nb::dev::ceil_div(cols, kTileX);
     p.slices = unsigned(std::clamp(nb::dev::ceil_div(kTargetBlocks, groups), 1LL, std::max(1LL, n / (kTileY * 4))));
     p.slices = std::min(p.slices, 65535u);
     p.geom = channel_geom(n, cols, 1, 1, p.slices);
     p.grid = dim3(unsigned(groups), p.slices);
-  } else if (hw / (use_vec && hw % 4 == 0 ? 4 : 1) >= kPieceVectors / 2) {
+  } else if (tuned && hw * 4 >= kPieceBytes / 2) {
     // Runs of at least 32 KB: blocks in address order, each a piece of one (n, c) run.
-    p.vec = use_vec && hw % 4 == 0 ? 4 : 1;
-    const long long hwv = hw / p.vec, pieces = nb::dev::ceil_div(hwv, kPieceVectors);
+    p.vec = hw % 4 == 0 ? 4 : 1;
+    const long long hwv = hw / p.vec, pieces = nb::dev::ceil_div(hwv, kPieceBytes / (4 * p.vec));
     p.slices = unsigned(n * pieces);
     p.geom = channel_geom(n, c, hw, p.vec, p.slices);
     p.geom.pieces = unsigned(pieces);
     p.geom.piece = unsigned(nb::dev::ceil_div(hwv, pieces));
     p.grid = dim3(unsigned(n * c * pieces));
   } else {
-    p.vec = use_vec && hw % 4 == 0 ? 4 : 1;
+    p.vec = tuned && hw % 4 == 0 ? 4 : 1;
     const long long mv = n * hw / p.vec;
     p.slices = unsigned(std::clamp(nb::dev::ceil_div(kTargetBlocks, c), 1LL, std::max(1LL, mv / (kThreads * 4))));
     p.geom = channel_geom(n, c, hw, p.vec, p.slices);

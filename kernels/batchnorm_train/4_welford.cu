@@ -7,11 +7,11 @@ namespace nb::bn_train {
 namespace {
 
 // Scalar loads and channel slices for every layout: the 1d layout reads columns (strided).
-std::size_t workspace(const Problem& p) { return split::workspace_bytes(p, false, false); }
+std::size_t workspace(const Problem& p) { return split::workspace_bytes(p, split::SplitStyle::plain); }
 
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) {
   const bn::FwdArgs a = fwd_args(p, t);
-  split::launch(a, split::split_plan(a.n, a.c, a.hw, false, false), ws, stream);
+  split::launch(a, split::split_plan(a.n, a.c, a.hw, split::SplitStyle::plain), ws, stream);
 }
 
 }  // namespace

@@ -6,11 +6,11 @@
 namespace nb::bn_train {
 namespace {
 
-std::size_t workspace(const Problem& p) { return split::workspace_bytes(p, true, true); }
+std::size_t workspace(const Problem& p) { return split::workspace_bytes(p, split::SplitStyle::tuned); }
 
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) {
   const bn::FwdArgs a = fwd_args(p, t);
-  split::launch(a, split::split_plan(a.n, a.c, a.hw, true, true), ws, stream);
+  split::launch(a, split::split_plan(a.n, a.c, a.hw, split::SplitStyle::tuned), ws, stream);
 }
 
 }  // namespace

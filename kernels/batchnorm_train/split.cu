@@ -112,9 +112,9 @@ void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, cuda
 
 }  // namespace
 
-std::size_t workspace_bytes(const Problem& p, bool rows, bool vec) {
+std::size_t workspace_bytes(const Problem& p, SplitStyle style) {
   const bn::Shape s = bn::shape_of(p);
-  return std::size_t(s.c) * split_plan(s.n, s.c, s.hw, rows, vec).slices * sizeof(Welford);
+  return std::size_t(s.c) * split_plan(s.n, s.c, s.hw, style).slices * sizeof(Welford);
 }
 
 void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, cudaStream_t stream) {

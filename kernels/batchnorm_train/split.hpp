@@ -8,7 +8,7 @@ namespace nb::bn_train::split {
 
 using namespace nb::bn::dev;
 
-std::size_t workspace_bytes(const Problem& p, bool rows, bool vec);
+std::size_t workspace_bytes(const Problem& p, SplitStyle style);
 // The three passes for a plan: partial statistics, finalize, y.
 void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, cudaStream_t stream);
 
