@@ -1,5 +1,5 @@
 // Onchip: a row lives in shared memory, so x is read from DRAM exactly once. A thread-block
-// cluster sized to N (1..16 CTAs of <= 96 KB) splits the row; each CTA reduces its slice, publishes
+// cluster sized to N (1..8 CTAs of <= 192 KB) splits the row; each CTA reduces its slice, publishes
 // (max, sum) in its shared memory, and after cluster.sync() merges all of them through DSMEM.
 // The grid is persistent (resident clusters loop over rows), one exp per value.
 #include <cooperative_groups.h>
@@ -20,16 +20,21 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr long long kSliceCap = 24576;  // floats per CTA: 96 KB, two CTAs per SM
-constexpr int kMaxCluster = 16;         // non-portable above 8
+constexpr long long kSliceCap = 49152;     // floats per CTA: 192 KB, one CTA per SM
+constexpr long long kHalfSliceCap = 24576;  // floats per CTA that still fit two CTAs per SM
+constexpr int kMaxCluster = 8;              // portable
 
 // Each CTA fetches its whole next slice into registers ahead of time, so the kernel comes in one
 // configuration per slice size (floats per CTA), chosen to keep several rows in flight per SM:
 //   <= 4096: 256 threads x 4 float4, 48 registers, 5 CTAs per SM;
 //   <= 8192: 256 threads x 8 float4, 64 registers, 4 CTAs per SM;
 //   <= 16384: 512 threads x 8 float4, 64 registers, 2 CTAs per SM;
-//   <= 24576: 256 threads x 24 float4, 128 registers, 2 CTAs per SM (512 x 12 would not fit twice).
-enum class SliceClass { upto4k, upto8k, upto16k, upto24k };
+//   <= 24576: 256 threads x 24 float4, 128 registers, 2 CTAs per SM (512 x 12 would not fit twice);
+//   <= 49152: 512 threads x 24 float4, 128 registers, 1 CTA per SM (rows over 8 x 96 KB).
+// Clusters stop at 8 CTAs: 16 CTAs of 96 KB at 2 per SM need 8 SMs of one GPC, and only 14 such
+// clusters fit on a 132-SM H100 (20 SMs idle, 4.57 ms at 4096 x 393216); 8 CTAs of 192 KB fit
+// 15 times (120 SMs, 4.52 ms).
+enum class SliceClass { upto4k, upto8k, upto16k, upto24k, upto48k };
 
 struct ClusterPlan {
   int cluster = 1;      // CTAs per row
@@ -41,10 +46,12 @@ struct ClusterPlan {
 
 ClusterPlan plan_for(long long n) {
   ClusterPlan cp;
-  while (cp.cluster < kMaxCluster && dev::ceil_div(n, cp.cluster) > kSliceCap) cp.cluster *= 2;
+  while (cp.cluster < kMaxCluster && dev::ceil_div(n, cp.cluster) > kHalfSliceCap) cp.cluster *= 2;
   cp.slice = dev::ceil_div(dev::ceil_div(n, cp.cluster), 4) * 4;
   cp.fits = cp.slice <= kSliceCap;
-  if (cp.slice > 16384) {
+  if (cp.slice > kHalfSliceCap) {
+    cp.threads = 512, cp.kind = SliceClass::upto48k;
+  } else if (cp.slice > 16384) {
     cp.threads = 256, cp.kind = SliceClass::upto24k;
   } else if (cp.slice > 8192) {
     cp.threads = threads_for(cp.slice, 512), cp.kind = SliceClass::upto16k;
@@ -135,17 +142,18 @@ KernelFn kernel_for(SliceClass kind) {
     case SliceClass::upto8k: return onchip_kernel<256, 4, 8>;
     case SliceClass::upto16k: return onchip_kernel<512, 2, 8>;
     case SliceClass::upto24k: return onchip_kernel<256, 2, 24>;
+    case SliceClass::upto48k: return onchip_kernel<512, 1, 24>;
   }
   return nullptr;
 }
 
-// Once per process: opt in to 96 KB of dynamic shared memory and to clusters of 16.
+// Once per process: opt in to 192 KB of dynamic shared memory.
 void configure_once() {
   static const bool done = [] {
-    for (SliceClass kind : {SliceClass::upto4k, SliceClass::upto8k, SliceClass::upto16k, SliceClass::upto24k}) {
+    for (SliceClass kind :
+         {SliceClass::upto4k, SliceClass::upto8k, SliceClass::upto16k, SliceClass::upto24k, SliceClass::upto48k}) {
       NB_CUDA_CHECK(cudaFuncSetAttribute(kernel_for(kind), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          int(kSliceCap * sizeof(float))));
-      NB_CUDA_CHECK(cudaFuncSetAttribute(kernel_for(kind), cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     }
     return true;
   }();
@@ -194,7 +202,7 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 Support supports(const Problem& p) {
   const Shape s = shape_of(p);
   const ClusterPlan cp = plan_for(s.n);
-  if (!cp.fits) return Support::no("a row over 16 CTAs x 96 KB (n > 393216) does not fit one cluster's shared memory");
+  if (!cp.fits) return Support::no("a row over 8 CTAs x 192 KB (n > 393216) does not fit one cluster's shared memory");
   int clusters = 0;
   try {
     clusters = resident_clusters(cp);
@@ -211,7 +219,7 @@ Support supports(const Problem& p) {
 
 KernelVariantSpec onchip_variant() {
   return {"onchip", "fused",
-          "row in shared memory (x read once): a persistent grid of clusters of 1..16 CTAs sized to n, (max, sum) "
+          "row in shared memory (x read once): a persistent grid of clusters of 1..8 CTAs sized to n, (max, sum) "
           "merged through DSMEM, the next row prefetched into registers",
           launch, supports, nullptr, {}};
 }

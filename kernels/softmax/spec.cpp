@@ -30,8 +30,9 @@ class SoftmaxSpec final : public OpSpec {
         {{{"m", 5}, {"n", 3}}, {"quick"}, "tiny odd row"},
         {{{"m", 7}, {"n", 1000}}, {"quick"}, "odd row, N % 4 = 0 but not a power of two"},
         {{{"m", 4}, {"n", 4097}}, {"quick"}, "odd row just above the warp variant's bound"},
-        {{{"m", 3}, {"n", 100000}}, {"quick"}, "row over one CTA's shared memory: cluster of 8"},
-        {{{"m", 3}, {"n", 393216}}, {"quick"}, "KB row length, cluster of 16"},
+        {{{"m", 3}, {"n", 100000}}, {"quick"}, "row over one CTA's shared memory: cluster of 8 x 49 KB"},
+        {{{"m", 3}, {"n", 393216}}, {"quick"}, "KB row length: cluster of 8 x 192 KB"},
+        {{{"m", 2}, {"n", 300001}}, {"quick"}, "odd row over 8 x 96 KB: unaligned, cluster of 8 x 147 KB"},
     };
     for (std::int64_t n = 256; n <= 65536; n *= 2)
       v.push_back({{{"m", 32768}, {"n", double(n)}}, {"sweep", "llm"}, "LLM-style rows, 32768 of them"});
