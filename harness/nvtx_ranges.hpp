@@ -1,7 +1,8 @@
 #pragma once
 // NVTX: one domain, "normbench"; a registered-string push/pop range per case named
-// "<op>/<variant>/<problem-id>", with "validate" and "timed" ranges inside, so
-//   ncu --nvtx --nvtx-include "normbench@<op>/<variant>/<problem-id>/" ...
+// "<op> <variant> <problem name> <dtype>" (no '/': ncu's filter reads '/' as a nesting separator,
+// so a name with '/' can never be selected), with "validate" and "timed" ranges inside, so
+//   ncu --nvtx --nvtx-include "normbench@softmax onchip m4096_n393216 fp32/" ...
 // selects exactly one case.
 #include <memory>
 #include <string>
@@ -9,6 +10,8 @@
 namespace nb {
 
 std::string nvtx_case_name(const std::string& op, const std::string& variant, const std::string& problem_id);
+// What follows a case's range name in ncu's --nvtx-include: "normbench@<name>/".
+std::string ncu_nvtx_filter(const std::string& case_name);
 
 class NvtxRange {
  public:

@@ -1,5 +1,6 @@
 #include "harness/report/report_json.hpp"
 
+#include "harness/nvtx_ranges.hpp"
 
 namespace nb {
 namespace {
@@ -135,7 +136,7 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
           {"speedup_vs_baseline", optional_json(m.speedup_vs_baseline)},
           {"reproduce", reproduce_command(c)},
           {"profile", profile_command(c)},
-          {"nvtx_range", c.name()}};
+          {"nvtx_range", c.nvtx_name()}};
 }
 
 json summary_json(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
@@ -163,7 +164,7 @@ std::string reproduce_command(const RunCase& c) {
 }
 
 std::string profile_command(const RunCase& c) {
-  return "ncu --nvtx --nvtx-include \"normbench@" + c.name() + "/\" --set full -o " + c.op->name() + "-" +
+  return "ncu --nvtx --nvtx-include \"" + ncu_nvtx_filter(c.nvtx_name()) + "\" --set full -o " + c.op->name() + "-" +
          c.variant->name() + " normbench run --profile --problem " + c.problem.id() + " --variant " +
          c.variant->name();
 }

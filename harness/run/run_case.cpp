@@ -4,6 +4,8 @@
 
 namespace nb {
 
-std::string RunCase::name() const { return nvtx_case_name(op->name(), variant->name(), problem.id()); }
+std::string RunCase::name() const { return op->name() + "/" + variant->name() + "/" + problem.id(); }
+
+std::string RunCase::nvtx_name() const { return nvtx_case_name(op->name(), variant->name(), problem.id()); }
 
 }  // namespace nb

@@ -13,7 +13,8 @@ struct RunCase {
   Problem problem;
   std::vector<std::string> suites;
 
-  std::string name() const;  // "<op>/<variant>/<problem-id>": the NVTX range and benchmark name
+  std::string name() const;       // "<op>/<variant>/<problem-id>": the benchmark name
+  std::string nvtx_name() const;  // "<op> <variant> <problem name> <dtype>": the NVTX range
 };
 
 }  // namespace nb

@@ -110,7 +110,7 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     TimingResult& t = outcome.timing ? *outcome.timing : outcome.timing.emplace();
     t.sm_clock_before_mhz = ctx.nvml.sm_clock_mhz();
     {
-      NvtxRange range(c.name());
+      NvtxRange range(c.nvtx_name());
       NvtxRange phase("timed");
       for (auto _ : state) {
         const double ms = timer.sample_ms();
@@ -166,7 +166,7 @@ void profile_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& grou
       const RunCase& c = r.cases[i];
       const ProblemBuffers& b = buffers.acquire(c, peers, stream);
       guarded(r.outcomes[i], c.name(), [&] {
-        NvtxRange range(c.name());
+        NvtxRange range(c.nvtx_name());
         NvtxRange phase("timed");
         c.variant->launch(c.problem, b.tensors, b.workspace.get(), stream);
         NB_CUDA_CHECK(cudaStreamSynchronize(stream));
