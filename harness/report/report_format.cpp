@@ -1,5 +1,6 @@
 #include "harness/report/report_format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -15,6 +16,13 @@ std::string format_ms(double ms) {
   double magnitude = std::fabs(ms);
   int decimals = magnitude >= 1000 ? 0 : magnitude >= 100 ? 1 : magnitude >= 10 ? 2 : magnitude >= 1 ? 3 : 4;
   return format_fixed(ms, decimals);
+}
+
+std::string format_ratio(double ratio) {
+  const double magnitude = std::fabs(ratio);
+  if (!(magnitude > 0) || !std::isfinite(magnitude)) return format_fixed(ratio, 2);
+  const int decimals = magnitude >= 100 ? 0 : std::min(6, 2 - int(std::floor(std::log10(magnitude))));
+  return format_fixed(ratio, decimals);
 }
 
 static std::string scaled(double bytes, double base, const char* const units[], int unit_count) {

@@ -12,6 +12,10 @@ std::string format_fixed(double value, int decimals);
 // Milliseconds with about four significant digits (0.2134, 12.07, 1234).
 std::string format_ms(double ms);
 
+// Ratios (speedups) to three significant digits, never in exponent form: 1059, 25.4, 1.54,
+// 0.00180 (a naive kernel 550x slower than the library must not read "0.00").
+std::string format_ratio(double ratio);
+
 // 52428800 -> "50 MiB"; binary units, as cache and memory sizes are quoted.
 std::string format_bytes(double bytes);
 

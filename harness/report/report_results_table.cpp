@@ -15,6 +15,10 @@ HtmlCell number_cell(const std::optional<double>& value, int decimals, const std
   return {html_escape(format_or_dash(value, decimals, suffix)), "num", sort_key(value)};
 }
 
+HtmlCell ratio_cell(const std::optional<double>& ratio) {
+  return {html_escape(ratio ? format_ratio(*ratio) + "\u00d7" : kNotMeasured), "num", sort_key(ratio)};
+}
+
 HtmlCell median_cell(const nlohmann::json& row) {
   auto median = number_of(row, "timing.median_ms");
   std::string text = median ? format_ms(*median) : kNotMeasured;
@@ -109,8 +113,8 @@ HtmlRow result_row(const nlohmann::json& row) {
       spread_cell(row),
       number_cell(number_of(row, "gbps"), 0),
       percent_of_ceiling_cell(row),
-      number_cell(number_of(row, "speedup_vs_naive"), 2, "\u00d7"),
-      number_cell(number_of(row, "speedup_vs_baseline"), 2, "\u00d7"),
+      ratio_cell(number_of(row, "speedup_vs_naive")),
+      ratio_cell(number_of(row, "speedup_vs_baseline")),
       verdict_cell(row),
       robust_to_cell(row),
       {render_flag_chips(row), "", ""},

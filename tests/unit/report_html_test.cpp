@@ -1,6 +1,7 @@
 #include "harness/errors.hpp"
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_report.hpp"
+#include "harness/report/report_format.hpp"
 #include "report_test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -34,6 +35,17 @@ class ReportHtml : public ::testing::Test {
   nlohmann::json report = load_fixture("report_fixture.json");
   std::string html = render_report_html(report);
 };
+
+// Speedups keep three significant digits however small: a naive kernel 550x slower than the
+// library reads 0.00182x, not 0.00x; large ones carry no exponent.
+TEST(ReportFormat, RatiosKeepThreeSignificantDigits) {
+  EXPECT_EQ(format_ratio(0.0018234), "0.00182");
+  EXPECT_EQ(format_ratio(0.5), "0.500");
+  EXPECT_EQ(format_ratio(1.5432), "1.54");
+  EXPECT_EQ(format_ratio(25.43), "25.4");
+  EXPECT_EQ(format_ratio(1059.3), "1059");
+  EXPECT_EQ(format_ratio(0.0), "0.00");
+}
 
 TEST_F(ReportHtml, EveryResultRowAppearsOnce) {
   ASSERT_EQ(report["results"].size(), 24u);
