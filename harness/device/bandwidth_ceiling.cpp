@@ -1,7 +1,5 @@
 #include "harness/device/bandwidth_ceiling.hpp"
 
-#include <vector>
-
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
 #include "harness/timing/event_timer.hpp"
@@ -15,11 +13,7 @@ BandwidthCeiling measure_bandwidth_ceiling(const GpuInfo& gpu, cudaStream_t stre
   auto copy = [&] {
     NB_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream));
   };
-  EventTimer timer(stream);
-  for (int i = 0; i < 3; ++i) copy();
-  std::vector<double> ms;
-  for (int i = 0; i < samples; ++i) ms.push_back(timer.time_ms(copy));
-  SampleStats st = summarize(ms);
+  const SampleStats st = summarize(EventTimer(stream).sample_ms(copy, 3, samples));
   BandwidthCeiling c;
   c.copy_bytes = bytes;
   c.copy_samples = samples;

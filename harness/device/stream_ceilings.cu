@@ -3,7 +3,6 @@
 // sweeps memory in address order (measured faster than a persistent grid-stride loop for 2R+1W).
 #include "harness/device/stream_ceilings.hpp"
 
-#include <algorithm>
 #include <functional>
 
 #include "harness/cuda_check.hpp"
@@ -85,12 +84,7 @@ unsigned chunk_blocks(std::size_t n) { return unsigned((n + kChunk - 1) / kChunk
 PatternCeiling time_pattern(const std::string& pattern, const std::string& traffic, std::size_t bytes_moved,
                             const std::function<void()>& launch, cudaStream_t stream, int samples) {
   const NvtxRange range("ceilings/" + pattern);
-  EventTimer timer(stream);
-  for (int i = 0; i < kWarmups; ++i) launch();
-  std::vector<double> ms;
-  ms.reserve(static_cast<std::size_t>(std::max(samples, 0)));
-  for (int i = 0; i < samples; ++i) ms.push_back(timer.time_ms(launch));
-  const SampleStats st = summarize(ms);
+  const SampleStats st = summarize(EventTimer(stream).sample_ms(launch, kWarmups, samples));
   PatternCeiling c;
   c.pattern = pattern;
   c.traffic = traffic;

@@ -24,4 +24,11 @@ double EventTimer::time_ms(const std::function<void()>& work) {
   return ms;
 }
 
+std::vector<double> EventTimer::sample_ms(const std::function<void()>& work, int warmups, int samples) {
+  for (int i = 0; i < warmups; ++i) work();
+  std::vector<double> ms;
+  for (int i = 0; i < samples; ++i) ms.push_back(time_ms(work));
+  return ms;
+}
+
 }  // namespace nb

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <vector>
 
 namespace nb {
 
@@ -15,6 +16,9 @@ class EventTimer {
 
   // Records start, runs `work` (which enqueues on the stream), records stop, waits, returns ms.
   double time_ms(const std::function<void()>& work);
+
+  // Runs `work` `warmups` times untimed, then times it `samples` times (the ceilings' loop).
+  std::vector<double> sample_ms(const std::function<void()>& work, int warmups, int samples);
 
  private:
   cudaStream_t stream_;
