@@ -11,18 +11,29 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   NB_CUDA_CHECK(cudaMalloc(&ptr_, bytes == 0 ? 256 : bytes));
 }
 
+DeviceBuffer DeviceBuffer::borrow(void* ptr, std::size_t bytes) {
+  DeviceBuffer view;
+  view.ptr_ = ptr;
+  view.bytes_ = bytes;
+  view.owned_ = false;
+  return view;
+}
+
 DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) cudaFree(ptr_);
+  if (ptr_ && owned_) cudaFree(ptr_);
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : ptr_(std::exchange(other.ptr_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      owned_(std::exchange(other.owned_, true)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
-    if (ptr_) cudaFree(ptr_);
+    if (ptr_ && owned_) cudaFree(ptr_);
     ptr_ = std::exchange(other.ptr_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
+    owned_ = std::exchange(other.owned_, true);
   }
   return *this;
 }

@@ -11,6 +11,8 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t bytes);
+  // A view of memory someone else owns (never freed here): a tensor list with one slot swapped.
+  static DeviceBuffer borrow(void* ptr, std::size_t bytes);
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
@@ -24,6 +26,7 @@ class DeviceBuffer {
  private:
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
+  bool owned_ = true;
 };
 
 // The problem's tensors on the device, in declaration order.

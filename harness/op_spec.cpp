@@ -1,5 +1,6 @@
 #include "harness/op_spec.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <sstream>
@@ -24,6 +25,12 @@ Problem OpSpec::make_problem(const Params& given, DType dtype) const {
       for (const auto& d : decls) names += (names.empty() ? "" : ", ") + d.name;
       throw UsageError(name() + ": unknown parameter '" + key + "' (parameters: " + names + ")");
     }
+  }
+  const std::vector<DType> accepted = dtypes();
+  if (std::find(accepted.begin(), accepted.end(), dtype) == accepted.end()) {
+    std::string names;
+    for (DType t : accepted) names += (names.empty() ? "" : ", ") + dtype_name(t);
+    throw UsageError(name() + ": dtype " + dtype_name(dtype) + " is not supported (supported: " + names + ")");
   }
   Problem p;
   p.op = name();
@@ -79,7 +86,8 @@ std::vector<Problem> OpSpec::problems_in(const std::string& suite) const {
   for (const auto& np : named_problems()) {
     bool member = suite.empty();
     for (const auto& s : np.suites) member = member || s == suite;
-    if (member) out.push_back(make_problem(np.params));
+    if (member)
+      for (DType t : np.dtypes) out.push_back(make_problem(np.params, t));
   }
   return out;
 }

@@ -38,6 +38,8 @@ class OpSpec {
   virtual std::string name() const = 0;     // "rmsnorm_nchw"
   virtual std::string formula() const = 0;  // one line: what it computes
   virtual std::vector<ParamDecl> param_decls() const = 0;
+  // The element types and precisions the op is stated in; make_problem refuses the others.
+  virtual std::vector<DType> dtypes() const { return {DType::f32}; }
   // Relational checks beyond each parameter's range ("C must be divisible by G"): "" when fine.
   virtual std::string check(const Params&) const { return ""; }
   virtual std::vector<NamedProblem> named_problems() const = 0;
@@ -62,6 +64,14 @@ class OpSpec {
     return 1.0;
   }
   virtual std::vector<StressDistribution> stress() const { return {}; }
+  // The stress distributions of one problem, where they depend on it (a tf32 problem cannot
+  // promise what its fp32 twin does); the op's own list by default.
+  virtual std::vector<StressDistribution> stress(const Problem&) const { return stress(); }
+  // Compute-bound ops name the library kernel their variants are judged against (the GEMM alone
+  // at the problem's precision, writing into its own workspace): the harness times it once per
+  // problem and run, as it measures the copy ceiling once, and reports each variant against it.
+  // Null for memory-bound ops.
+  virtual std::unique_ptr<Variant> ceiling_kernel(const Problem&) const { return nullptr; }
   virtual std::vector<NotApplicable> not_applicable() const { return {}; }
 
   const std::vector<std::unique_ptr<Variant>>& variants() const { return variants_; }
@@ -71,7 +81,7 @@ class OpSpec {
   Problem make_problem(const Params& given, DType dtype = DType::f32) const;
   // Rebuilds a problem from its id ("rmsnorm_nchw/n16_c64_h256_w256/fp32"). Throws UsageError.
   Problem parse_problem_id(const std::string& id) const;
-  // The named problems that belong to a suite ("" for all of them).
+  // The named problems that belong to a suite ("" for all of them), one per declared dtype.
   std::vector<Problem> problems_in(const std::string& suite) const;
 
  protected:

@@ -56,7 +56,8 @@ struct Problem {
 struct NamedProblem {
   Params params;
   std::vector<std::string> suites;
-  std::string note;  // e.g. "KernelBench L1#36, original size"
+  std::string note;                       // e.g. "KernelBench L1#36, original size"
+  std::vector<DType> dtypes{DType::f32};  // one problem per dtype (a GEMM problem in fp32 and tf32)
 };
 
 // Formats a parameter value the way ids spell it: integers plainly, reals in %g.

@@ -34,6 +34,10 @@ struct HostTensors {
 struct ReferenceTensors {
   std::vector<std::vector<double>> data;
   std::vector<double> rms;  // optional, per tensor: rms of the finite values (the comparison floor)
+  // The instance's condition factor where only the reference's own intermediates show it (the
+  // statistics of a GEMM output that no tensor holds); reference() may raise it, the harness
+  // resets it to 1 before each call and applies the larger of it and OpSpec::condition.
+  double condition = 1.0;
 
   std::vector<double>& operator[](int i) { return data.at(static_cast<std::size_t>(i)); }
   const std::vector<double>& operator[](int i) const { return data.at(static_cast<std::size_t>(i)); }

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,12 +44,13 @@ class Variant {
   bool is_library_baseline() const { return kind() == "cudnn" || kind() == "cublas"; }
 };
 
-// The common case, a hand-written kernel: strings plus free functions, no class to write.
+// The common case, a hand-written kernel: strings plus functions (free functions, or lambdas
+// that bind a setting shared by several ops), no class to write.
 struct KernelVariantSpec {
   std::string name, kind, idea;
-  void (*launch)(const Problem&, const DeviceTensors&, void* workspace, cudaStream_t) = nullptr;
-  Support (*supports)(const Problem&) = nullptr;           // null: runs everything
-  std::size_t (*workspace_bytes)(const Problem&) = nullptr; // null: no workspace
+  std::function<void(const Problem&, const DeviceTensors&, void* workspace, cudaStream_t)> launch;
+  std::function<Support(const Problem&)> supports;             // empty: runs everything
+  std::function<std::size_t(const Problem&)> workspace_bytes;  // empty: no workspace
   std::vector<Distribution> claims;
 };
 

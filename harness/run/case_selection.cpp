@@ -20,7 +20,8 @@ struct ChosenProblem {
 
 std::vector<std::string> suites_of(const OpSpec& op, const Problem& p) {
   for (const auto& np : op.named_problems())
-    if (op.make_problem(np.params, p.dtype).id() == p.id()) return np.suites;
+    for (DType t : np.dtypes)
+      if (t == p.dtype && op.make_problem(np.params, t).id() == p.id()) return np.suites;
   return {};
 }
 
@@ -29,7 +30,7 @@ std::vector<ChosenProblem> choose_problems(const Registry& registry, const Selec
   if (!s.params.empty()) {
     if (s.ops.size() != 1) throw UsageError("--params needs exactly one --op");
     const OpSpec& op = registry.op(s.ops.front());
-    Problem p = op.make_problem(Params::parse(s.params), parse_dtype(s.dtype));
+    Problem p = op.make_problem(Params::parse(s.params), parse_dtype(s.dtype.empty() ? "fp32" : s.dtype));
     chosen.push_back({&op, p, suites_of(op, p)});
     return chosen;
   }
@@ -49,11 +50,15 @@ std::vector<ChosenProblem> choose_problems(const Registry& registry, const Selec
     throw UsageError("unknown suite '" + s.suite + "' (suites: " + names + ")");
   }
   for (const auto& name : s.ops) registry.op(name);  // unknown op names fail here
+  const bool any_dtype = s.dtype.empty();
+  const DType only = any_dtype ? DType::f32 : parse_dtype(s.dtype);
   for (const auto& op : registry.ops()) {
     if (!wanted(s.ops, op->name())) continue;
-    for (const auto& np : op->named_problems())
-      if (std::find(np.suites.begin(), np.suites.end(), s.suite) != np.suites.end())
-        chosen.push_back({op.get(), op->make_problem(np.params, parse_dtype(s.dtype)), np.suites});
+    for (const auto& np : op->named_problems()) {
+      if (std::find(np.suites.begin(), np.suites.end(), s.suite) == np.suites.end()) continue;
+      for (DType t : np.dtypes)
+        if (any_dtype || t == only) chosen.push_back({op.get(), op->make_problem(np.params, t), np.suites});
+    }
   }
   return chosen;
 }

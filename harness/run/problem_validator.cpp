@@ -9,6 +9,7 @@
 #include "harness/nvtx_ranges.hpp"
 #include "harness/run/guarded_launch.hpp"
 #include "harness/timing/event_timer.hpp"
+#include "harness/validation/trial_tolerance.hpp"
 
 namespace nb {
 
@@ -55,8 +56,8 @@ class PhaseClock {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-StressDistribution stress_of(const OpSpec& op, Distribution d) {
-  for (const auto& s : op.stress())
+StressDistribution stress_of(const OpSpec& op, const Problem& p, Distribution d) {
+  for (const auto& s : op.stress(p))
     if (s.distribution == d) return s;
   return {d, ""};
 }
@@ -82,7 +83,7 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
     for (auto& values : host->data) pinned.pin(values.data(), values.size() * sizeof(float));
   for (std::size_t d = 0; d < plan.distributions.size(); ++d) {
     const Distribution dist = plan.distributions[d];
-    const StressDistribution stress = stress_of(op_, dist);
+    const StressDistribution stress = stress_of(op_, problem_, dist);
     std::vector<DistributionVerdict> verdicts(variants.size());
     for (std::size_t k = 0; k < variants.size(); ++k) {
       verdicts[k].distribution = dist;
@@ -96,17 +97,14 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       trial.worst_condition = 1;
       op_.draw_inputs(problem_, dist, trial.seed, trial.inputs);
       const double draw_s = clock.lap();
+      trial.reference.condition = 1.0;
       op_.reference(problem_, trial.inputs, trial.reference);
       trial.reference.rms.clear();
       for (const auto& values : trial.reference.data) trial.reference.rms.push_back(finite_rms(values));
       const double reference_s = clock.lap();
-      const double condition = op_.condition(problem_, trial.inputs) * reduction_growth(op_.reduction_length(problem_));
-      for (std::size_t i = 0; i < buffers_.decls.size(); ++i) {
-        const double own = op_.tensor_condition(problem_, static_cast<int>(i), trial.inputs, trial.reference);
-        const double effective = condition * std::max(1.0, own);
-        trial.tolerances.push_back(base.scaled(effective));
-        trial.worst_condition = std::max(trial.worst_condition, effective);
-      }
+      const TrialTolerances tolerances = trial_tolerances(op_, problem_, buffers_.decls, trial.inputs, trial.reference);
+      trial.tolerances = tolerances.per_tensor;
+      trial.worst_condition = tolerances.worst_condition;
       buffers_.upload(trial.inputs, {TensorRole::input}, stream_);
       trial.input_hashes = hash_inputs();
       const double upload_s = clock.lap();

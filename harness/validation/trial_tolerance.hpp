@@ -1,0 +1,19 @@
+#pragma once
+// The tolerance each tensor of one trial is judged with: the op's base tolerance for the dtype,
+// scaled by the instance's condition (OpSpec::condition or the reference's own), the reduction
+// growth, and the tensor's own condition where it is larger (docs/tolerance.md).
+#include <vector>
+
+#include "harness/op_spec.hpp"
+
+namespace nb {
+
+struct TrialTolerances {
+  std::vector<Tolerance> per_tensor;  // in declaration order
+  double worst_condition = 1;         // the largest factor applied to any tensor
+};
+
+TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
+                                 const HostTensors& inputs, const ReferenceTensors& reference);
+
+}  // namespace nb
