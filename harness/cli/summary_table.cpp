@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <ostream>
 
+#include "harness/device/compute_peak.hpp"
+
 namespace nb {
 namespace {
 
@@ -20,22 +22,60 @@ std::string flags(const CaseMetrics& m) {
   return s;
 }
 
+std::string fixed(const std::optional<double>& value, int decimals, const char* suffix = "") {
+  if (!value) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f%s", decimals, *value, suffix);
+  return text;
+}
+
+// "% ceil": % of the copy ceiling for a memory-bound case, % of its problem's GEMM ceiling
+// (marked "gemm") for a compute-bound one; never the two mixed unmarked.
+std::string percent_of_ceiling(const CaseMetrics& m, bool compute_bound) {
+  return compute_bound ? fixed(m.pct_of_compute_ceiling, 1, " gemm") : fixed(m.pct_of_copy, 1, " copy");
+}
+
+void print_gemm_ceilings(const RunRecord& r, std::ostream& out) {
+  if (r.compute_ceilings.empty()) return;
+  char line[512];
+  out << "GEMM ceilings (the library GEMM alone at the problem's precision):\n";
+  for (const ComputeCeiling& c : r.compute_ceilings) {
+    std::optional<double> pct_of_peak;
+    for (const RunCase& rc : r.cases) {
+      if (rc.problem.id() != c.problem_id) continue;
+      const double peak = compute_peak_tflops(r.provenance.gpu, rc.problem.dtype);
+      if (peak > 0 && c.stats.median > 0) pct_of_peak = 100.0 * c.tflops() / peak;
+      break;
+    }
+    std::snprintf(line, sizeof line, "  %-52s %-22s %10.4f ms %8.1f TFLOP/s  %s of the compute peak\n",
+                  c.problem_id.c_str(), c.kernel.c_str(), c.stats.median, c.tflops(), fixed(pct_of_peak, 1, "%").c_str());
+    out << line;
+  }
+}
+
 }  // namespace
 
 void print_summary_table(const RunRecord& r, const std::vector<CaseMetrics>& metrics, std::ostream& out) {
   char line[512];
-  std::snprintf(line, sizeof line, "\ncopy ceiling %.0f GB/s (peak %.0f GB/s)\n%-52s %-10s %10s %9s %7s  %s\n",
-                r.ceiling.copy_gbps, r.ceiling.peak_gbps, "problem", "variant", "median ms", "GB/s", "%copy",
-                "verdict / flags");
+  std::snprintf(line, sizeof line, "\ncopy ceiling %.0f GB/s (peak %.0f GB/s)\n", r.ceiling.copy_gbps, r.ceiling.peak_gbps);
+  out << line;
+  print_gemm_ceilings(r, out);
+  out << (r.compute_ceilings.empty() ? "% ceil: % of the copy ceiling\n"
+                                     : "% ceil: % of the copy ceiling (\"copy\"), or for compute-bound problems % of GEMM "
+                                       "ceiling (\"gemm\": the GEMM ceiling's median over the case's)\n");
+  std::snprintf(line, sizeof line, "%-52s %-10s %10s %9s %8s %11s  %s\n", "problem", "variant", "median ms", "GB/s",
+                "TFLOP/s", "% ceil", "verdict / flags");
   out << line;
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     const auto& c = r.cases[i];
     const auto& o = r.outcomes[i];
     const auto& m = metrics[i];
     const bool timed = o.timing && !o.timing->samples_ms.empty();
-    std::snprintf(line, sizeof line, "%-52s %-10s %10.4f %9.1f %7.1f  %s %s\n", c.problem.id().c_str(),
-                  c.variant->name().c_str(), timed ? o.timing->stats.median : 0.0, m.gbps.value_or(0.0),
-                  m.pct_of_copy.value_or(0.0), verdicts(o).c_str(), flags(m).c_str());
+    const bool compute_bound = r.compute_ceiling_of(c.problem.id()) != nullptr;
+    std::snprintf(line, sizeof line, "%-52s %-10s %10s %9s %8s %11s  %s %s\n", c.problem.id().c_str(),
+                  c.variant->name().c_str(), timed ? fixed(o.timing->stats.median, 4).c_str() : "-",
+                  fixed(m.gbps, 1).c_str(), fixed(m.tflops, 1).c_str(), percent_of_ceiling(m, compute_bound).c_str(),
+                  verdicts(o).c_str(), flags(m).c_str());
     out << line;
     if (o.status != CaseStatus::ran) out << "    " << o.reason << "\n";
   }

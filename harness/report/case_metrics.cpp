@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "harness/device/compute_peak.hpp"
 #include "harness/device/nvml_monitor.hpp"
 #include "harness/errors.hpp"
 
@@ -27,14 +28,26 @@ bool throttled(const TimingResult& t) {
   return false;
 }
 
-void add_flags(const RunRecord& r, const TimingResult& t, CaseMetrics& m) {
+// A compute-bound case beats the GPU's theoretical arithmetic peak at its precision by more than
+// noise: the flops were not all done, or not inside the timed interval. The peak is theoretical,
+// so only the case's own spread widens the margin. No check where the table knows no peak.
+bool faster_than_compute_peak(const RunRecord& r, const RunCase& c, const TimingResult& t, const CaseMetrics& m) {
+  if (!m.tflops) return false;
+  const double peak = compute_peak_tflops(r.provenance.gpu, c.problem.dtype);
+  const double noise = std::max(r.options.ftl_noise, 2.0 * t.stats.cv);
+  return peak > 0 && *m.tflops > peak * (1.0 + noise);
+}
+
+void add_flags(const RunRecord& r, const RunCase& c, const TimingResult& t, CaseMetrics& m) {
   const double l2 = static_cast<double>(r.provenance.gpu.l2_bytes);
+  bool faster_than_light = faster_than_compute_peak(r, c, t, m);
   if (m.work.bytes < l2) {
     m.flags.push_back(kFlagFitsInL2);
   } else {
     const double noise = std::max(r.options.ftl_noise, 2.0 * (t.stats.cv + r.ceiling.copy_cv));
-    if (*m.gbps > r.ceiling.copy_gbps * (1.0 + noise)) m.flags.push_back(kFlagFasterThanLight);
+    faster_than_light = faster_than_light || *m.gbps > r.ceiling.copy_gbps * (1.0 + noise);
   }
+  if (faster_than_light) m.flags.push_back(kFlagFasterThanLight);
   if (escapes_stream(t.stats.median, t.wall_ms_per_launch, t.submit_ms_per_launch))
     m.flags.push_back(kFlagEscapesStream);
   if (throttled(t)) m.flags.push_back(kFlagThrottled);
@@ -72,7 +85,11 @@ std::vector<CaseMetrics> compute_metrics(const RunRecord& r) {
     m.gbps = m.work.bytes / (t->stats.median * 1e-3) / 1e9;
     if (r.ceiling.copy_gbps > 0) m.pct_of_copy = 100.0 * *m.gbps / r.ceiling.copy_gbps;
     if (r.ceiling.peak_gbps > 0) m.pct_of_peak = 100.0 * *m.gbps / r.ceiling.peak_gbps;
-    add_flags(r, *t, m);
+    if (const ComputeCeiling* gemm = r.compute_ceiling_of(r.cases[i].problem.id())) {
+      if (m.work.flops > 0) m.tflops = m.work.flops / (t->stats.median * 1e-3) / 1e12;
+      if (gemm->stats.median > 0) m.pct_of_compute_ceiling = 100.0 * gemm->stats.median / t->stats.median;
+    }
+    add_flags(r, r.cases[i], *t, m);
   }
   const auto refs = problem_references(r, all);
   for (std::size_t i = 0; i < r.cases.size(); ++i) {

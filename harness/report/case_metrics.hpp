@@ -9,6 +9,8 @@
 
 namespace nb {
 
+// Beats the measured copy ceiling, or (compute-bound problems) the GPU's theoretical compute peak
+// at the problem's precision, by more than noise.
 inline constexpr const char* kFlagFasterThanLight = "faster_than_light";
 inline constexpr const char* kFlagEscapesStream = "escapes_stream";
 inline constexpr const char* kFlagThrottled = "throttled";
@@ -17,6 +19,9 @@ inline constexpr const char* kFlagFitsInL2 = "fits_in_l2";
 struct CaseMetrics {
   WorkModel work;
   std::optional<double> gbps, pct_of_copy, pct_of_peak, speedup_vs_naive, speedup_vs_baseline;
+  // Compute-bound problems (a ComputeCeiling in the run): the op's flops over the median, and the
+  // ceiling kernel's median over this case's (100 = as fast as the GEMM alone).
+  std::optional<double> tflops, pct_of_compute_ceiling;
   std::vector<std::string> flags;
 
   bool has_flag(const std::string& f) const;

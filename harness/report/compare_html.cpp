@@ -66,6 +66,7 @@ std::string render_compare_html(const Comparison& comparison, const std::optiona
   }
   std::string body = "<header><h1>normbench compare</h1>\n" + run_line("base", comparison.base) + run_line("new", comparison.candidate) + "</header>\n";
   for (const std::string& warning : comparison.warnings) body += "<div class=\"warning\">" + html_escape(warning) + "</div>\n";
+  for (const std::string& line : comparison.context) body += "<div class=\"muted context\">" + html_escape(line) + "</div>\n";
   body += "<p>" + html_escape(comparison_counts_line(comparison)) + "<br><span class=\"muted\">noise rule: " +
           html_escape(noise_rule_text(comparison.rule)) + "</span></p>\n" + regression_html(check);
   body += "<div class=\"controls\">" + html_filter_select("op", "op", ops) + html_filter_select("change", "change", changes) +

@@ -73,6 +73,7 @@ std::string noise_rule_text(const NoiseRule& rule) {
 std::string render_compare_text(const Comparison& comparison, const std::optional<RegressionCheck>& check) {
   std::string text = "normbench compare\n" + identity_line("base: ", comparison.base) + identity_line("new:  ", comparison.candidate);
   for (const std::string& warning : comparison.warnings) text += "WARNING: " + warning + "\n";
+  for (const std::string& line : comparison.context) text += "context: " + line + "\n";
   text += "noise rule: " + noise_rule_text(comparison.rule) + "\n" + comparison_counts_line(comparison) + "\n\n";
   std::vector<std::vector<std::string>> cells;
   for (const ComparedRow& row : comparison.rows) cells.push_back(compared_row_cells(row));
@@ -98,6 +99,7 @@ nlohmann::json compare_to_json(const Comparison& comparison, const std::optional
   return {{"schema", "normbench.compare"}, {"schema_version", 1},
           {"base", identity_json(comparison.base)}, {"new", identity_json(comparison.candidate)},
           {"same_gpu", comparison.base.gpu == comparison.candidate.gpu}, {"warnings", comparison.warnings},
+          {"context", comparison.context},
           {"noise_rule", {{"min_pct", comparison.rule.min_pct}, {"spread_multiplier", comparison.rule.spread_multiplier}}},
           {"counts", counts}, {"rows", rows}, {"regression", regression}};
 }

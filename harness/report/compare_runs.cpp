@@ -1,6 +1,7 @@
 #include "harness/report/compare_runs.hpp"
 
 #include "harness/report/json_fields.hpp"
+#include "harness/report/report_compute.hpp"
 #include "harness/report/report_format.hpp"
 #include "harness/report/report_provenance.hpp"
 #include "harness/report/report_rows.hpp"
@@ -100,6 +101,35 @@ void order_for_reading(std::vector<ComparedRow>& rows) {
   });
 }
 
+std::optional<TimingSpread> ceiling_spread_of(const nlohmann::json& ceiling) {
+  auto median = number_of(ceiling, "median_ms"), p10 = number_of(ceiling, "p10_ms"), p90 = number_of(ceiling, "p90_ms");
+  if (!median || *median <= 0) return std::nullopt;
+  return TimingSpread{*median, p10.value_or(*median), p90.value_or(*median)};
+}
+
+// One line per problem whose GEMM ceiling moved beyond the noise rule between the runs.
+std::vector<std::string> gemm_ceiling_changes(const nlohmann::json& base, const nlohmann::json& candidate, const NoiseRule& rule) {
+  std::vector<std::string> lines;
+  const nlohmann::json* ceilings = field(candidate, "compute_ceilings");
+  if (ceilings == nullptr || !ceilings->is_array()) return lines;
+  for (const auto& after : *ceilings) {
+    const std::string problem = text_of(after, "problem");
+    const nlohmann::json* before = compute_ceiling_of(base, problem);
+    if (before == nullptr) continue;
+    auto old_time = ceiling_spread_of(*before), new_time = ceiling_spread_of(after);
+    if (!old_time || !new_time || classify_timing(*old_time, *new_time, rule) == TimingChange::Same) continue;
+    std::string kernels = text_of(*before, "kernel") == text_of(after, "kernel")
+                              ? text_of(after, "kernel")
+                              : text_of(*before, "kernel") + " -> " + text_of(after, "kernel");
+    double change = 100.0 * (new_time->median_ms / old_time->median_ms - 1.0);
+    lines.push_back("GEMM ceiling of " + problem + " (" + kernels + ") " + format_ms(old_time->median_ms) + " -> " +
+                    format_ms(new_time->median_ms) + " ms (" + (change > 0 ? "+" : "") + format_fixed(change, 1) +
+                    "%, noise \u00b1" + format_fixed(noise_threshold_pct(*old_time, *new_time, rule), 1) +
+                    "%): the library or the clocks moved, so this problem's rows moved with them");
+  }
+  return lines;
+}
+
 RunIdentity identity_of(const nlohmann::json& report) {
   return {"", gpu_name_of(report), text_of(report, "provenance.git_commit"), text_of(report, "provenance.started_at")};
 }
@@ -139,7 +169,7 @@ bool ComparedRow::verdict_regressed() const {
 }
 
 Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& candidate, const NoiseRule& rule) {
-  Comparison comparison{identity_of(base), identity_of(candidate), rule, {}, {}};
+  Comparison comparison{identity_of(base), identity_of(candidate), rule, {}, gemm_ceiling_changes(base, candidate, rule), {}};
   if (comparison.base.gpu != comparison.candidate.gpu)
     comparison.warnings.push_back("the runs are on different GPUs (base: " + comparison.base.gpu + ", new: " +
                                   comparison.candidate.gpu + "); ratios compare hardware as well as code");

@@ -55,6 +55,9 @@ struct Comparison {
   RunIdentity base, candidate;
   NoiseRule rule;
   std::vector<std::string> warnings;  // e.g. the two runs are on different GPUs
+  // Context, not regressions: a GEMM ceiling (compute_ceilings[]) of a problem both runs timed
+  // that moved beyond noise, so its variants' times moved with the library or the clocks.
+  std::vector<std::string> context;
   std::vector<ComparedRow> rows;      // verdict changes first, then SLOWER, FASTER, SAME, UNTIMED, ADDED, REMOVED
 };
 

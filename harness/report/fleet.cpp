@@ -4,6 +4,7 @@
 #include "harness/report/html_page.hpp"
 #include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
+#include "harness/report/report_compute.hpp"
 #include "harness/report/report_format.hpp"
 #include "harness/report/report_provenance.hpp"
 #include "harness/report/result_classes.hpp"
@@ -22,12 +23,22 @@ std::optional<double> percent_of_own_ceiling(const nlohmann::json& row, const nl
   return std::nullopt;
 }
 
+// The row's % of its problem's GEMM ceiling in its own run (the ceiling's median over the row's).
+std::optional<double> percent_of_own_gemm_ceiling(const nlohmann::json& row, const nlohmann::json& report) {
+  if (auto pct = number_of(row, "pct_of_compute_ceiling")) return pct;
+  const nlohmann::json* ceiling = compute_ceiling_of(report, text_of(row, "problem"));
+  auto median = number_of(row, "timing.median_ms");
+  auto ceiling_ms = ceiling != nullptr ? number_of(*ceiling, "median_ms") : std::nullopt;
+  if (median && ceiling_ms && *median > 0) return 100.0 * *ceiling_ms / *median;
+  return std::nullopt;
+}
+
 // (problem id, problem name) of every run, first-seen order.
 std::vector<std::pair<std::string, std::string>> all_problems(const std::vector<FleetRun>& runs) {
   std::vector<std::pair<std::string, std::string>> problems;
   for (const FleetRun& run : runs)
     for (const nlohmann::json* row : all_results(run.report)) {
-      std::pair<std::string, std::string> problem{text_of(*row, "problem"), text_of(*row, "op") + " " + text_of(*row, "problem_name")};
+      std::pair<std::string, std::string> problem{text_of(*row, "problem"), text_of(*row, "op") + " " + problem_label(*row)};
       if (std::find(problems.begin(), problems.end(), problem) == problems.end()) problems.push_back(problem);
     }
   return problems;
@@ -38,10 +49,13 @@ HtmlCell best_cell(const FleetRun& run, const std::string& problem) {
   if (rows.empty()) return {kNotMeasured, "", ""};
   auto best = best_passing_variant(rows, run.report);
   if (!best) return {"no passing variant", "fail-incorrect", ""};
-  std::string html = "<b>" + html_escape(best->variant) + "</b> " + html_escape(format_or_dash(best->pct_of_copy, 1, "%")) +
-                     " <span class=\"muted\">" + html_escape(format_or_dash(best->gbps, 0, " GB/s")) + ", " +
-                     html_escape(format_ms(best->median_ms)) + " ms</span>";
-  return {html, "num", best->pct_of_copy ? format_fixed(*best->pct_of_copy, 4) : ""};
+  const auto pct = best->pct_of_own_ceiling();
+  std::string html = "<b>" + html_escape(best->variant) + "</b> " +
+                     html_escape(format_or_dash(pct, 1, best->compute_bound ? "% of GEMM ceiling" : "%")) +
+                     " <span class=\"muted\">" +
+                     html_escape(best->compute_bound ? format_or_dash(best->tflops, 1, " TFLOP/s") : format_or_dash(best->gbps, 0, " GB/s")) +
+                     ", " + html_escape(format_ms(best->median_ms)) + " ms</span>";
+  return {html, "num", pct ? format_fixed(*pct, 4) : ""};
 }
 
 std::string gpus_table(const std::vector<FleetRun>& runs) {
@@ -79,12 +93,16 @@ std::string best_table(const std::vector<FleetRun>& runs) {
 std::string best_bar_charts(const std::vector<FleetRun>& runs) {
   std::string html = "<div class=\"charts\">\n";
   for (const auto& [problem, name] : all_problems(runs)) {
-    BarChart chart{name + ": best passing variant, % of own ceiling", "%", {}, 100.0, "copy ceiling"};
+    bool compute_bound = false;
+    for (const FleetRun& run : runs)
+      compute_bound = compute_bound || any_compute_bound(run.report, rows_where(all_results(run.report), "problem", problem));
+    BarChart chart{name + (compute_bound ? ": best passing variant, % of own GEMM ceiling" : ": best passing variant, % of own ceiling"),
+                   "%", {}, 100.0, compute_bound ? "GEMM ceiling" : "copy ceiling"};
     for (const FleetRun& run : runs) {
       ResultRows rows = rows_where(all_results(run.report), "problem", problem);
       if (rows.empty()) continue;
       auto best = best_passing_variant(rows, run.report);
-      chart.bars.push_back({run.label, best ? best->pct_of_copy : std::nullopt, best ? "" : "fail-incorrect",
+      chart.bars.push_back({run.label, best ? best->pct_of_own_ceiling() : std::nullopt, best ? "" : "fail-incorrect",
                             best ? best->variant : "no passing variant"});
     }
     html += render_bar_chart_svg(chart);
@@ -100,7 +118,8 @@ std::optional<BestVariant> best_passing_variant(const ResultRows& problem_rows, 
     if (!is_trusted_pass(*row)) continue;
     double median = *number_of(*row, "timing.median_ms");
     if (best && best->median_ms <= median) continue;
-    best = BestVariant{text_of(*row, "variant"), median, number_of(*row, "gbps"), percent_of_own_ceiling(*row, report)};
+    best = BestVariant{text_of(*row, "variant"), median, number_of(*row, "gbps"), percent_of_own_ceiling(*row, report),
+                       number_of(*row, "tflops"), percent_of_own_gemm_ceiling(*row, report), is_compute_bound_row(report, *row)};
   }
   return best;
 }
@@ -120,7 +139,8 @@ std::vector<FleetRun> label_fleet_runs(std::vector<std::pair<std::string, nlohma
 std::string render_fleet_html(const std::vector<FleetRun>& runs) {
   std::string body = "<header><h1>normbench fleet: " + std::to_string(runs.size()) + " reports</h1>\n";
   body += "<p class=\"muted\">Per problem, each GPU's fastest variant that passed with trusted timing (incorrect, skipped, "
-          "failed and faster-than-light or stream-escaping rows are left out), as % of that GPU's own measured copy ceiling.</p></header>\n";
+          "failed and faster-than-light or stream-escaping rows are left out), as % of that GPU's own measured copy ceiling; compute-bound problems as % of that GPU's own GEMM ceiling of the problem "
+          "(the library GEMM alone at the problem's precision).</p></header>\n";
   body += "<h2>GPUs</h2>\n" + gpus_table(runs);
   body += "<h2>Best passing variant per problem</h2>\n" + best_table(runs);
   body += "<h2>% of own ceiling, side by side</h2>\n" + best_bar_charts(runs);

@@ -1,6 +1,7 @@
 #pragma once
 // normbench fleet: several reports (one per GPU, or several runs) on one page. Per problem,
-// each GPU's best passing variant and its % of that GPU's own measured copy ceiling.
+// each GPU's best passing variant and its % of that GPU's own measured copy ceiling (for a
+// compute-bound problem: of that GPU's own GEMM ceiling of the problem).
 #include "harness/report/report_rows.hpp"
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,13 @@ struct BestVariant {
   double median_ms = 0;
   std::optional<double> gbps;
   std::optional<double> pct_of_copy;  // % of the run's own measured copy ceiling
+  // Compute-bound problems: TFLOP/s and % of the run's own GEMM ceiling of the problem.
+  std::optional<double> tflops, pct_of_compute_ceiling;
+  bool compute_bound = false;
+
+  // What the page compares across GPUs: % of the GEMM ceiling for a compute-bound problem,
+  // else % of the copy ceiling.
+  std::optional<double> pct_of_own_ceiling() const { return compute_bound ? pct_of_compute_ceiling : pct_of_copy; }
 };
 
 // The fastest row among `problem_rows` that passed with trusted timing (not incorrect, not

@@ -5,6 +5,7 @@
 #include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
 #include "harness/report/report_charts.hpp"
+#include "harness/report/report_compute.hpp"
 #include "harness/report/report_provenance.hpp"
 #include "harness/report/report_results_table.hpp"
 #include "harness/report/result_classes.hpp"
@@ -39,8 +40,13 @@ std::string controls_html(const ResultRows& rows) {
 
 std::string op_section_html(const nlohmann::json& report, const std::string& op, const ResultRows& op_rows) {
   std::string html = "<section class=\"op\" id=\"op-" + html_escape(op) + "\">\n<h2>" + html_escape(op) + "</h2>\n";
-  html += render_results_table(op_rows);
-  html += "<h3>% of the measured copy ceiling, per problem</h3>\n" + render_ceiling_bar_charts(op_rows);
+  html += render_results_table(report, op_rows);
+  if (any_compute_bound(report, op_rows)) {
+    // GB/s against size says nothing about a compute-bound op: no sweep chart.
+    return html + "<h3>% of the GEMM ceiling (the library GEMM alone at the problem's precision), per problem</h3>\n" +
+           render_ceiling_bar_charts(report, op_rows) + "</section>\n";
+  }
+  html += "<h3>% of the measured copy ceiling, per problem</h3>\n" + render_ceiling_bar_charts(report, op_rows);
   std::string sweep = render_sweep_chart(report, op, op_rows);
   if (!sweep.empty()) html += "<h3>Bandwidth against size</h3>\n" + sweep;
   return html + "</section>\n";

@@ -1,6 +1,7 @@
 #include "harness/report/report_charts.hpp"
 
 #include "harness/report/json_fields.hpp"
+#include "harness/report/report_compute.hpp"
 #include "harness/report/report_format.hpp"
 #include "harness/report/result_classes.hpp"
 #include "harness/report/svg_chart.hpp"
@@ -16,10 +17,23 @@ std::string bar_note(const nlohmann::json& row) {
   return note;
 }
 
-BarChart ceiling_chart_for(const std::string& problem_name, const ResultRows& problem_rows) {
-  BarChart chart{"% of copy ceiling: " + problem_name, "%", {}, 100.0, "copy ceiling"};
+BarChart ceiling_chart_for(const std::string& problem_label, const ResultRows& problem_rows) {
+  BarChart chart{"% of copy ceiling: " + problem_label, "%", {}, 100.0, "copy ceiling"};
   for (const nlohmann::json* row : problem_rows)
     chart.bars.push_back({text_of(*row, "variant"), number_of(*row, "pct_of_copy"), failure_class_attribute(*row), bar_note(*row)});
+  return chart;
+}
+
+// A compute-bound problem's bars: % of its GEMM ceiling (the library GEMM alone at the
+// problem's precision), never mixed with % of the copy ceiling.
+BarChart gemm_ceiling_chart_for(const nlohmann::json& report, const std::string& problem_label, const ResultRows& problem_rows) {
+  const nlohmann::json* ceiling = compute_ceiling_of(report, text_of(*problem_rows.front(), "problem"));
+  std::string kernel = ceiling != nullptr ? text_of(*ceiling, "kernel") : "";
+  BarChart chart{"% of GEMM ceiling: " + problem_label, "%", {}, 100.0,
+                 kernel.empty() ? "GEMM ceiling" : "GEMM ceiling (" + kernel + ")"};
+  for (const nlohmann::json* row : problem_rows)
+    chart.bars.push_back({text_of(*row, "variant"), number_of(*row, "pct_of_compute_ceiling"), failure_class_attribute(*row),
+                          bar_note(*row)});
   return chart;
 }
 
@@ -32,11 +46,14 @@ ChartPoint sweep_point(const nlohmann::json& row) {
 
 }  // namespace
 
-std::string render_ceiling_bar_charts(const ResultRows& op_rows) {
+std::string render_ceiling_bar_charts(const nlohmann::json& report, const ResultRows& op_rows) {
+  const bool compute_bound = any_compute_bound(report, op_rows);
   std::string html = "<div class=\"charts\">\n";
   for (const std::string& problem : distinct_values(op_rows, "problem")) {
     ResultRows problem_rows = rows_where(op_rows, "problem", problem);
-    html += render_bar_chart_svg(ceiling_chart_for(text_of(*problem_rows.front(), "problem_name"), problem_rows));
+    const std::string label = problem_label(*problem_rows.front());
+    html += render_bar_chart_svg(compute_bound ? gemm_ceiling_chart_for(report, label, problem_rows)
+                                               : ceiling_chart_for(label, problem_rows));
   }
   return html + "</div>\n";
 }

@@ -1,5 +1,6 @@
 #include "harness/report/report_json.hpp"
 
+#include "harness/device/compute_peak.hpp"
 #include "harness/nvtx_ranges.hpp"
 
 namespace nb {
@@ -34,10 +35,61 @@ json provenance_json(const Provenance& p) {
           {"finished_at", p.finished_at}};
 }
 
-json ceilings_json(const BandwidthCeiling& c) {
+// Every precision a problem can be stated in (harness/dtype.hpp), for the per-dtype peaks.
+constexpr DType kAllDTypes[] = {DType::f32, DType::tf32};
+
+template <class PerDType>
+json per_dtype_json(PerDType value_of) {
+  json out = json::object();
+  for (DType t : kAllDTypes) {
+    const double value = value_of(t);
+    out[dtype_name(t)] = value > 0 ? json(value) : json(nullptr);
+  }
+  return out;
+}
+
+json ceilings_json(const BandwidthCeiling& c, const GpuInfo& gpu) {
   return {{"copy_gbps", c.copy_gbps},   {"copy_cv", c.copy_cv},     {"copy_bytes", c.copy_bytes},
           {"copy_samples", c.copy_samples}, {"peak_gbps", c.peak_gbps},
-          {"copy_fraction_of_peak", c.peak_gbps > 0 ? c.copy_gbps / c.peak_gbps : 0.0}};
+          {"copy_fraction_of_peak", c.peak_gbps > 0 ? c.copy_gbps / c.peak_gbps : 0.0},
+          {"compute_peak_tflops", per_dtype_json([&](DType t) { return compute_peak_tflops(gpu, t); })},
+          {"compute_peak_flops_per_clock_per_sm",
+           per_dtype_json([&](DType t) { return flops_per_clock_per_sm(gpu.compute_capability, t); })}};
+}
+
+// The dtype of a problem the run timed a ceiling for ("" when no case has that id).
+std::string dtype_of_problem(const RunRecord& r, const std::string& problem_id) {
+  for (const RunCase& c : r.cases)
+    if (c.problem.id() == problem_id) return dtype_name(c.problem.dtype);
+  return "";
+}
+
+json compute_ceiling_json(const RunRecord& r, const ComputeCeiling& c) {
+  const std::string dtype = dtype_of_problem(r, c.problem_id);
+  std::optional<double> pct_of_peak;
+  for (DType t : kAllDTypes) {
+    const double peak = compute_peak_tflops(r.provenance.gpu, t);
+    if (dtype_name(t) == dtype && peak > 0 && c.stats.median > 0) pct_of_peak = 100.0 * c.tflops() / peak;
+  }
+  const bool timed = c.stats.median > 0;
+  return {{"problem", c.problem_id},
+          {"dtype", dtype.empty() ? json(nullptr) : json(dtype)},
+          {"kernel", c.kernel},
+          {"idea", c.idea},
+          {"flops", c.flops},
+          {"tflops", timed ? json(c.tflops()) : json(nullptr)},
+          {"pct_of_compute_peak", optional_json(pct_of_peak)},
+          {"median_ms", timed ? json(c.stats.median) : json(nullptr)},
+          {"p10_ms", timed ? json(c.stats.p10) : json(nullptr)},
+          {"p90_ms", timed ? json(c.stats.p90) : json(nullptr)},
+          {"cv", timed ? json(c.stats.cv) : json(nullptr)},
+          {"samples", c.stats.samples}};
+}
+
+json compute_ceilings_json(const RunRecord& r) {
+  json out = json::array();
+  for (const ComputeCeiling& c : r.compute_ceilings) out.push_back(compute_ceiling_json(r, c));
+  return out;
 }
 
 json settings_json(const RunRecord& r) {
@@ -131,6 +183,8 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
           {"gbps", optional_json(m.gbps)},
           {"pct_of_copy", optional_json(m.pct_of_copy)},
           {"pct_of_peak", optional_json(m.pct_of_peak)},
+          {"tflops", optional_json(m.tflops)},
+          {"pct_of_compute_ceiling", optional_json(m.pct_of_compute_ceiling)},
           {"flags", m.flags},
           {"speedup_vs_naive", optional_json(m.speedup_vs_naive)},
           {"speedup_vs_baseline", optional_json(m.speedup_vs_baseline)},
@@ -174,8 +228,10 @@ nlohmann::ordered_json build_report_json(const RunRecord& r, const std::vector<C
   for (std::size_t i = 0; i < r.cases.size(); ++i) results.push_back(result_json(r.cases[i], r.outcomes[i], metrics[i]));
   return {{"schema", kReportSchema},
           {"schema_version", kReportSchemaVersion},
+          {"schema_minor_version", kReportSchemaMinorVersion},
           {"provenance", provenance_json(r.provenance)},
-          {"ceilings", ceilings_json(r.ceiling)},
+          {"ceilings", ceilings_json(r.ceiling, r.provenance.gpu)},
+          {"compute_ceilings", compute_ceilings_json(r)},
           {"settings", settings_json(r)},
           {"results", results},
           {"summary", summary_json(r, metrics)}};

@@ -23,6 +23,22 @@ void require_readable_report(const nlohmann::json& report, const std::string& or
     throw UsageError(origin + ": no results[] array (see docs/report-schema.md)");
 }
 
+void fill_fields_of_newer_minors(nlohmann::json& report) {
+  if (!report.contains("schema_minor_version")) report["schema_minor_version"] = 0;
+  // Minor 1: compute ceilings and the compute-bound fields of each row.
+  if (!report.contains("compute_ceilings") || !report["compute_ceilings"].is_array())
+    report["compute_ceilings"] = nlohmann::json::array();
+  if (report.contains("ceilings") && report["ceilings"].is_object()) {
+    nlohmann::json& ceilings = report["ceilings"];
+    for (const char* key : {"compute_peak_tflops", "compute_peak_flops_per_clock_per_sm"})
+      if (!ceilings.contains(key)) ceilings[key] = nullptr;
+  }
+  for (auto& row : report["results"])
+    if (row.is_object())
+      for (const char* key : {"tflops", "pct_of_compute_ceiling"})
+        if (!row.contains(key)) row[key] = nullptr;
+}
+
 nlohmann::json load_report_file(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error))
@@ -38,6 +54,7 @@ nlohmann::json load_report_file(const std::string& path) {
     throw UsageError(path + ": not valid JSON: " + e.what());
   }
   require_readable_report(report, path);
+  fill_fields_of_newer_minors(report);
   return report;
 }
 

@@ -9,8 +9,14 @@ namespace nb {
 
 // Parses and checks one report. Throws nb::UsageError naming the path and the reason: the file
 // is missing or unreadable, is not JSON, is not a normbench report, has a newer major schema
-// version than this build reads, or lacks results[].
+// version than this build reads, or lacks results[]. A report of an older minor version comes
+// back with the later fields present and null (fill_fields_of_newer_minors).
 nlohmann::json load_report_file(const std::string& path);
+
+// Adds what later minor versions define to an older report: schema_minor_version 0, an empty
+// compute_ceilings[], null compute peaks, and null tflops / pct_of_compute_ceiling per row.
+// Fields the report has are left alone.
+void fill_fields_of_newer_minors(nlohmann::json& report);
 
 // Checks schema, schema_version and results[] of a parsed report; `origin` names it in errors.
 void require_readable_report(const nlohmann::json& report, const std::string& origin);

@@ -3,6 +3,7 @@
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
+#include "harness/report/report_compute.hpp"
 #include "harness/report/report_format.hpp"
 #include "harness/report/result_classes.hpp"
 
@@ -38,6 +39,19 @@ HtmlCell percent_of_ceiling_cell(const nlohmann::json& row) {
   HtmlCell cell = number_cell(number_of(row, "pct_of_copy"), 1, "%");
   if (contains_string(strings_of(row, "flags"), "fits_in_l2"))
     cell.html = "<span title=\"fits in L2: not comparable with the copy ceiling\" class=\"muted\">" + cell.html + " (L2)</span>";
+  return cell;
+}
+
+// % of the problem's GEMM ceiling (the library GEMM alone at the problem's precision), with the
+// ceiling kernel and its time as the tooltip.
+HtmlCell percent_of_gemm_ceiling_cell(const nlohmann::json& report, const nlohmann::json& row) {
+  HtmlCell cell = number_cell(number_of(row, "pct_of_compute_ceiling"), 1, "%");
+  const nlohmann::json* ceiling = compute_ceiling_of(report, text_of(row, "problem"));
+  if (ceiling == nullptr) return cell;
+  auto median = number_of(*ceiling, "median_ms");
+  std::string title = "of the GEMM ceiling: " + text_of(*ceiling, "kernel") + " " +
+                      (median ? format_ms(*median) + " ms" : std::string(kNotMeasured));
+  cell.html = "<span title=\"" + html_escape(title) + "\">" + cell.html + "</span>";
   return cell;
 }
 
@@ -100,19 +114,25 @@ HtmlCell commands_cell(const nlohmann::json& row) {
   return {html + validation_details(row) + "</details>", "", ""};
 }
 
-HtmlRow result_row(const nlohmann::json& row) {
+HtmlCell problem_cell(const nlohmann::json& row) {
+  return {"<span title=\"" + html_escape(text_of(row, "problem")) + "\">" + html_escape(problem_label(row)) + "</span>", "",
+          text_of(row, "problem")};
+}
+
+// Memory-bound rows: GB/s and % of the copy ceiling; compute-bound rows (a GEMM ceiling for
+// the problem): TFLOP/s and % of the GEMM ceiling, in columns of their own.
+HtmlRow result_row(const nlohmann::json& report, const nlohmann::json& row, bool compute_bound) {
   HtmlRow html_row;
   html_row.css_class = failure_class_attribute(row);
   html_row.data = {{"op", text_of(row, "op")}, {"variant", text_of(row, "variant")},
                    {"verdict", verdict_of(row)}, {"problem", text_of(row, "problem")}};
   html_row.cells = {
-      {"<span title=\"" + html_escape(text_of(row, "problem")) + "\">" + html_escape(text_of(row, "problem_name")) + "</span>",
-       "", text_of(row, "problem")},
+      problem_cell(row),
       variant_cell(row),
       median_cell(row),
       spread_cell(row),
-      number_cell(number_of(row, "gbps"), 0),
-      percent_of_ceiling_cell(row),
+      compute_bound ? number_cell(number_of(row, "tflops"), 1) : number_cell(number_of(row, "gbps"), 0),
+      compute_bound ? percent_of_gemm_ceiling_cell(report, row) : percent_of_ceiling_cell(row),
       ratio_cell(number_of(row, "speedup_vs_naive")),
       ratio_cell(number_of(row, "speedup_vs_baseline")),
       verdict_cell(row),
@@ -123,14 +143,14 @@ HtmlRow result_row(const nlohmann::json& row) {
   return html_row;
 }
 
-const std::vector<HtmlColumn>& result_columns() {
-  static const std::vector<HtmlColumn> columns = {
-      {"problem", "problem"}, {"variant", "variant"}, {"median", "median ms", true}, {"spread", "p10\u2013p90 ms", true},
-      {"gbps", "GB/s", true}, {"pct", "% of ceiling", true}, {"vs_naive", "vs naive", true},
-      {"vs_baseline", "vs library", true}, {"verdict", "verdict per distribution"}, {"robust_to", "robust to"},
-      {"flags", "flags"},
-      {"commands", "commands"}};
-  return columns;
+std::vector<HtmlColumn> result_columns(bool compute_bound) {
+  HtmlColumn rate = compute_bound ? HtmlColumn{"tflops", "TFLOP/s", true} : HtmlColumn{"gbps", "GB/s", true};
+  HtmlColumn share = compute_bound ? HtmlColumn{"pct_gemm", "% of GEMM ceiling", true} : HtmlColumn{"pct", "% of ceiling", true};
+  return {{"problem", "problem"}, {"variant", "variant"}, {"median", "median ms", true}, {"spread", "p10\u2013p90 ms", true},
+          rate, share, {"vs_naive", "vs naive", true},
+          {"vs_baseline", "vs library", true}, {"verdict", "verdict per distribution"}, {"robust_to", "robust to"},
+          {"flags", "flags"},
+          {"commands", "commands"}};
 }
 
 std::string throttle_reasons(const nlohmann::json& row) {
@@ -161,7 +181,10 @@ std::string render_distribution_chips(const nlohmann::json& row) {
 std::string render_flag_chips(const nlohmann::json& row) {
   std::string html;
   for (const std::string& flag : strings_of(row, "flags")) {
-    if (flag == "faster_than_light") html += html_chip("faster than light", "flag-ftl", "beats the measured copy ceiling by more than noise");
+    if (flag == "faster_than_light")
+      html += html_chip("faster than light", "flag-ftl",
+                        number_of(row, "tflops") ? "beats the measured copy ceiling or the GPU's theoretical compute peak by more than noise"
+                                                 : "beats the measured copy ceiling by more than noise");
     else if (flag == "escapes_stream") html += html_chip("escapes stream", "flag-escapes", "event time is far below the synchronised wall clock");
     else if (flag == "throttled") html += html_chip("throttled", "flag-throttled", throttle_reasons(row));
     else if (flag == "fits_in_l2") html += html_chip("fits in L2", "flag-l2", "bytes below the L2 size");
@@ -170,10 +193,11 @@ std::string render_flag_chips(const nlohmann::json& row) {
   return html;
 }
 
-std::string render_results_table(const ResultRows& rows) {
+std::string render_results_table(const nlohmann::json& report, const ResultRows& rows) {
+  const bool compute_bound = any_compute_bound(report, rows);
   std::vector<HtmlRow> html_rows;
-  for (const nlohmann::json* row : rows) html_rows.push_back(result_row(*row));
-  return render_html_table(result_columns(), html_rows, "results");
+  for (const nlohmann::json* row : rows) html_rows.push_back(result_row(report, *row, compute_bound));
+  return render_html_table(result_columns(compute_bound), html_rows, "results");
 }
 
 }  // namespace nb

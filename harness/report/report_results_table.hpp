@@ -1,14 +1,15 @@
 #pragma once
 // The per-op results table of a report page: problems x variants with time, spread, GB/s,
 // % of the measured ceiling, speedups, verdict chips per distribution, flags, and the commands
-// that reproduce and profile each row.
+// that reproduce and profile each row. An op whose problems have a GEMM ceiling (compute-bound)
+// shows TFLOP/s and % of the GEMM ceiling instead of GB/s and % of the copy ceiling.
 #include "harness/report/report_rows.hpp"
 
 #include <string>
 
 namespace nb {
 
-std::string render_results_table(const ResultRows& rows);
+std::string render_results_table(const nlohmann::json& report, const ResultRows& rows);
 
 // "uniform01 ✓ normal ✓ offset ✗(not claimed)" as chips, for one row.
 std::string render_distribution_chips(const nlohmann::json& row);

@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -98,6 +99,15 @@ struct TimingContext {
   TimingBuffers buffers;
 };
 
+// The benchmark loop: one flushed, event-timed launch per iteration.
+void sample_into(benchmark::State& state, CaseTimer& timer, std::vector<double>& samples_ms) {
+  for (auto _ : state) {
+    const double ms = timer.sample_ms();
+    state.SetIterationTime(ms * 1e-3);
+    samples_ms.push_back(ms);
+  }
+}
+
 void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, const std::vector<Variant*>& peers) {
   RunCase& c = ctx.record.cases[index];
   CaseOutcome& outcome = ctx.record.outcomes[index];
@@ -112,11 +122,7 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     {
       NvtxRange range(c.nvtx_name());
       NvtxRange phase("timed");
-      for (auto _ : state) {
-        const double ms = timer.sample_ms();
-        state.SetIterationTime(ms * 1e-3);
-        t.samples_ms.push_back(ms);
-      }
+      sample_into(state, timer, t.samples_ms);
     }
     t.sm_clock_after_mhz = ctx.nvml.sm_clock_mhz();
     t.throttle_reasons = ctx.nvml.throttle_reasons();
@@ -135,11 +141,62 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
   }
 }
 
+// The problem's compute ceiling (OpSpec::ceiling_kernel), timed on the problem's own buffers
+// with the same flush and loop as its cases; it is recorded only when every sample ran.
+void time_ceiling(benchmark::State& state, TimingContext& ctx, std::size_t first_case, Variant& kernel,
+                  const std::vector<Variant*>& peers) {
+  const RunCase& c = ctx.record.cases[first_case];
+  try {
+    kernel.prepare(c.problem);
+    const ProblemBuffers& b = ctx.buffers.acquire(c, peers, ctx.stream);
+    CaseTimer timer([&] { kernel.launch(c.problem, b.tensors, b.workspace.get(), ctx.stream); }, ctx.flusher,
+                    ctx.stream);
+    timer.warm_up(3);
+    ComputeCeiling ceiling{c.problem.id(), kernel.name(), kernel.idea(), 0, {}};
+    std::vector<double> samples;
+    {
+      NvtxRange range(nvtx_case_name(c.op->name(), kernel.name(), c.problem.id()));
+      NvtxRange phase("timed");
+      sample_into(state, timer, samples);
+    }
+    ceiling.flops = c.op->work(c.problem).flops;
+    ceiling.stats = summarize(samples);
+    ctx.record.compute_ceilings.push_back(std::move(ceiling));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    if (cudaDeviceSynchronize() != cudaSuccess) throw;
+  }
+}
+
 void time_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream,
               L2Flusher& flusher, NvmlMonitor& nvml) {
   TimingContext ctx{r, stream, flusher, nvml, {}};
+  std::vector<std::unique_ptr<Variant>> ceilings;  // alive until the benchmarks have run
   for (const auto& group : groups) {
     std::vector<Variant*> peers = variants_of(r, group);
+    const RunCase& first = r.cases[group.front()];
+    std::unique_ptr<Variant> ceiling = first.op->ceiling_kernel(first.problem);
+    const bool any_runnable =
+        std::any_of(group.begin(), group.end(), [&](std::size_t i) { return r.outcomes[i].runnable(); });
+    if (ceiling && any_runnable) {
+      Variant* kernel = ceiling.get();
+      peers.push_back(kernel);
+      // The GEMM alone takes at most the fastest pipeline's time: sample it as that case is sampled.
+      const std::size_t index = group.front();
+      double fastest = 0;
+      for (std::size_t i : group)
+        if (r.outcomes[i].runnable() && (fastest == 0 || r.outcomes[i].validation.launch_ms_estimate < fastest))
+          fastest = r.outcomes[i].validation.launch_ms_estimate;
+      const int samples = r.options.samples.samples_for(fastest);
+      benchmark::RegisterBenchmark(("ceiling/" + kernel->name() + "/" + first.problem.id()).c_str(),
+                                   [&ctx, index, kernel, peers](benchmark::State& s) {
+                                     time_ceiling(s, ctx, index, *kernel, peers);
+                                   })
+          ->UseManualTime()
+          ->Iterations(samples)
+          ->Unit(benchmark::kMillisecond);
+      ceilings.push_back(std::move(ceiling));
+    }
     for (std::size_t i : group) {
       if (!r.outcomes[i].runnable()) continue;
       const int samples = r.options.samples.samples_for(r.outcomes[i].validation.launch_ms_estimate);
@@ -176,6 +233,12 @@ void profile_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& grou
 }
 
 }  // namespace
+
+const ComputeCeiling* RunRecord::compute_ceiling_of(const std::string& problem_id) const {
+  for (const auto& c : compute_ceilings)
+    if (c.problem_id == problem_id) return &c;
+  return nullptr;
+}
 
 RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
   RunRecord r;

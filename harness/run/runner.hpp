@@ -25,13 +25,28 @@ struct RunOptions {
   std::string command_line;
 };
 
+// The compute-bound twin of the copy ceiling: one problem's library reference kernel (the GEMM
+// alone at the problem's precision, OpSpec::ceiling_kernel) timed exactly like a case, once per
+// problem and run. Variants of the problem are reported as a share of it.
+struct ComputeCeiling {
+  std::string problem_id;
+  std::string kernel;  // the ceiling kernel's name, e.g. "cublas_gemm_tf32"
+  std::string idea;    // what it runs, one line
+  double flops = 0;    // the problem's work model (as for its variants), so TFLOP/s compare directly
+  SampleStats stats;   // of its samples, in ms
+  double tflops() const { return stats.median > 0 ? flops / (stats.median * 1e-3) / 1e12 : 0; }
+};
+
 struct RunRecord {
   Provenance provenance;
   BandwidthCeiling ceiling;
+  std::vector<ComputeCeiling> compute_ceilings;  // one per timed problem whose op names one
   RunOptions options;
   std::size_t l2_flush_bytes = 0;
   std::vector<RunCase> cases;
   std::vector<CaseOutcome> outcomes;  // outcomes[i] belongs to cases[i]
+
+  const ComputeCeiling* compute_ceiling_of(const std::string& problem_id) const;  // null when none
 };
 
 // Runs the cases. Google Benchmark must have been initialised (benchmark::Initialize) unless

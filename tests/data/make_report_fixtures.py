@@ -4,6 +4,12 @@
 report_fixture.json            an H100 run: two ops, a sweep, every failure class
 report_fixture_new.json        a second run on the same GPU with a few changes (compare tests)
 report_fixture_other_gpu.json  an A100 run of the same problems (fleet tests)
+report_fixture_gemm.json       an H100 run (schema minor 1) with a compute-bound GEMM + RMSNorm op
+                               in fp32 and tf32, its GEMM ceilings, a row faster than the tf32
+                               compute peak, and one memory-bound op beside it
+
+The first three are minor 0 (no compute fields): they stand for reports written before the
+compute ceilings, which readers must still load.
 
 The numbers are made up but consistent (gbps = bytes / median, pct = gbps / copy ceiling).
 Edit this script, not the JSON, and rerun it: python3 tests/data/make_report_fixtures.py
@@ -251,6 +257,97 @@ def other_gpu_run():
     return report(A100, results, "1a2b3c4d5e6f708192a3b4c5d6e7f80912345678", "2026-11-23T07:15:00Z")
 
 
+# Compute-bound: GEMM with an RMSNorm epilogue over the rows of y = x W (M x N, K deep).
+GEMM_IDEAS = {
+    "naive": ("naive", "one thread per output element, K-loop from global memory, then a row pass"),
+    "smem_tiled": ("smem", "128x128 shared-memory tiles, FFMA mainloop, row statistics in the epilogue"),
+    "tensor_core": ("fused", "TF32 mma.sync mainloop, row sum of squares reduced in the epilogue"),
+    "cublas_then_rmsnorm": ("cublas", "cuBLAS GEMM, then a separate warp-per-row RMSNorm (library baseline)"),
+}
+# Dense FLOPs per clock per SM (harness/device/compute_peak.cpp) x SMs x max SM clock.
+H100_PEAK_TFLOPS = {"fp32": 256 * 132 * 1980e6 / 1e12, "tf32": 2048 * 132 * 1980e6 / 1e12}
+
+
+def gemm_problem(m, n, k, dtype):
+    return {"op": "gemm_rmsnorm", "name": f"m{m}_n{n}_k{k}", "dtype": dtype,
+            "params": {"m": m, "n": n, "k": k, "eps": 1e-6}, "elements": m * n,
+            "bytes": 4 * (m * k + k * n + m * n + n),
+            "bytes_formula": "read x (m*k) + W (k*n) + weight (n), write y (m*n), 4 bytes each",
+            "flops": 2 * m * n * k + 4 * m * n, "gemm_flops": 2 * m * n * k, "suites": ["gemm"]}
+
+
+def gemm_ceiling(gpu, problem, tflops, spread=0.01):
+    median = problem["gemm_flops"] / (tflops * 1e12) * 1e3
+    kernel = "cublas_gemm_" + problem["dtype"]
+    return {"problem": f"{problem['op']}/{problem['name']}/{problem['dtype']}", "dtype": problem["dtype"],
+            "kernel": kernel, "idea": f"cublasGemmEx alone, {problem['dtype']} compute, into its own workspace",
+            "flops": problem["gemm_flops"], "tflops": tflops,
+            "pct_of_compute_peak": round(100 * tflops / H100_PEAK_TFLOPS[problem["dtype"]], 2),
+            "median_ms": median, "p10_ms": median * (1 - spread / 2), "p90_ms": median * (1 + spread / 2),
+            "cv": spread / 2.56, "samples": 120}
+
+
+def gemm_row(gpu, problem, variant, tflops, ceiling, flags=(), spread=0.01, status="ran", skip_reason=None):
+    kind, idea = GEMM_IDEAS[variant]
+    r = row(gpu, problem, "warp", 1000.0, spread=spread, status=status, flags=flags, skip_reason=skip_reason)
+    op, dtype = problem["op"], problem["dtype"]
+    problem_id = f"{op}/{problem['name']}/{dtype}"
+    ran = status == "ran"
+    median = problem["flops"] / (tflops * 1e12) * 1e3 if ran else None
+    r.update({"variant": variant, "kind": kind, "idea": idea, "problem": problem_id, "dtype": dtype,
+              "timing": timing(median, spread) if ran else None,
+              "gbps": round(problem["bytes"] / (median * 1e6), 2) if ran else None,
+              "pct_of_copy": round(100 * problem["bytes"] / (median * 1e6) / gpu["copy"], 2) if ran else None,
+              "pct_of_peak": round(100 * problem["bytes"] / (median * 1e6) / gpu["peak"], 2) if ran else None,
+              "tflops": tflops if ran else None,
+              "pct_of_compute_ceiling": round(100 * ceiling["median_ms"] / median, 2) if ran else None,
+              "reproduce": f"normbench run --problem {problem_id} --variant {variant}",
+              "profile": (f"ncu --nvtx --nvtx-include \"normbench@{op} {variant} {problem['name']} {dtype}/\" --set full "
+                          f"-o {op}-{variant} normbench run --profile --problem {problem_id} --variant {variant}"),
+              "nvtx_range": f"{op} {variant} {problem['name']} {dtype}"})
+    if r["validation"]:
+        tolerance = {"normwise": 3e-3, "elementwise": 1e-1, "floor_fraction": 1e-1} if dtype == "tf32" else \
+            r["validation"]["tolerance"]
+        r["validation"]["tolerance"] = tolerance
+    return r
+
+
+GEMM_FP32 = gemm_problem(4096, 4096, 4096, "fp32")
+GEMM_TF32 = gemm_problem(4096, 4096, 4096, "tf32")
+
+
+def gemm_run():
+    fp32_ceiling = gemm_ceiling(H100, GEMM_FP32, 51.2)
+    tf32_ceiling = gemm_ceiling(H100, GEMM_TF32, 381.0)
+    results = [
+        gemm_row(H100, GEMM_FP32, "naive", 4.1, fp32_ceiling),
+        gemm_row(H100, GEMM_FP32, "smem_tiled", 40.3, fp32_ceiling),
+        gemm_row(H100, GEMM_FP32, "cublas_then_rmsnorm", 48.9, fp32_ceiling),
+        gemm_row(H100, GEMM_TF32, "naive", 4.1, tf32_ceiling),
+        gemm_row(H100, GEMM_TF32, "tensor_core", 352.6, tf32_ceiling),
+        gemm_row(H100, GEMM_TF32, "cublas_then_rmsnorm", 341.0, tf32_ceiling),
+        # Above the 535 TFLOP/s tf32 peak: the epilogue skipped the mainloop for half the tiles.
+        gemm_row(H100, GEMM_TF32, "smem_tiled", 640.0, tf32_ceiling, flags=("faster_than_light",)),
+    ]
+    results += [row(H100, RMS_SWEEP[2], "naive", 2550 * 0.45), row(H100, RMS_SWEEP[2], "warp", 2550 * 0.93, spread=0.01)]
+    out = report(H100, results, "2b3c4d5e6f708192a3b4c5d6e7f8091234567890", "2026-12-01T05:15:00Z")
+    out = {"schema": out["schema"], "schema_version": 1, "schema_minor_version": 1,
+           **{k: v for k, v in out.items() if k not in ("schema", "schema_version")}}
+    out["ceilings"]["compute_peak_tflops"] = {k: round(v, 2) for k, v in H100_PEAK_TFLOPS.items()}
+    out["ceilings"]["compute_peak_flops_per_clock_per_sm"] = {"fp32": 256, "tf32": 2048}
+    ordered = {}
+    for key, value in out.items():
+        ordered[key] = value
+        if key == "ceilings":
+            ordered["compute_ceilings"] = [fp32_ceiling, tf32_ceiling]
+    for r in ordered["results"]:
+        r.setdefault("tflops", None)
+        r.setdefault("pct_of_compute_ceiling", None)
+    ordered["provenance"]["command_line"] = "normbench run --suite gemm --op gemm_rmsnorm,rmsnorm_rows --out reports"
+    ordered["settings"]["suite"] = "gemm"
+    return ordered
+
+
 def write(name, data):
     with open(os.path.join(HERE, name), "w") as f:
         json.dump(data, f, indent=1)
@@ -263,3 +360,4 @@ if __name__ == "__main__":
     write("report_fixture.json", first)
     write("report_fixture_new.json", second_run(first))
     write("report_fixture_other_gpu.json", other_gpu_run())
+    write("report_fixture_gemm.json", gemm_run())

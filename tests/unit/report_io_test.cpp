@@ -47,7 +47,7 @@ TEST(ReportLoading, WrongSchemaOrNewerVersionIsRefused) {
 }
 
 TEST(ReportLoading, FixturesFollowTheSchema) {
-  for (const char* name : {"report_fixture.json", "report_fixture_new.json", "report_fixture_other_gpu.json"})
+  for (const char* name : {"report_fixture.json", "report_fixture_new.json", "report_fixture_other_gpu.json", "report_fixture_gemm.json"})
     EXPECT_NO_THROW(load_report_file(test::fixture_path(name))) << name;
 }
 

@@ -82,7 +82,8 @@ TEST_F(ReportJson, SchemaFieldsProvenanceFirstAndRoundTrip) {
   const auto metrics = compute_metrics(record);
   const auto j = build_report_json(record, metrics);
   EXPECT_EQ(j.begin().key(), "schema");
-  EXPECT_EQ(std::next(j.begin(), 2).key(), "provenance");
+  EXPECT_EQ(std::next(j.begin(), 2).key(), "schema_minor_version");
+  EXPECT_EQ(std::next(j.begin(), 3).key(), "provenance");
   const nlohmann::json parsed = nlohmann::json::parse(j.dump());
   EXPECT_NO_THROW(require_readable_report(parsed, "test"));
   EXPECT_EQ(parsed["schema_version"], kReportSchemaVersion);
@@ -92,6 +93,12 @@ TEST_F(ReportJson, SchemaFieldsProvenanceFirstAndRoundTrip) {
                           "reproduce", "profile", "nvtx_range"})
     EXPECT_TRUE(row.contains(key)) << key;
   EXPECT_EQ(row["problem"], "copy_op/n67108864/fp32");
+  // A memory-bound run: no GEMM ceilings, no TFLOP/s; the compute peaks are still recorded.
+  EXPECT_TRUE(parsed["compute_ceilings"].is_array());
+  EXPECT_TRUE(parsed["compute_ceilings"].empty());
+  EXPECT_TRUE(row["tflops"].is_null());
+  EXPECT_TRUE(row["pct_of_compute_ceiling"].is_null());
+  EXPECT_TRUE(parsed["ceilings"]["compute_peak_tflops"]["tf32"].is_null()) << "the test GPU names no architecture";
   EXPECT_EQ(row["reproduce"], "normbench run --problem copy_op/n67108864/fp32 --variant fast");
   // ncu reads '/' in --nvtx-include as the separator of nested ranges: the range name has none.
   EXPECT_EQ(row["nvtx_range"], "copy_op fast n67108864 fp32");
