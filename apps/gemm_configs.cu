@@ -1,0 +1,166 @@
+// gemm_configs: a developer tool for tuning the GEMM template (kernels/gemm_common/). It times every
+// named mainloop configuration, with the store epilogue into C, against cuBLAS at the same
+// precision (fp32 or tf32), with the harness's timer (warm-up, L2 flushed before each sample,
+// CUDA events), and prints per configuration the median ms, TFLOP/s and % of cuBLAS.
+//   gemm_configs [MxNxK ...] [--benchmark_filter=REGEX]   (default: the shapes in kDefaultShapes)
+// Correctness is tests/gpu/gemm_mainloop_test.cu's job; this tool only times.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "baselines/cublas/cublas_gemm.hpp"
+#include "harness/cuda_check.hpp"
+#include "harness/cuda_stream.hpp"
+#include "harness/device/gpu_info.hpp"
+#include "harness/device/l2_flush.hpp"
+#include "harness/device_buffer.hpp"
+#include "harness/distribution.hpp"
+#include "harness/timing/case_timer.hpp"
+#include "kernels/gemm_common/gemm_kernel.cuh"
+#include "kernels/gemm_common/store_epilogue.cuh"
+
+namespace {
+
+using namespace nb;
+using gemm::Operands;
+
+constexpr int kSamples = 25, kWarmUps = 3;
+const char* const kDefaultShapes[] = {"1024x8192x8192", "16384x4096x4096", "128x512x1024"};
+
+struct Config {
+  const char* name;
+  bool tf32;
+  void (*launch)(const Operands&, const gemm::StoreEpilogue&, cudaStream_t);
+};
+
+template <class Mainloop>
+constexpr Config config(const char* name, bool tf32) {
+  return {name, tf32, &gemm::launch_gemm<Mainloop, gemm::StoreEpilogue>};
+}
+
+const Config kConfigs[] = {
+    config<gemm::SimtLarge>("SimtLarge", false),
+    config<gemm::SimtLargeK16>("SimtLargeK16", false),
+    config<gemm::SimtWide>("SimtWide", false),
+    config<gemm::SimtWideK16>("SimtWideK16", false),
+    config<gemm::SimtTall>("SimtTall", false),
+    config<gemm::SimtSquare>("SimtSquare", false),
+    config<gemm::SimtColumnStrip>("SimtColumnStrip", false),
+    config<gemm::SimtRowStrip32>("SimtRowStrip32", false),
+    config<gemm::SimtRowStrip>("SimtRowStrip", false),
+    config<gemm::Tf32Large>("Tf32Large", true),
+    config<gemm::Tf32LargeRoundOnce>("Tf32LargeRoundOnce", true),
+    config<gemm::Tf32Large64>("Tf32Large64", true),
+    config<gemm::Tf32Wide>("Tf32Wide", true),
+    config<gemm::Tf32Wide4>("Tf32Wide4", true),
+    config<gemm::Tf32WideK16>("Tf32WideK16", true),
+    config<gemm::Tf32Tall>("Tf32Tall", true),
+    config<gemm::Tf32Small>("Tf32Small", true),
+};
+
+// One shape's operands (nn.Linear's: x in U[0, 1), W in U(-1/sqrt(K), 1/sqrt(K))) and its C.
+struct Problem {
+  std::string name;
+  Operands op{};
+  DeviceBuffer a, b, c;
+  std::map<bool, double> cublas_ms;  // by tf32, once its benchmark has run
+
+  Problem(const std::string& shape, int m, int n, int k)
+      : name(shape),
+        a(std::size_t(m) * k * sizeof(float)),
+        b(std::size_t(n) * k * sizeof(float)),
+        c(std::size_t(m) * n * sizeof(float)) {
+    std::vector<float> host(std::size_t(m) * k);
+    draw(host, Distribution::uniform01, 2024, 1);
+    NB_CUDA_CHECK(cudaMemcpy(a.get(), host.data(), a.bytes(), cudaMemcpyHostToDevice));
+    host.resize(std::size_t(n) * k);
+    const float bound = 1.0f / std::sqrt(float(k));
+    draw_uniform(host, -bound, bound, 2024, 2);
+    NB_CUDA_CHECK(cudaMemcpy(b.get(), host.data(), b.bytes(), cudaMemcpyHostToDevice));
+    op = Operands{a.as<const float>(), b.as<const float>(), m, n, k};
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+// Times `launch` with the harness's CaseTimer and reports its median; returns it.
+double time_launch(benchmark::State& state, const Problem& p, const std::function<void()>& launch,
+                   L2Flusher& flusher, cudaStream_t stream) {
+  CaseTimer timer(launch, flusher, stream);
+  timer.warm_up(kWarmUps);
+  std::vector<double> samples;
+  for (auto _ : state) {
+    samples.push_back(timer.sample_ms());
+    state.SetIterationTime(samples.back() * 1e-3);
+  }
+  const double ms = median(samples);
+  state.counters["ms"] = ms;
+  state.counters["TFLOP/s"] = 2.0 * p.op.m * p.op.n * double(p.op.k) / (ms * 1e-3) / 1e12;
+  return ms;
+}
+
+void register_problem(Problem& p, L2Flusher& flusher, cudaStream_t stream) {
+  for (bool tf32 : {false, true}) {
+    const std::string name = p.name + "/cuBLAS_" + (tf32 ? "tf32" : "fp32");
+    benchmark::RegisterBenchmark(name.c_str(), [&p, &flusher, stream, tf32](benchmark::State& s) {
+      auto launch = [&p, stream, tf32] { cublas::gemm(p.op, tf32, p.c.as<float>(), false, stream); };
+      p.cublas_ms[tf32] = time_launch(s, p, launch, flusher, stream);
+    })->UseManualTime()->Iterations(kSamples)->Unit(benchmark::kMillisecond);
+  }
+  for (const Config& cfg : kConfigs) {
+    const std::string name = p.name + "/" + cfg.name;
+    benchmark::RegisterBenchmark(name.c_str(), [&p, &flusher, stream, cfg](benchmark::State& s) {
+      const gemm::StoreEpilogue epilogue{p.c.as<float>(), p.op.n, nullptr};
+      const double ms = time_launch(s, p, [&] { cfg.launch(p.op, epilogue, stream); }, flusher, stream);
+      const auto ref = p.cublas_ms.find(cfg.tf32);  // absent when a filter left cuBLAS out
+      if (ref != p.cublas_ms.end()) s.counters["%cuBLAS"] = 100.0 * ref->second / ms;
+      s.SetLabel(cfg.tf32 ? "tf32" : "fp32");
+    })->UseManualTime()->Iterations(kSamples)->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags, leaves the shapes
+  std::vector<std::string> shapes(argv + 1, argv + argc);
+  if (shapes.empty()) shapes.assign(std::begin(kDefaultShapes), std::end(kDefaultShapes));
+  struct Shape {
+    int m = 0, n = 0, k = 0;
+  };
+  std::vector<Shape> dims;
+  for (const std::string& shape : shapes) {
+    Shape d;
+    char tail = 0;
+    if (std::sscanf(shape.c_str(), "%dx%dx%d%c", &d.m, &d.n, &d.k, &tail) != 3 || d.m < 1 || d.n < 1 || d.k < 1) {
+      std::fprintf(stderr, "gemm_configs: '%s' is not a shape MxNxK\n", shape.c_str());
+      return 2;
+    }
+    dims.push_back(d);
+  }
+  if (!nb::cuda_device_available()) {
+    std::printf("gemm_configs: no usable CUDA device, nothing timed\n");
+    return 77;
+  }
+  nb::CudaStream stream;
+  nb::L2Flusher flusher(nb::query_gpu(0).l2_bytes);
+  std::deque<Problem> problems;  // stable addresses: the benchmarks hold references
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    problems.emplace_back(shapes[i], dims[i].m, dims[i].n, dims[i].k);
+    register_problem(problems.back(), flusher, stream.get());
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

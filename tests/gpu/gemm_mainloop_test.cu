@@ -1,0 +1,213 @@
+// The GEMM template (kernels/gemm_common/): every named mainloop configuration, through the store
+// epilogue, against a float64 GEMM on odd and even shapes, and the naive GEMM with its bias.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
+#include "harness/distribution.hpp"
+#include "kernels/gemm_common/gemm_kernel.cuh"
+#include "kernels/gemm_common/naive_gemm.cuh"
+#include "kernels/gemm_common/store_epilogue.cuh"
+
+namespace nb::gemm {
+namespace {
+
+using Launcher = void (*)(const Operands&, const StoreEpilogue&, cudaStream_t);
+
+struct Config {
+  const char* name;
+  Launcher launch;
+  bool tf32;
+};
+
+const std::vector<Config>& configs() {
+  static const std::vector<Config> all = {
+      {"SimtLarge", &launch_gemm<SimtLarge, StoreEpilogue>, false},
+      {"SimtLargeK16", &launch_gemm<SimtLargeK16, StoreEpilogue>, false},
+      {"SimtColumnStrip", &launch_gemm<SimtColumnStrip, StoreEpilogue>, false},
+      {"SimtSquare", &launch_gemm<SimtSquare, StoreEpilogue>, false},
+      {"SimtRowStrip32", &launch_gemm<SimtRowStrip32, StoreEpilogue>, false},
+      {"SimtRowStrip", &launch_gemm<SimtRowStrip, StoreEpilogue>, false},
+      {"Tf32Large", &launch_gemm<Tf32Large, StoreEpilogue>, true},
+      {"Tf32Small", &launch_gemm<Tf32Small, StoreEpilogue>, true},
+      // Candidates for large problems (apps/gemm_configs.cu times them).
+      {"SimtWide", &launch_gemm<SimtWide, StoreEpilogue>, false},
+      {"SimtWideK16", &launch_gemm<SimtWideK16, StoreEpilogue>, false},
+      {"SimtTall", &launch_gemm<SimtTall, StoreEpilogue>, false},
+      {"Tf32Wide", &launch_gemm<Tf32Wide, StoreEpilogue>, true},
+      {"Tf32Wide4", &launch_gemm<Tf32Wide4, StoreEpilogue>, true},
+      {"Tf32WideK16", &launch_gemm<Tf32WideK16, StoreEpilogue>, true},
+      {"Tf32Tall", &launch_gemm<Tf32Tall, StoreEpilogue>, true},
+      {"Tf32Large64", &launch_gemm<Tf32Large64, StoreEpilogue>, true},
+      {"Tf32LargeRoundOnce", &launch_gemm<Tf32LargeRoundOnce, StoreEpilogue>, true},
+  };
+  return all;
+}
+
+struct Shape {
+  int m, n, k;
+};
+
+const Shape kShapes[] = {{1, 1, 1},     {2, 5, 3},      {127, 33, 1000}, {128, 512, 1024},
+                         {257, 129, 68}, {64, 256, 512}, {33, 70, 7}};
+
+std::string shape_name(const Shape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+// nn.Linear's inputs: x in U[0, 1), W in U(-1/sqrt(K), 1/sqrt(K)), plus a bias like W's.
+struct HostProblem {
+  Shape shape;
+  std::vector<float> x, w, bias;
+
+  explicit HostProblem(const Shape& s) : shape(s), x(std::size_t(s.m) * s.k), w(std::size_t(s.n) * s.k), bias(s.n) {
+    const float bound = 1.0f / std::sqrt(float(s.k));
+    draw(x, Distribution::uniform01, 2024, 1);
+    draw_uniform(w, -bound, bound, 2024, 2);
+    draw_uniform(bias, -bound, bound, 2024, 3);
+  }
+
+  std::vector<double> reference(bool with_bias) const {
+    std::vector<double> c(std::size_t(shape.m) * shape.n);
+    for (int i = 0; i < shape.m; ++i)
+      for (int j = 0; j < shape.n; ++j) {
+        double sum = with_bias ? double(bias[j]) : 0.0;
+        const float* a = &x[std::size_t(i) * shape.k];
+        const float* b = &w[std::size_t(j) * shape.k];
+        for (int l = 0; l < shape.k; ++l) sum += double(a[l]) * double(b[l]);
+        c[std::size_t(i) * shape.n + j] = sum;
+      }
+    return c;
+  }
+};
+
+// The problem's operands on the device; `offset_floats` shifts A and B off 16-byte alignment.
+struct DeviceProblem {
+  DeviceBuffer x, w, bias, c;
+  Operands op{};
+  int offset;
+
+  DeviceProblem(const HostProblem& h, int offset_floats = 0)
+      : x((h.x.size() + 4) * sizeof(float)),
+        w((h.w.size() + 4) * sizeof(float)),
+        bias(h.bias.size() * sizeof(float)),
+        c(h.x.size() / h.shape.k * h.shape.n * sizeof(float)),
+        offset(offset_floats) {
+    NB_CUDA_CHECK(cudaMemcpy(x.as<float>() + offset, h.x.data(), h.x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    NB_CUDA_CHECK(cudaMemcpy(w.as<float>() + offset, h.w.data(), h.w.size() * sizeof(float), cudaMemcpyHostToDevice));
+    NB_CUDA_CHECK(cudaMemcpy(bias.get(), h.bias.data(), h.bias.size() * sizeof(float), cudaMemcpyHostToDevice));
+    op = Operands{x.as<const float>() + offset, w.as<const float>() + offset, h.shape.m, h.shape.n, h.shape.k};
+  }
+
+  void poison_c() { NB_CUDA_CHECK(cudaMemset(c.get(), 0xFF, c.bytes())); }  // all-ones bits: NaN
+
+  std::vector<float> read_c() const {
+    std::vector<float> out(c.bytes() / sizeof(float));
+    NB_CUDA_CHECK(cudaDeviceSynchronize());
+    NB_CUDA_CHECK(cudaMemcpy(out.data(), c.get(), c.bytes(), cudaMemcpyDeviceToHost));
+    return out;
+  }
+};
+
+template <class T, class U>
+double normwise(const std::vector<T>& y, const std::vector<U>& ref) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const double d = double(y[i]) - double(ref[i]);
+    diff += d * d;
+    norm += double(ref[i]) * double(ref[i]);
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+std::size_t first_non_finite(const std::vector<float>& y) {
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!std::isfinite(y[i])) return i;
+  return y.size();
+}
+
+double fp32_bound(int k) { return 1e-5 * std::max(1.0, std::sqrt(double(k)) / 8.0); }
+
+// Runs one configuration with the store epilogue into a NaN-poisoned C and reads C back.
+std::vector<float> run_config(const Config& cfg, DeviceProblem& d, bool with_bias) {
+  d.poison_c();
+  cfg.launch(d.op, StoreEpilogue{d.c.as<float>(), d.op.n, with_bias ? d.bias.as<const float>() : nullptr}, nullptr);
+  return d.read_c();
+}
+
+TEST(GemmMainloop, EveryConfigurationMatchesFloat64OnEveryShape) {
+  for (const Shape& s : kShapes) {
+    const HostProblem h(s);
+    const std::vector<double> ref = h.reference(false);
+    DeviceProblem d(h);
+    std::vector<float> fp32_result;
+    for (const Config& cfg : configs()) {
+      SCOPED_TRACE(std::string(cfg.name) + " " + shape_name(s));
+      const std::vector<float> c = run_config(cfg, d, false);
+      ASSERT_EQ(first_non_finite(c), c.size()) << "element left unwritten (NaN poison) or not finite";
+      const double err = normwise(c, ref);
+      if (!cfg.tf32) {
+        EXPECT_LT(err, fp32_bound(s.k));
+        if (fp32_result.empty()) fp32_result = c;
+      } else {
+        EXPECT_LT(err, 3e-3);
+        // tf32 rounding of the operands must show: the result is not the fp32 one.
+        if (s.k >= 64) EXPECT_GT(normwise(c, fp32_result), 1e-5) << "no tf32 rounding visible";
+      }
+    }
+  }
+}
+
+TEST(GemmMainloop, MisalignedOperandsTakeTheScalarPath) {
+  // K % 4 == 0 but A and B start 4 bytes past a 16-byte boundary: the launcher must not use
+  // the float4 path.
+  for (const Shape& s : {Shape{257, 129, 68}, Shape{64, 256, 512}}) {
+    const HostProblem h(s);
+    const std::vector<double> ref = h.reference(false);
+    DeviceProblem d(h, 1);
+    ASSERT_NE(reinterpret_cast<std::uintptr_t>(d.op.a) % 16, 0u);
+    for (const Config& cfg : configs()) {
+      SCOPED_TRACE(std::string(cfg.name) + " " + shape_name(s));
+      const std::vector<float> c = run_config(cfg, d, false);
+      ASSERT_EQ(first_non_finite(c), c.size());
+      EXPECT_LT(normwise(c, ref), cfg.tf32 ? 3e-3 : fp32_bound(s.k));
+    }
+  }
+}
+
+TEST(GemmMainloop, StoreEpilogueAddsTheBias) {
+  const Shape s{257, 129, 68};
+  const HostProblem h(s);
+  const std::vector<double> ref = h.reference(true);
+  DeviceProblem d(h);
+  for (const Config& cfg : configs()) {
+    SCOPED_TRACE(cfg.name);
+    const std::vector<float> c = run_config(cfg, d, true);
+    ASSERT_EQ(first_non_finite(c), c.size());
+    EXPECT_LT(normwise(c, ref), cfg.tf32 ? 3e-3 : fp32_bound(s.k));
+  }
+}
+
+TEST(GemmMainloop, NaiveGemmWithAndWithoutBias) {
+  for (const Shape& s : kShapes) {
+    SCOPED_TRACE(shape_name(s));
+    const HostProblem h(s);
+    DeviceProblem d(h);
+    for (bool with_bias : {false, true}) {
+      d.poison_c();
+      launch_naive_gemm(d.op, with_bias ? d.bias.as<const float>() : nullptr, d.c.as<float>(), nullptr);
+      const std::vector<float> c = d.read_c();
+      ASSERT_EQ(first_non_finite(c), c.size());
+      EXPECT_LT(normwise(c, h.reference(with_bias)), fp32_bound(s.k)) << "bias " << with_bias;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nb::gemm
