@@ -1,0 +1,82 @@
+#include "baselines/cublas/cublas_gemm.hpp"
+
+#include <string>
+
+#include "harness/library_check.hpp"
+
+namespace nb::cublas {
+
+// Row-major (M, N) = x W^T is column-major (N, M) = W^T' x' with W (N, K) seen as a K x N
+// column-major matrix (transposed in the call) and x as K x M: no copy, no transpose kernel.
+
+cublasHandle_t handle() {
+  static cublasHandle_t h = [] {
+    cublasHandle_t created = nullptr;
+    NB_CUBLAS_CHECK(cublasCreate(&created));
+    return created;
+  }();
+  return h;
+}
+
+void gemm(const gemm::Operands& op, bool tf32, float* c, bool accumulate, cudaStream_t stream) {
+  cublasHandle_t h = handle();
+  NB_CUBLAS_CHECK(cublasSetStream(h, stream));
+  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+  NB_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, op.n, op.m, op.k, &one, op.b, CUDA_R_32F, op.k, op.a,
+                               CUDA_R_32F, op.k, &beta, c, CUDA_R_32F, op.n,
+                               tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+LtBiasGemm::~LtBiasGemm() { release(); }
+
+void LtBiasGemm::release() {
+  if (a_) cublasLtMatrixLayoutDestroy(a_);
+  if (b_) cublasLtMatrixLayoutDestroy(b_);
+  if (c_) cublasLtMatrixLayoutDestroy(c_);
+  if (desc_) cublasLtMatmulDescDestroy(desc_);
+  a_ = b_ = c_ = nullptr;
+  desc_ = nullptr;
+}
+
+void LtBiasGemm::prepare(int m, int n, int k, bool tf32) {
+  if (desc_ && m == m_ && n == n_ && k == k_ && tf32 == tf32_) return;
+  release();
+  if (!lt_) NB_CUBLAS_CHECK(cublasLtCreate(&lt_));
+  m_ = m, n_ = n, k_ = k, tf32_ = tf32;
+  NB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc_, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                                           CUDA_R_32F));
+  const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+  NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
+  NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb));
+  const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+  NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+  // Column-major views: A = W as K x N (transposed in the op), B = x as K x M, C = g as N x M.
+  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, CUDA_R_32F, k, n, k));
+  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, CUDA_R_32F, k, m, k));
+  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, CUDA_R_32F, n, m, n));
+  cublasLtMatmulPreference_t pref = nullptr;
+  NB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  const std::size_t ws = kWorkspaceBytes;
+  NB_CUBLAS_CHECK(
+      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetHeuristic(lt_, desc_, a_, b_, c_, c_, pref, 1, &result, &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  if (status != CUBLAS_STATUS_SUCCESS || found == 0)
+    throw Unsupported(std::string("cuBLASLt offers no algorithm with the bias epilogue for this shape (") +
+                      cublasGetStatusString(status) + ")");
+  algo_ = result.algo;
+}
+
+void LtBiasGemm::run(const gemm::Operands& op, const float* bias, float* c, void* workspace,
+                     cudaStream_t stream) const {
+  if (!desc_ || op.m != m_ || op.n != n_ || op.k != k_) throw Unsupported("cuBLASLt GEMM was not prepared for this shape");
+  NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+  const float one = 1.0f, zero = 0.0f;
+  NB_CUBLAS_CHECK(cublasLtMatmul(lt_, desc_, &one, op.b, a_, op.a, b_, &zero, c, c_, c, c_, &algo_, workspace,
+                                 kWorkspaceBytes, stream));
+}
+
+}  // namespace nb::cublas

@@ -1,0 +1,47 @@
+#pragma once
+// cuBLAS's GEMM at a problem's precision, for the row-major g = x W^T of nn.Linear: the
+// library baseline the pipelines are quoted against and the GEMM ceiling of every such problem.
+// fp32 runs CUBLAS_COMPUTE_32F with the default math mode (IEEE fp32, as PyTorch with
+// allow_tf32 = False); tf32 runs CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores, fp32 accumulation).
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "kernels/gemm_common/operands.hpp"
+
+namespace nb::cublas {
+
+// One cuBLAS handle, created on first use (outside the timed path: variants call it in prepare).
+cublasHandle_t handle();
+
+// c (M, N) row-major = a b^T (+ c when accumulate: PyTorch's addmm with the bias copied in first).
+void gemm(const gemm::Operands& op, bool tf32, float* c, bool accumulate, cudaStream_t stream);
+
+// cuBLASLt with its bias epilogue: c = a b^T + bias (bias per output column).
+class LtBiasGemm {
+ public:
+  static constexpr std::size_t kWorkspaceBytes = std::size_t(32) << 20;  // NVIDIA's advice for Hopper
+
+  LtBiasGemm() = default;
+  ~LtBiasGemm();
+  LtBiasGemm(const LtBiasGemm&) = delete;
+  LtBiasGemm& operator=(const LtBiasGemm&) = delete;
+
+  // Builds the descriptors and picks the heuristic's first algorithm; throws Unsupported when
+  // cuBLASLt offers none for this shape.
+  void prepare(int m, int n, int k, bool tf32);
+  void run(const gemm::Operands& op, const float* bias, float* c, void* workspace, cudaStream_t stream) const;
+
+ private:
+  void release();
+  cublasLtHandle_t lt_ = nullptr;
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
+  cublasLtMatmulAlgo_t algo_{};
+  int m_ = 0, n_ = 0, k_ = 0;
+  bool tf32_ = false;
+};
+
+}  // namespace nb::cublas
