@@ -22,6 +22,12 @@ struct MinOp {
   static __device__ float identity() { return FLT_MAX; }
 };
 
+// torch.min's minimum: a NaN wins (fminf would drop it), +Inf is the identity.
+struct MinNanOp {
+  __device__ float operator()(float a, float b) const { return (a != a || a < b) ? a : b; }
+  static __device__ float identity() { return __int_as_float(0x7f800000); }
+};
+
 template <class Op>
 __device__ __forceinline__ float warp_reduce(float v, Op op) {
 #pragma unroll

@@ -1,6 +1,6 @@
 #pragma once
-// Min-reduction helpers: a NaN-propagating min (fminf would drop a NaN; torch.min keeps it) with
-// +Inf as identity, usable with the shared warp_reduce / block_reduce of kernels/common.
+// Min-reduction helpers: the NaN-propagating min of kernels/common (fminf would drop a NaN;
+// torch.min keeps it), and the kernels' argument block.
 #include <cuda_runtime.h>
 
 #include "harness/device_buffer.hpp"
@@ -10,10 +10,7 @@
 
 namespace nb::min_dim1 {
 
-struct MinNanOp {
-  __device__ float operator()(float a, float b) const { return (a != a || a < b) ? a : b; }
-  static __device__ float identity() { return __int_as_float(0x7f800000); }  // +Inf
-};
+using nb::dev::MinNanOp;
 
 struct Args {
   const float* x;

@@ -1,0 +1,43 @@
+// lt_epilogue: cuBLASLt's GEMM with its bias epilogue writes g, then one kernel does the rest:
+// a warp per row normalizes each group, takes the row minimum, and the CTA writes its rows'
+// slice of the (1, N, M, 1) output.
+#include "baselines/cublas/cublas_gemm.hpp"
+#include "kernels/gemm_gn_min_bias/spec.hpp"
+#include "kernels/gemm_pipeline_common/linear_shape.hpp"
+#include "kernels/gemm_pipeline_common/post_gemm.hpp"
+
+namespace nb::gn_pipeline {
+namespace {
+
+class LtEpilogue final : public Variant {
+ public:
+  std::string name() const override { return "lt_epilogue"; }
+  std::string kind() const override { return "fused"; }
+  std::string idea() const override {
+    return "cuBLASLt GEMM with CUBLASLT_EPILOGUE_BIAS, then one kernel: GroupNorm + row min per warp, broadcast "
+           "bias write per CTA";
+  }
+  std::size_t workspace_bytes(const Problem& p) const override {
+    const linear::Shape s = linear::shape_of(p);
+    return cublas::LtBiasGemm::kWorkspaceBytes + std::size_t(s.m) * std::size_t(s.n) * sizeof(float);
+  }
+  void prepare(const Problem& p) override {
+    const linear::Shape s = linear::shape_of(p);
+    gemm_.prepare(int(s.m), int(s.n), int(s.k), s.tf32());
+  }
+  void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
+    const Args a = args_of(p, t);
+    float* g = reinterpret_cast<float*>(static_cast<char*>(ws) + cublas::LtBiasGemm::kWorkspaceBytes);
+    gemm_.run(a.op, a.bias, g, ws, s);
+    linear::launch_groupnorm_min_rows(g, a.gamma, a.beta, a.add_bias, a.out, a.m, a.n, a.groups, a.eps, s);
+  }
+
+ private:
+  cublas::LtBiasGemm gemm_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_lt_epilogue() { return std::make_unique<LtEpilogue>(); }
+
+}  // namespace nb::gn_pipeline

@@ -1,0 +1,102 @@
+#include "kernels/gemm_gn_min_bias/spec.hpp"
+
+#include <cmath>
+
+#include "baselines/cpu/gemm_pipeline_reference.hpp"
+#include "kernels/gemm_pipeline_common/pipeline_op.hpp"
+#include "kernels/ops.hpp"
+
+namespace nb {
+namespace gn_pipeline {
+
+Args args_of(const Problem& p, const DeviceTensors& t) {
+  const linear::Shape s = linear::shape_of(p);
+  return {linear::operands_of(p, t), t.in(kBias), t.in(kGamma), t.in(kBeta), t.in(kAddBias), t.out(kY),
+          int(s.m), int(s.n), int(s.groups), float(s.eps), s.tf32()};
+}
+
+namespace {
+
+class GemmGnMinBiasOp final : public linear::PipelineOp {
+ public:
+  GemmGnMinBiasOp() {
+    for (auto spec : {naive_variant(), unfused_variant()}) add_variant(make_kernel_variant(std::move(spec)));
+    add_variant(make_lt_epilogue());
+    for (auto spec : {fused_epilogue_variant(), single_launch_variant()})
+      add_variant(make_kernel_variant(std::move(spec)));
+  }
+  std::string name() const override { return "gemm_gn_min_bias"; }
+  std::string formula() const override {
+    return "out = min_c(groupnorm_G(x W^T + b)) + bias, bias (1,N,1,1): the (M,1) minimum broadcasts to an "
+           "output of shape (1,N,M,1)";
+  }
+  std::vector<ParamDecl> param_decls() const override { return linear::param_decls(false, true); }
+  std::string check(const Params& p) const override { return linear::check_params(p, false, true); }
+  std::vector<NamedProblem> named_problems() const override {
+    using linear::named;
+    return {named({{"m", 128}, {"n", 256}, {"k", 512}, {"g", 8}}, {"kb"}, "KernelBench L2#75, original size"),
+            named({{"m", 1024}, {"n", 8192}, {"k", 8192}, {"g", 512}}, {"kb"}, "KernelBench L2#75, enlarged"),
+            named({{"m", 64}, {"n", 96}, {"k", 128}, {"g", 6}}, {"quick"}, "small, groups of 16"),
+            named({{"m", 127}, {"n", 33}, {"k", 1001}, {"g", 3}}, {"quick"}, "odd M, N, K; groups of 11"),
+            named({{"m", 2}, {"n", 384}, {"k", 67}, {"g", 4}}, {"quick"}, "M = 2; groups of 96 span tiles"),
+            named({{"m", 300}, {"n", 520}, {"k", 260}, {"g", 65}}, {"quick"}, "N over two tiles, groups of 8")};
+  }
+
+  std::vector<TensorDecl> tensors(const Problem& p) const override {
+    const linear::Shape s = linear::shape_of(p);
+    using R = TensorRole;
+    return {{"x", R::input, s.m * s.k},  {"weight", R::input, s.n * s.k}, {"bias", R::input, s.n},
+            {"gamma", R::input, s.n},    {"beta", R::input, s.n},         {"add_bias", R::input, s.n},
+            {"y", R::output, s.n * s.m}};
+  }
+
+  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
+    linear::draw_linear(linear::shape_of(p), d, seed, t);
+    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 4);
+    draw_uniform(t[kBeta], -0.5f, 0.5f, seed, 5);
+    draw_uniform(t[kAddBias], -1.0f, 1.0f, seed, 6);
+  }
+
+  void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
+    const linear::Shape s = linear::shape_of(p);
+    std::vector<double> z = linear::linear_reference(s, in[kX].data(), in[kWeight].data(), in[kBias].data());
+    // A group whose mean is large against its spread amplifies the GEMM's rounding of g.
+    out.condition = linear::groupnorm_rows(s, z, in[kGamma].data(), in[kBeta].data());
+    std::vector<double>& y = out[kY];
+    for (std::int64_t r = 0; r < s.m; ++r) {
+      double mn = INFINITY;  // torch.min: a NaN anywhere in the row wins
+      for (std::int64_t c = 0; c < s.n && !std::isnan(mn); ++c) {
+        const double v = z[std::size_t(r * s.n + c)];
+        if (std::isnan(v) || v < mn) mn = v;
+      }
+      for (std::int64_t c = 0; c < s.n; ++c) y[std::size_t(c * s.m + r)] = mn + double(in[kAddBias][std::size_t(c)]);
+    }
+  }
+
+  WorkModel work(const Problem& p) const override {
+    const linear::Shape s = linear::shape_of(p);
+    const double mn = double(s.m) * double(s.n);
+    return {4.0 * (double(s.m) * double(s.k) + double(s.n) * double(s.k) + mn + 4.0 * double(s.n)),
+            s.gemm_flops() + 8.0 * mn,
+            "read x, W + write the (1,N,M,1) output: 4*(M*K + N*K + N*M) (+ 4 vectors of N); g itself need never "
+            "be written; flops 2*M*N*K + 8 per GEMM output"};
+  }
+
+  double normalization_length(const linear::Shape& s) const override { return double(s.group_size()); }
+
+
+  std::vector<StressDistribution> stress() const override {
+    return {{Distribution::wide, "squared deviations of g (x up to 1e20 times W) overflow fp32"}};
+  }
+  std::vector<NotApplicable> not_applicable() const override {
+    return {{"cudnn", "cuDNN 9.14 refuses GroupNorm on the H100 (docs/cudnn-groupnorm.md); its matmul fusion "
+                      "probe covers column statistics, not per-row groups (docs/cudnn-matmul-fusion.md)"}};
+  }
+};
+
+}  // namespace
+}  // namespace gn_pipeline
+
+std::unique_ptr<OpSpec> make_gemm_gn_min_bias_op() { return std::make_unique<gn_pipeline::GemmGnMinBiasOp>(); }
+
+}  // namespace nb

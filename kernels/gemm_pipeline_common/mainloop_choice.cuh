@@ -1,0 +1,30 @@
+#pragma once
+// Which GEMM mainloop a pipeline variant runs: SIMT (IEEE fp32) or tensor cores (tf32) by the
+// problem's precision, large tiles when they fill the GPU, smaller ones when they would not.
+#include "kernels/gemm_common/gemm_kernel.cuh"
+
+namespace nb::linear {
+
+template <class T> struct MainloopTag { using type = T; };
+
+// Tall, narrow tiles that hold all of a small batch (M <= 128) and wide, short ones that hold all
+// of a row (N <= 256): the single-launch variants' shapes.
+using Tf32ColumnStrip = gemm::Tf32Mainloop<128, 32, 32, 4, 2, 3>;
+using Tf32RowStrip = gemm::Tf32Mainloop<16, 256, 32, 1, 8, 3>;
+
+// Large tiles when they give at least one CTA per SM of an H100 (132), else 64 x 64 tiles.
+inline bool large_tiles_fill_gpu(int m, int n) {
+  return gemm::tiles_m<gemm::SimtLarge>(m) * gemm::tiles_n<gemm::SimtLarge>(n) >= 132;
+}
+
+// Calls f(MainloopTag<Mainloop>{}) with the mainloop for this precision and size.
+template <class F>
+void with_mainloop(bool tf32, int m, int n, F f) {
+  const bool large = large_tiles_fill_gpu(m, n);
+  if (tf32)
+    large ? f(MainloopTag<gemm::Tf32Large>{}) : f(MainloopTag<gemm::Tf32Small>{});
+  else
+    large ? f(MainloopTag<gemm::SimtLarge>{}) : f(MainloopTag<gemm::SimtSquare>{});
+}
+
+}  // namespace nb::linear

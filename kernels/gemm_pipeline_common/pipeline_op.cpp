@@ -1,0 +1,58 @@
+#include "kernels/gemm_pipeline_common/pipeline_op.hpp"
+
+#include <cmath>
+
+#include "baselines/cublas/cublas_gemm.hpp"
+
+namespace nb::linear {
+
+gemm::Operands operands_of(const Problem& p, const DeviceTensors& t) {
+  const Shape s = shape_of(p);
+  return {t.in(kX), t.in(kWeight), int(s.m), int(s.n), int(s.k)};
+}
+
+void draw_linear(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t) {
+  const float bound = float(1.0 / std::sqrt(double(s.k)));
+  draw(t[kX], d, seed, 1);
+  draw_uniform(t[kWeight], -bound, bound, seed, 2);
+  draw_uniform(t[kLinearBias], -bound, bound, seed, 3);
+}
+
+double PipelineOp::reduction_length(const Problem& p) const {
+  const Shape s = shape_of(p);
+  return s.tf32() ? 1.0 : double(s.k) / 64.0 + normalization_length(s);
+}
+
+namespace {
+
+// The GEMM alone, g = x W^T at the problem's precision, into the workspace: what every variant
+// of the problem is measured against.
+class GemmCeiling final : public Variant {
+ public:
+  explicit GemmCeiling(bool tf32) : tf32_(tf32) {}
+  std::string name() const override { return tf32_ ? "cublas_gemm_tf32" : "cublas_gemm_fp32"; }
+  std::string kind() const override { return "cublas"; }
+  std::string idea() const override {
+    return tf32_ ? "cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32: x W^T alone, no bias"
+                 : "cublasGemmEx, CUBLAS_COMPUTE_32F (IEEE fp32): x W^T alone, no bias";
+  }
+  std::size_t workspace_bytes(const Problem& p) const override {
+    const Shape s = shape_of(p);
+    return std::size_t(s.m) * std::size_t(s.n) * sizeof(float);
+  }
+  void prepare(const Problem&) override { cublas::handle(); }
+  void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) override {
+    cublas::gemm(operands_of(p, t), tf32_, static_cast<float*>(ws), false, stream);
+  }
+
+ private:
+  bool tf32_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> PipelineOp::ceiling_kernel(const Problem& p) const {
+  return std::make_unique<GemmCeiling>(p.dtype == DType::tf32);
+}
+
+}  // namespace nb::linear

@@ -1,0 +1,34 @@
+#pragma once
+// What every GEMM pipeline op shares: both precisions, the cuBLAS GEMM alone as the problem's
+// compute ceiling, the tolerance growth, and where x and W sit in its tensor list.
+#include "harness/op_spec.hpp"
+#include "kernels/gemm_common/operands.hpp"
+#include "kernels/gemm_pipeline_common/linear_shape.hpp"
+
+namespace nb::linear {
+
+// Every pipeline op declares x, W and the linear bias first.
+enum LinearTensor : int { kX = 0, kWeight = 1, kLinearBias = 2 };
+
+gemm::Operands operands_of(const Problem& p, const DeviceTensors& t);
+
+// Draws x from the distribution and W, b as nn.Linear initialises them: U(-1/sqrt(K), 1/sqrt(K)).
+void draw_linear(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t);
+
+class PipelineOp : public OpSpec {
+ public:
+  std::vector<DType> dtypes() const override { return {DType::f32, DType::tf32}; }
+  // fp32: the normalization's own reduction plus the K-term dot products counted as K / 64 terms:
+  // an FMA chain over mixed-sign products keeps its partial sums at the scale of the result, so
+  // its error grows far slower than a sum of same-signed terms (the sqrt(n)/8 rule's model); a
+  // full K would let tf32 products pass at K = 8192. tf32: the operand rounding (u = 4.9e-4 per
+  // product) dominates and does not grow with K, so the tf32 base applies as it is
+  // (docs/tolerance.md derives both and the tests hold them).
+  double reduction_length(const Problem& p) const override;
+  std::unique_ptr<Variant> ceiling_kernel(const Problem& p) const override;
+
+ protected:
+  virtual double normalization_length(const Shape& s) const = 0;
+};
+
+}  // namespace nb::linear

@@ -1,0 +1,198 @@
+// One kernel for everything after the GEMM. BatchNorm: a CTA owns a strip of 32 columns over all
+// M rows, so its statistics need no other CTA, and the strip stays in shared memory between the
+// statistics and the normalize (g is read once); past 1024 rows, Welford partials over row chunks
+// spread the reads over many CTAs instead. GroupNorm + min: a CTA owns 8 rows, a warp each, and
+// every group lies inside its row.
+#include <algorithm>
+
+#include "harness/cuda_check.hpp"
+#include "kernels/common/reduce.cuh"
+#include "kernels/gemm_pipeline_common/post_gemm.hpp"
+
+namespace nb::linear {
+namespace {
+
+using nb::dev::Welford;
+constexpr int kStripThreads = 256, kStripColumns = 32;
+constexpr int kMaxStripRowsOnChip = 1024;  // 1024 x 32 floats = 128 KB of shared memory
+constexpr int kRowUnroll = 4;              // rows loaded before any is used (loads in flight)
+
+template <int VEC> struct Vec;
+template <> struct Vec<1> { using type = float; };
+template <> struct Vec<4> { using type = float4; };
+
+// VEC consecutive columns per thread: 32 / VEC threads cover a strip row, the CTA's threads form
+// 256 * VEC / 32 row groups that stride the rows, then merge their Welford states per column.
+template <int VEC>
+__global__ void __launch_bounds__(kStripThreads) bn_column_strip_kernel(float* y, const float* scale,
+                                                                        dev::BnColumnArgs bn, int m, int n,
+                                                                        const float* post_scale, float* affine_out) {
+  using V = typename Vec<VEC>::type;
+  constexpr int kThreadsPerRow = kStripColumns / VEC, kRowGroups = kStripThreads / kThreadsPerRow;
+  extern __shared__ float strip[];  // (m, 32)
+  __shared__ Welford state[kRowGroups][kStripColumns];
+  __shared__ dev::ColumnAffine affine[kStripColumns];
+  const int quad = threadIdx.x % kThreadsPerRow, group = threadIdx.x / kThreadsPerRow;
+  const int c0 = blockIdx.x * kStripColumns + quad * VEC;  // this thread's first column
+  const int valid = min(VEC, n - c0);                       // columns of this thread inside N
+  float s[VEC];
+  for (int e = 0; e < VEC; ++e) s[e] = e < valid && scale ? scale[c0 + e] : 1.0f;
+  Welford w[VEC];
+  if (valid > 0)
+    for (int r0 = group; r0 < m; r0 += kRowGroups * kRowUnroll) {
+      V v[kRowUnroll];
+#pragma unroll
+      for (int u = 0; u < kRowUnroll; ++u) {
+        const int r = r0 + u * kRowGroups;
+        if (r < m) v[u] = *reinterpret_cast<const V*>(y + (long long)r * n + c0);
+      }
+#pragma unroll
+      for (int u = 0; u < kRowUnroll; ++u) {
+        const int r = r0 + u * kRowGroups;
+        if (r >= m) break;
+        float* h = reinterpret_cast<float*>(&v[u]);
+        for (int e = 0; e < VEC; ++e) {
+          h[e] *= s[e];
+          if (e < valid) w[e].add(h[e]);
+        }
+        *reinterpret_cast<V*>(strip + r * kStripColumns + quad * VEC) = v[u];
+      }
+    }
+  for (int e = 0; e < VEC; ++e) state[group][quad * VEC + e] = w[e];
+  __syncthreads();
+  if (threadIdx.x < kStripColumns) {
+    const int c = blockIdx.x * kStripColumns + threadIdx.x;
+    Welford total = state[0][threadIdx.x];
+    for (int g = 1; g < kRowGroups; ++g) total.merge(state[g][threadIdx.x]);
+    if (c < n) {
+      affine[threadIdx.x] = dev::commit_column(bn, c, total);
+      if (affine_out) {
+        const float post = post_scale ? *post_scale : 1.0f;
+        affine_out[c] = affine[threadIdx.x].scale * post;
+        affine_out[n + c] = affine[threadIdx.x].shift * post;
+      }
+    }
+  }
+  __syncthreads();
+  if (affine_out || valid <= 0) return;
+  for (int r = group; r < m; r += kRowGroups) {
+    V v = *reinterpret_cast<const V*>(strip + r * kStripColumns + quad * VEC);
+    float* h = reinterpret_cast<float*>(&v);
+    for (int e = 0; e < VEC; ++e) h[e] = fmaf(h[e], affine[quad * VEC + e].scale, affine[quad * VEC + e].shift);
+    if (valid == VEC)
+      *reinterpret_cast<V*>(y + (long long)r * n + c0) = v;
+    else
+      for (int e = 0; e < valid; ++e) y[(long long)r * n + c0 + e] = h[e];
+  }
+}
+
+template <int VEC>
+void launch_strips(float* y, const float* scale, const dev::BnColumnArgs& bn, int m, int n, const float* post_scale,
+                   float* affine_out, cudaStream_t s) {
+  static const bool raised = [] {
+    NB_CUDA_CHECK(cudaFuncSetAttribute(bn_column_strip_kernel<VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       int(kMaxStripRowsOnChip * kStripColumns * sizeof(float))));
+    return true;
+  }();
+  (void)raised;
+  const std::size_t smem = std::size_t(m) * kStripColumns * sizeof(float);
+  bn_column_strip_kernel<VEC><<<(n + kStripColumns - 1) / kStripColumns, kStripThreads, smem, s>>>(
+      y, scale, bn, m, n, post_scale, affine_out);
+  NB_CHECK_LAUNCH();
+}
+
+constexpr int kRowsPerChunk = 256;
+
+constexpr int kRowsPerCta = 8;
+
+// Normalizes the warp's row in groups and returns the row minimum (NaN-propagating). Groups that
+// tile a warp (32 % size == 0) are reduced together with segmented shuffles, UNROLL chunks of 32
+// channels loaded at once; other sizes go group by group.
+template <int UNROLL>
+__device__ float groupnorm_row_min(const float* g, const float* gamma, const float* beta, int n, int size, float eps) {
+  const int lane = threadIdx.x & 31;
+  const nb::dev::MinNanOp min_of;
+  float mn = min_of.identity();
+  if (32 % size == 0) {
+    for (int base = 0; base < n; base += 32 * UNROLL) {
+      float v[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const int c = base + u * 32 + lane;
+        v[u] = c < n ? g[c] : 0.0f;  // n is a multiple of size, so a segment is wholly in or out
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        const int c = base + u * 32 + lane;
+        float sum = v[u];
+        for (int o = size >> 1; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+        const float mean = sum / float(size), d = v[u] - mean;
+        float m2 = d * d;
+        for (int o = size >> 1; o > 0; o >>= 1) m2 += __shfl_xor_sync(0xffffffffu, m2, o);
+        if (c < n) mn = min_of(mn, fmaf(d * rsqrtf(m2 / float(size) + eps), gamma[c], beta[c]));
+      }
+    }
+  } else {
+    for (int c0 = 0; c0 < n; c0 += size) {
+      float sum = 0.0f;
+      for (int i = lane; i < size; i += 32) sum += g[c0 + i];
+      const float mean = nb::dev::warp_sum(sum) / float(size);
+      float m2 = 0.0f;
+      for (int i = lane; i < size; i += 32) m2 = fmaf(g[c0 + i] - mean, g[c0 + i] - mean, m2);
+      const float invstd = rsqrtf(nb::dev::warp_sum(m2) / float(size) + eps);
+      for (int i = lane; i < size; i += 32)
+        mn = min_of(mn, fmaf((g[c0 + i] - mean) * invstd, gamma[c0 + i], beta[c0 + i]));
+    }
+  }
+  return nb::dev::warp_reduce(mn, min_of);
+}
+
+__global__ void __launch_bounds__(kRowsPerCta * 32) groupnorm_min_rows_kernel(const float* g, const float* gamma,
+                                                                              const float* beta,
+                                                                              const float* add_bias, float* out,
+                                                                              int m, int n, int size, float eps) {
+  __shared__ float row_min[kRowsPerCta];
+  const int warp = threadIdx.x >> 5, r0 = blockIdx.x * kRowsPerCta, rows = min(kRowsPerCta, m - r0);
+  if (warp < rows) {
+    const float mn = groupnorm_row_min<8>(g + (long long)(r0 + warp) * n, gamma, beta, n, size, eps);
+    if ((threadIdx.x & 31) == 0) row_min[warp] = mn;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < rows * n; i += blockDim.x) {
+    const int c = i / rows, r = i % rows;  // rows fastest: 32 contiguous bytes per channel
+    out[(long long)c * m + r0 + r] = row_min[r] + add_bias[c];
+  }
+}
+
+}  // namespace
+
+std::size_t bn_columns_workspace_bytes(int m, int n) {
+  if (m <= kMaxStripRowsOnChip) return 0;
+  return std::size_t(column_partial_chunks(m, kRowsPerChunk)) * std::size_t(n) * sizeof(Welford) +
+         2 * std::size_t(n) * sizeof(float);
+}
+
+void launch_bn_columns(float* y, const float* scale, const dev::BnColumnArgs& bn, int m, int n, cudaStream_t s,
+                       void* workspace, const float* post_scale, float* affine_out) {
+  if (m <= kMaxStripRowsOnChip) {
+    const bool vector = n % 4 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+    vector ? launch_strips<4>(y, scale, bn, m, n, post_scale, affine_out, s)
+           : launch_strips<1>(y, scale, bn, m, n, post_scale, affine_out, s);
+    return;
+  }
+  auto* partials = static_cast<Welford*>(workspace);
+  const int chunks = column_partial_chunks(m, kRowsPerChunk);
+  float* affine = affine_out ? affine_out : reinterpret_cast<float*>(partials + std::size_t(chunks) * std::size_t(n));
+  launch_column_partials(y, partials, m, n, kRowsPerChunk, s);
+  launch_commit_columns(partials, chunks, bn, scale, post_scale, affine, n, s);
+  if (!affine_out) launch_apply_columns(y, y, affine, m, n, s);
+}
+
+void launch_groupnorm_min_rows(const float* g, const float* gamma, const float* beta, const float* add_bias,
+                               float* out, int m, int n, int groups, float eps, cudaStream_t s) {
+  groupnorm_min_rows_kernel<<<(m + kRowsPerCta - 1) / kRowsPerCta, kRowsPerCta * 32, 0, s>>>(
+      g, gamma, beta, add_bias, out, m, n, n / groups, eps);
+  NB_CHECK_LAUNCH();
+}
+
+}  // namespace nb::linear

@@ -1,0 +1,233 @@
+// The GEMM pipelines' planted faults, each a real launch that must be rejected while the correct
+// variant it wraps passes the same trials: inference BatchNorm folded into the weights, the
+// running variance updated with the biased variance, the linear bias dropped, a softmax replaced
+// by 1/N, the (M, 1) minimum returned without its broadcast, and tf32 in an fp32 problem.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "baselines/cublas/cublas_gemm.hpp"
+#include "gpu_harness.hpp"
+#include "harness/cuda_check.hpp"
+#include "kernels/gemm_bn_common/pipeline.hpp"
+#include "kernels/gemm_gn_min_bias/spec.hpp"
+#include "kernels/gemm_pipeline_common/linear_shape.hpp"
+#include "kernels/gemm_pipeline_common/pipeline_op.hpp"
+#include "kernels/gemm_pipeline_common/post_gemm.hpp"
+
+namespace nb::test {
+namespace {
+
+namespace bp = bn_pipeline;
+namespace gp = gn_pipeline;
+
+// W'[n][k] = W[n][k] * s[n] * gamma[n] / sqrt(rv[n] + eps) and b'[n] = (b[n] s[n] - rm[n]) * that
+// + beta[n]: inference BatchNorm folded into nn.Linear, the algebra a training problem forbids.
+__global__ void fold_inference_bn_kernel(const float* w, const float* b, const float* s, const float* gamma,
+                                         const float* beta, const float* rm, const float* rv, float eps,
+                                         float* w_folded, float* b_folded, int n, int k) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= (long long)n * k) return;
+  const int c = int(i / k);
+  const float f = s[c] * gamma[c] * rsqrtf(rv[c] + eps);
+  w_folded[i] = w[i] * f;
+  if (i % k == 0) b_folded[c] = (b[c] * s[c] - rm[c]) * (gamma[c] * rsqrtf(rv[c] + eps)) + beta[c];
+}
+
+// running_var holds (1-m) rv + m var M/(M-1); the fault takes away m var / (M-1), leaving the
+// biased variance in the update. var = 1/invstd^2 - eps.
+__global__ void biased_running_var_kernel(float* running_var, const float* save_invstd, float momentum, float eps,
+                                          int m, int n) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= n) return;
+  const float var = 1.0f / (save_invstd[c] * save_invstd[c]) - eps;
+  running_var[c] -= momentum * var / float(m - 1);
+}
+
+__global__ void fill_kernel(float* y, float value, long long count) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < count) y[i] = value;
+}
+
+unsigned blocks(long long count) { return unsigned((count + 255) / 256); }
+
+// A correct variant, then one planted step on the same stream (or a different call of it).
+class Planted final : public Variant {
+ public:
+  using Step = std::function<void(Variant& correct, const Problem&, const DeviceTensors&, void* ws, cudaStream_t)>;
+  Planted(std::string name, Variant& correct, std::size_t extra_workspace, Step step)
+      : name_(std::move(name)), correct_(correct), extra_(extra_workspace), step_(std::move(step)) {}
+  std::string name() const override { return name_; }
+  std::string kind() const override { return "planted"; }
+  std::string idea() const override { return "a correct pipeline with one planted fault"; }
+  std::size_t workspace_bytes(const Problem& p) const override { return correct_.workspace_bytes(p) + extra_; }
+  void prepare(const Problem& p) override { correct_.prepare(p); }
+  void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override { step_(correct_, p, t, ws, s); }
+
+ private:
+  std::string name_;
+  Variant& correct_;
+  std::size_t extra_;
+  Step step_;
+};
+
+struct FaultCase {
+  const OpSpec* op;
+  Problem problem;
+  std::unique_ptr<Variant> planted;
+  Variant* correct;
+  std::string failing_tensor;  // the tensor whose error must show the fault
+};
+
+const TensorErrors* errors_of(const DistributionVerdict& d, const std::string& tensor) {
+  for (const auto& t : d.tensors)
+    if (t.name == tensor) return &t;
+  return nullptr;
+}
+
+void expect_rejected(FaultCase& f) {
+  ValidationPlan plan;
+  plan.distributions = {Distribution::uniform01, Distribution::normal};
+  const auto outcomes = validate_variants(*f.op, f.problem, {f.planted.get(), f.correct}, plan);
+  SCOPED_TRACE(f.problem.id() + " / " + f.planted->name());
+  EXPECT_EQ(outcomes[1].validation.disposition, Disposition::passed) << describe(outcomes[1]);
+  ASSERT_EQ(outcomes[0].status, CaseStatus::ran) << describe(outcomes[0]);
+  EXPECT_EQ(outcomes[0].validation.disposition, Disposition::incorrect);
+  for (const auto& d : outcomes[0].validation.distributions) {
+    EXPECT_FALSE(d.passed) << distribution_name(d.distribution);
+    const TensorErrors* e = errors_of(d, f.failing_tensor);
+    ASSERT_NE(e, nullptr) << f.failing_tensor;
+    EXPECT_TRUE(e->normwise > 0 || e->unwritten > 0) << f.failing_tensor;
+  }
+}
+
+Variant& variant(const OpSpec& op, const std::string& name) {
+  Variant* v = op.find_variant(name);
+  if (!v) throw std::logic_error("no variant " + name);
+  return *v;
+}
+
+TEST(PipelineFault, InferenceBatchNormFoldedIntoTheGemm) {
+  const OpSpec& op = registry().op("gemm_scale_bn");
+  const Problem p = op.make_problem({{"m", 64}, {"n", 96}, {"k", 128}});
+  Variant& correct = variant(op, "lt_epilogue");
+  const std::size_t n = 96, k = 128;
+  auto planted = std::make_unique<Planted>(
+      "planted_inference_bn", correct, (n * k + n) * sizeof(float),
+      [n, k](Variant& c, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
+        c.launch(p, t, ws, s);  // saved and running statistics as the correct variant writes them
+        float* w_folded = reinterpret_cast<float*>(static_cast<char*>(ws) + c.workspace_bytes(p));
+        float* b_folded = w_folded + n * k;
+        fold_inference_bn_kernel<<<blocks(n * k), 256, 0, s>>>(
+            t.in(bp::kWeight), t.in(bp::kBias), t.in(bp::kScale), t.in(bp::kGamma), t.in(bp::kBeta),
+            t.in(bp::kRunningMean), t.in(bp::kRunningVar), 1e-5f, w_folded, b_folded, int(n), int(k));
+        NB_CHECK_LAUNCH();
+        const gemm::Operands folded{t.in(bp::kX), w_folded, 64, int(n), int(k)};
+        linear::launch_bias_rows(t.out(bp::kY), b_folded, 64, int(n), s);
+        cublas::gemm(folded, false, t.out(bp::kY), true, s);
+      });
+  FaultCase f{&op, p, std::move(planted), &correct, "y"};
+  expect_rejected(f);
+}
+
+TEST(PipelineFault, RunningVarianceUpdatedWithTheBiasedVariance) {
+  const OpSpec& op = registry().op("gemm_scale_bn");
+  const Problem p = op.make_problem({{"m", 16}, {"n", 64}, {"k", 128}});
+  Variant& correct = variant(op, "lt_epilogue");
+  auto planted = std::make_unique<Planted>(
+      "planted_biased_running_var", correct, 0,
+      [](Variant& c, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
+        c.launch(p, t, ws, s);
+        biased_running_var_kernel<<<1, 64, 0, s>>>(t.out(bp::kRunningVar), t.in(bp::kSaveInvstd), 0.1f, 1e-5f, 16, 64);
+        NB_CHECK_LAUNCH();
+      });
+  FaultCase f{&op, p, std::move(planted), &correct, "running_var"};
+  expect_rejected(f);
+}
+
+// The linear bias is swapped for zeros. BatchNorm hides it in y (a per-column constant), but not
+// in the saved mean; GroupNorm's statistics across channels see it in y.
+TEST(PipelineFault, LinearBiasDropped) {
+  for (const std::string name : {"gemm_scale_bn", "gemm_gn_min_bias"}) {
+    const OpSpec& op = registry().op(name);
+    const Problem p = name == "gemm_scale_bn" ? op.make_problem({{"m", 64}, {"n", 96}, {"k", 128}})
+                                              : op.make_problem({{"m", 64}, {"n", 96}, {"k", 128}, {"g", 6}});
+    Variant& correct = variant(op, "lt_epilogue");
+    const std::size_t n = 96;
+    auto planted = std::make_unique<Planted>(
+        "planted_no_bias", correct, n * sizeof(float),
+        [n](Variant& c, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
+          float* zeros = reinterpret_cast<float*>(static_cast<char*>(ws) + c.workspace_bytes(p));
+          NB_CUDA_CHECK(cudaMemsetAsync(zeros, 0, n * sizeof(float), s));
+          DeviceTensors view;  // the same buffers, but the bias slot points at zeros (not owned)
+          for (const auto& b : t.buffers) view.buffers.push_back(DeviceBuffer::borrow(b.get(), b.bytes()));
+          view.buffers[linear::kLinearBias] = DeviceBuffer::borrow(zeros, n * sizeof(float));
+          c.launch(p, view, ws, s);
+        });
+    FaultCase f{&op, p, std::move(planted), &correct, name == "gemm_scale_bn" ? "save_mean" : "y"};
+    expect_rejected(f);
+  }
+}
+
+TEST(PipelineFault, SoftmaxReplacedByOneOverN) {
+  const OpSpec& op = registry().op("gemm_bn_scale_softmax");
+  const Problem p = op.make_problem({{"m", 128}, {"n", 512}, {"k", 1024}});
+  Variant& correct = variant(op, "lt_epilogue");
+  auto planted = std::make_unique<Planted>(
+      "planted_uniform_softmax", correct, 0,
+      [](Variant& c, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
+        c.launch(p, t, ws, s);
+        fill_kernel<<<blocks(128 * 512), 256, 0, s>>>(t.out(bp::kY), 1.0f / 512, 128 * 512);
+        NB_CHECK_LAUNCH();
+      });
+  FaultCase f{&op, p, std::move(planted), &correct, "y"};
+  expect_rejected(f);
+}
+
+// torch.min(..., keepdim=True) + bias is (1, N, M, 1); returning the (M, 1) minimum leaves all
+// but the first M elements of the output unwritten.
+TEST(PipelineFault, MinimumReturnedWithoutTheBroadcast) {
+  const OpSpec& op = registry().op("gemm_gn_min_bias");
+  const Problem p = op.make_problem({{"m", 64}, {"n", 96}, {"k", 128}, {"g", 6}});
+  Variant& correct = variant(op, "lt_epilogue");
+  const std::size_t m = 64, n = 96;
+  auto planted = std::make_unique<Planted>(
+      "planted_no_broadcast", correct, m * n * sizeof(float),
+      [m, n](Variant& c, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
+        float* full = reinterpret_cast<float*>(static_cast<char*>(ws) + c.workspace_bytes(p));
+        DeviceTensors view;
+        for (const auto& b : t.buffers) view.buffers.push_back(DeviceBuffer::borrow(b.get(), b.bytes()));
+        view.buffers[gp::kY] = DeviceBuffer::borrow(full, m * n * sizeof(float));
+        c.launch(p, view, ws, s);
+        NB_CUDA_CHECK(cudaMemcpyAsync(t.out(gp::kY), full, m * sizeof(float), cudaMemcpyDeviceToDevice, s));
+      });
+  FaultCase f{&op, p, std::move(planted), &correct, "y"};
+  expect_rejected(f);
+}
+
+// The tf32 path of a correct variant run on an fp32 problem: the fp32 tolerance must reject it,
+// at K = 1024 and at the KernelBench K = 8192, where the fp32 bound is widest.
+TEST(PipelineFault, Tf32InAnFp32Problem) {
+  for (const std::string name : {"gemm_scale_bn", "gemm_bn_scale_softmax"})
+    for (const std::int64_t k : {1024, 8192}) {
+      const OpSpec& op = registry().op(name);
+      const Problem p = op.make_problem({{"m", 64}, {"n", 256}, {"k", double(k)}});
+      for (const std::string base : {"lt_epilogue", "fused_epilogue"}) {
+        Variant& correct = variant(op, base);
+        auto planted = std::make_unique<Planted>(
+            "planted_tf32_" + base, correct, 0,
+            [](Variant& c, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
+              Problem tf32 = p;
+              tf32.dtype = DType::tf32;
+              c.prepare(tf32);
+              c.launch(tf32, t, ws, s);
+              c.prepare(p);  // the correct variant shares this object and runs the fp32 problem next
+            });
+        FaultCase f{&op, p, std::move(planted), &correct, "y"};
+        expect_rejected(f);
+      }
+    }
+}
+
+}  // namespace
+}  // namespace nb::test

@@ -1,0 +1,183 @@
+// GEMM pipeline references and specs: the float64 GEMM against a plain loop, BatchNorm, GroupNorm
+// and softmax properties, the (1, N, M, 1) broadcast, parameter checks, and the tolerance claims
+// of docs/tolerance.md: tf32 products (emulated here by rounding x and W) fail every fp32 problem
+// and pass the tf32 one, at K = 1024 and at KernelBench's K = 8192.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "baselines/cpu/gemm_pipeline_reference.hpp"
+#include "harness/errors.hpp"
+#include "harness/validation/compare.hpp"
+#include "harness/validation/trial_tolerance.hpp"
+#include "kernels/ops.hpp"
+#include "reference_trial.hpp"
+
+namespace nb::test {
+namespace {
+
+std::unique_ptr<OpSpec> op_named(const std::string& name) {
+  for (auto& op : make_ops())
+    if (op->name() == name) return std::move(op);
+  throw std::logic_error("no op " + name);
+}
+
+int tensor_index(const std::vector<TensorDecl>& decls, const std::string& name) {
+  for (std::size_t i = 0; i < decls.size(); ++i)
+    if (decls[i].name == name) return int(i);
+  throw std::logic_error("no tensor " + name);
+}
+
+TEST(GemmPipelineReference, LinearMatchesAPlainLoop) {
+  linear::Shape s;
+  s.m = 5, s.n = 7, s.k = 13;
+  std::vector<float> x(5 * 13), w(7 * 13), b(7);
+  draw(x, Distribution::normal, 3, 1);
+  draw(w, Distribution::normal, 3, 2);
+  draw(b, Distribution::normal, 3, 3);
+  const std::vector<double> g = linear::linear_reference(s, x.data(), w.data(), b.data());
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < 7; ++c) {
+      long double want = b[std::size_t(c)];
+      for (int k = 0; k < 13; ++k) want += (long double)x[std::size_t(r * 13 + k)] * w[std::size_t(c * 13 + k)];
+      EXPECT_NEAR(g[std::size_t(r * 7 + c)], double(want), 1e-12 * (1 + std::fabs(double(want))));
+    }
+}
+
+TEST(GemmPipelineReference, BatchNormColumnsHaveTheAffineMomentsAndTheRunningUpdate) {
+  const auto op = op_named("gemm_scale_bn");
+  const Problem p = op->make_problem({{"m", 37}, {"n", 11}, {"k", 19}});
+  const ReferenceTrial t = reference_trial(*op, p, Distribution::normal, 5);
+  const int y = tensor_index(t.decls, "y"), gamma = tensor_index(t.decls, "gamma"), beta = tensor_index(t.decls, "beta");
+  const int rm = tensor_index(t.decls, "running_mean"), mean = tensor_index(t.decls, "save_mean");
+  const int rv = tensor_index(t.decls, "running_var"), invstd = tensor_index(t.decls, "save_invstd");
+  for (int c = 0; c < 11; ++c) {
+    double sum = 0, sq = 0;
+    for (int r = 0; r < 37; ++r) sum += t.ref[y][std::size_t(r * 11 + c)];
+    const double mu = sum / 37;
+    for (int r = 0; r < 37; ++r) sq += std::pow(t.ref[y][std::size_t(r * 11 + c)] - mu, 2);
+    const double var_h = 1.0 / std::pow(t.ref[invstd][std::size_t(c)], 2) - 1e-5;
+    EXPECT_NEAR(mu, t.in[beta][std::size_t(c)], 1e-12);
+    EXPECT_NEAR(sq / 37, std::pow(t.in[gamma][std::size_t(c)], 2) * var_h / (var_h + 1e-5), 1e-10);
+    EXPECT_NEAR(t.ref[rm][std::size_t(c)], 0.9 * t.in[rm][std::size_t(c)] + 0.1 * t.ref[mean][std::size_t(c)], 1e-12);
+    EXPECT_NEAR(t.ref[rv][std::size_t(c)], 0.9 * t.in[rv][std::size_t(c)] + 0.1 * var_h * 37.0 / 36.0, 1e-9);
+  }
+}
+
+TEST(GemmPipelineReference, SoftmaxRowsSumToOneAndTheScalarScaleMatters) {
+  const auto op = op_named("gemm_bn_scale_softmax");
+  const Problem p = op->make_problem({{"m", 9}, {"n", 40}, {"k", 16}});
+  const ReferenceTrial t = reference_trial(*op, p, Distribution::uniform01, 11);
+  const int y = tensor_index(t.decls, "y");
+  for (int r = 0; r < 9; ++r) {
+    double sum = 0;
+    for (int c = 0; c < 40; ++c) sum += t.ref[y][std::size_t(r * 40 + c)];
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+  }
+  EXPECT_EQ(t.decls[std::size_t(tensor_index(t.decls, "scale"))].elements, 1);
+  EXPECT_GE(std::fabs(t.in[tensor_index(t.decls, "scale")][0]), 0.5f);  // drawn away from 1 and 0
+}
+
+TEST(GemmPipelineReference, MinPlusBiasBroadcastsToOneByNByMByOne) {
+  const auto op = op_named("gemm_gn_min_bias");
+  const Problem p = op->make_problem({{"m", 6}, {"n", 12}, {"k", 10}, {"g", 3}});
+  const ReferenceTrial t = reference_trial(*op, p, Distribution::normal, 2);
+  const int y = tensor_index(t.decls, "y"), bias = tensor_index(t.decls, "add_bias");
+  ASSERT_EQ(t.decls[std::size_t(y)].elements, 12 * 6);
+  // Recompute the row minimum of GroupNorm(g) from the pieces and check every (c, r) element.
+  linear::Shape s = linear::shape_of(p);
+  std::vector<double> z = linear::linear_reference(s, t.in[0].data(), t.in[1].data(), t.in[2].data());
+  linear::groupnorm_rows(s, z, t.in[3].data(), t.in[4].data());
+  for (int r = 0; r < 6; ++r) {
+    double mn = z[std::size_t(r * 12)];
+    for (int c = 1; c < 12; ++c) mn = std::min(mn, z[std::size_t(r * 12 + c)]);
+    for (int c = 0; c < 12; ++c) EXPECT_NEAR(t.ref[y][std::size_t(c * 6 + r)], mn + t.in[bias][std::size_t(c)], 1e-12);
+  }
+}
+
+TEST(GemmPipelineReference, GroupNormGroupsAreNormalizedAndTheConditionIsReported) {
+  linear::Shape s;
+  s.m = 3, s.n = 8, s.k = 1, s.groups = 2;
+  std::vector<double> g = {1, 2, 3, 4, 5, 6, 7, 8, 10, 10.5, 11, 9.5, 0, 0, 0, 0, -1, 1, -1, 1, 2, 2, 2, 2};
+  const std::vector<float> gamma(8, 1.0f), beta(8, 0.0f);
+  const double condition = linear::groupnorm_rows(s, g, gamma.data(), beta.data());
+  for (int r = 0; r < 3; ++r)
+    for (int grp = 0; grp < 2; ++grp) {
+      double sum = 0;
+      for (int i = 0; i < 4; ++i) sum += g[std::size_t(r * 8 + grp * 4 + i)];
+      EXPECT_NEAR(sum, 0.0, 1e-9);
+    }
+  EXPECT_GT(condition, 10.0);  // the group 10, 10.5, 11, 9.5 has mean 10.25 against a spread of 0.56
+}
+
+TEST(GemmPipelineSpec, BadParametersAreUsageErrors) {
+  const auto bn = op_named("gemm_scale_bn");
+  const auto gn = op_named("gemm_gn_min_bias");
+  EXPECT_THROW(bn->make_problem({{"m", 1}, {"n", 4}, {"k", 4}}), UsageError);  // one value per channel
+  EXPECT_THROW(gn->make_problem({{"m", 4}, {"n", 10}, {"k", 4}, {"g", 3}}), UsageError);
+  EXPECT_THROW(bn->make_problem({{"m", 65536}, {"n", 65536}, {"k", 4}}), UsageError);  // M*N >= 2^31
+  EXPECT_THROW(bn->make_problem({{"m", 4}, {"n", 4}}), UsageError);                    // k missing
+  EXPECT_THROW(bn->make_problem({{"m", 4}, {"n", 4}, {"k", 4}, {"eps", 0}}), UsageError);
+  EXPECT_THROW(op_named("rmsnorm_rows")->make_problem({{"m", 4}, {"n", 4}}, DType::tf32), UsageError);
+  const Problem p = bn->parse_problem_id("gemm_scale_bn/m128_n512_k1024/tf32");
+  EXPECT_EQ(p.dtype, DType::tf32);
+  EXPECT_EQ(p.id(), "gemm_scale_bn/m128_n512_k1024/tf32");
+  EXPECT_EQ(bn->problems_in("kb").size(), 6u);  // three shapes in two precisions
+}
+
+TEST(GemmPipelineSpec, EveryGemmProblemNamesItsCeilingKernel) {
+  for (const std::string name : {"gemm_scale_bn", "gemm_gn_min_bias", "gemm_bn_scale_softmax"}) {
+    const auto op = op_named(name);
+    for (const Problem& p : op->problems_in("kb")) {
+      const auto ceiling = op->ceiling_kernel(p);
+      ASSERT_NE(ceiling, nullptr) << p.id();
+      EXPECT_EQ(ceiling->name(), p.dtype == DType::tf32 ? "cublas_gemm_tf32" : "cublas_gemm_fp32");
+      EXPECT_GT(op->work(p).flops, 2.0 * double(p.dim("m")) * double(p.dim("n")) * double(p.dim("k")));
+    }
+  }
+  EXPECT_EQ(op_named("softmax")->ceiling_kernel(op_named("softmax")->problems_in("kb").front()), nullptr);
+}
+
+// x and W rounded to tf32 (round to nearest, ties away: cvt.rna.tf32.f32) stand in for a kernel
+// whose products ran on tensor cores; the rest of the pipeline stays exact.
+float to_tf32(float v) {
+  std::uint32_t u;
+  std::memcpy(&u, &v, 4);
+  u = (u + 0x1000u) & 0xffffe000u;
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+
+// Judges outputs computed from tf32-rounded operands against the exact reference of `p`.
+bool tf32_products_pass(const OpSpec& op, const Problem& p, std::uint64_t seed) {
+  ReferenceTrial t = reference_trial(op, p, Distribution::uniform01, seed);
+  HostTensors rounded = t.in;
+  for (int i : {0, 1})
+    for (float& v : rounded[i]) v = to_tf32(v);
+  ReferenceTensors emulated = allocate_references(t.decls);
+  op.reference(p, rounded, emulated);
+  HostTensors outputs = allocate_host_results(t.decls);
+  for (std::size_t i = 0; i < t.decls.size(); ++i)
+    for (std::size_t e = 0; e < outputs.data[i].size(); ++e) outputs.data[i][e] = float(emulated.data[i][e]);
+  const TrialTolerances tol = trial_tolerances(op, p, t.decls, t.in, t.ref);
+  return judge_trial(t.decls, outputs, t.ref, [&](int i) { return tol.per_tensor[std::size_t(i)]; }, false).passed;
+}
+
+TEST(GemmPipelineTolerance, Tf32ProductsFailEveryFp32ProblemAndPassTheTf32One) {
+  for (const std::string name : {"gemm_scale_bn", "gemm_bn_scale_softmax", "gemm_gn_min_bias"})
+    for (const double k : {1024.0, 8192.0}) {
+      const auto op = op_named(name);
+      Params params{{"m", 64}, {"n", 64}, {"k", k}};
+      if (name == "gemm_gn_min_bias") params.set("g", 4);
+      for (std::uint64_t seed : {1, 2}) {
+        SCOPED_TRACE(name + " k=" + std::to_string(int(k)) + " seed " + std::to_string(seed));
+        EXPECT_FALSE(tf32_products_pass(*op, op->make_problem(params, DType::f32), seed));
+        EXPECT_TRUE(tf32_products_pass(*op, op->make_problem(params, DType::tf32), seed));
+      }
+    }
+}
+
+}  // namespace
+}  // namespace nb::test
