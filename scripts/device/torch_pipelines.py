@@ -1,0 +1,437 @@
+#!/usr/bin/env python3
+"""PyTorch baselines for the KernelBench level-2 GEMM + normalization problems (L2#33/#39, #75, #84):
+the GEMM alone (F.linear and torch.mm), eager model(x) and torch.compile(model), forward in train()
+mode under no_grad, in fp32 and TF32, each the median of CUDA-event samples with the L2 flushed first.
+Optional: --max-autotune (minutes) and --backward (forward+backward of gemm_scale_bn and its 3 GEMMs).
+  python3 scripts/device/torch_pipelines.py --out $OUT/torch.json      (about 3-4 min on an H100)
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+import torch
+import torch._dynamo
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+# ---- KernelBench level-2 modules (same layers, same order, same parameter init) ----------------
+
+class GemmScaleBatchNorm(nn.Module):
+    """L2#33 / L2#39: Linear -> x * scale -> BatchNorm1d."""
+
+    def __init__(self, in_features, out_features, eps=1e-5, momentum=0.1):
+        super().__init__()
+        self.gemm = nn.Linear(in_features, out_features)
+        self.scale = nn.Parameter(torch.randn(out_features))
+        self.bn = nn.BatchNorm1d(out_features, eps=eps, momentum=momentum)
+
+    def forward(self, x):
+        x = self.gemm(x)
+        x = x * self.scale
+        x = self.bn(x)
+        return x
+
+
+class GemmGroupNormMinBias(nn.Module):
+    """L2#75: Linear -> GroupNorm -> min over dim 1 (keepdim) -> + bias (1, N, 1, 1); out (1, N, M, 1)."""
+
+    def __init__(self, in_features, out_features, num_groups):
+        super().__init__()
+        self.gemm = nn.Linear(in_features, out_features)
+        self.group_norm = nn.GroupNorm(num_groups, out_features)
+        self.bias = nn.Parameter(torch.randn(1, out_features, 1, 1))
+
+    def forward(self, x):
+        x = self.gemm(x)
+        x = self.group_norm(x)
+        x = torch.min(x, dim=1, keepdim=True)[0]
+        x = x + self.bias
+        return x
+
+
+class GemmBatchNormScaleSoftmax(nn.Module):
+    """L2#84: Linear -> BatchNorm1d -> scale * x (scale of shape (1,)) -> Softmax(dim=1)."""
+
+    def __init__(self, in_features, out_features, bn_eps=1e-5, bn_momentum=0.1):
+        super().__init__()
+        self.gemm = nn.Linear(in_features, out_features)
+        self.bn = nn.BatchNorm1d(out_features, eps=bn_eps, momentum=bn_momentum)
+        self.scale = nn.Parameter(torch.ones(1))
+        self.softmax = nn.Softmax(dim=1)
+
+    def forward(self, x):
+        x = self.gemm(x)
+        x = self.bn(x)
+        x = self.scale * x
+        x = self.softmax(x)
+        return x
+
+
+# Shapes: (M, K, N) or (M, K, N, G); the first of each list is the small (--quick) one.
+PROBLEMS = {
+    "gemm_scale_bn": {
+        "kb": "L2#33/#39",
+        "build": lambda s: GemmScaleBatchNorm(s["K"], s["N"]),
+        "shapes": [(128, 1024, 512), (1024, 8192, 8192), (16384, 4096, 4096)],
+    },
+    "gemm_gn_min_bias": {
+        "kb": "L2#75",
+        "build": lambda s: GemmGroupNormMinBias(s["K"], s["N"], s["G"]),
+        "shapes": [(128, 512, 256, 8), (1024, 8192, 8192, 512)],
+    },
+    "gemm_bn_scale_softmax": {
+        "kb": "L2#84",
+        "build": lambda s: GemmBatchNormScaleSoftmax(s["K"], s["N"]),
+        "shapes": [(128, 1024, 512), (1024, 8192, 8192)],
+    },
+}
+SMALL_ELEMENTS = 1 << 22  # a shape is "small" (kept by --quick) when M*K and M*N are below this
+PRECISIONS = ("fp32", "tf32")
+FLUSH_BYTES = 256 << 20
+
+
+def shape_dict(shape):
+    return dict(zip("MKNG", shape))
+
+
+def shape_label(s):
+    label = f"{s['M']}x{s['K']}x{s['N']}"
+    return label + (f" g{s['G']}" if "G" in s else "")
+
+
+def is_small(s):
+    return s["M"] * s["K"] < SMALL_ELEMENTS and s["M"] * s["N"] < SMALL_ELEMENTS
+
+
+def set_precision(precision):
+    tf32 = precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+
+
+# ---- timing ------------------------------------------------------------------------------------
+
+def percentile(sorted_values, q):
+    """Linear interpolation between closest ranks, q in [0, 1]."""
+    if not sorted_values:
+        return None
+    pos = q * (len(sorted_values) - 1)
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def measure(fn, opts, flush, setup=None, warmup=3):
+    """Times fn() with CUDA events: `warmup` untimed calls, then samples until at least
+    opts.min_samples and opts.min_time seconds of measured time (or opts.max_samples), stopping
+    early once opts.max_time seconds are measured. Before each sample, untimed: setup() if given,
+    then a 256 MB write that evicts the L2. Returns median, p10, p90, min, mean (ms) and the count."""
+    for _ in range(warmup):
+        if setup is not None:
+            setup()
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    batch = 1  # first one sample to size the batches, then about 50 ms of GPU time per batch
+    while True:
+        events = []
+        for _ in range(batch):
+            if setup is not None:
+                setup()
+            flush.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            events.append((start, end))
+        torch.cuda.synchronize()
+        times.extend(s.elapsed_time(e) for s, e in events)
+        measured_s = sum(times) / 1e3
+        n = len(times)
+        if n >= opts.max_samples or (n >= opts.min_samples and measured_s >= opts.min_time):
+            break
+        if measured_s >= opts.max_time and n >= 10:
+            break
+        mean_ms = max(sum(times) / n, 1e-3)
+        batch = int(min(max(50.0 / mean_ms, 1), opts.max_samples - n, 200))
+    times.sort()
+    return {
+        "median_ms": percentile(times, 0.5),
+        "p10_ms": percentile(times, 0.1),
+        "p90_ms": percentile(times, 0.9),
+        "min_ms": times[0],
+        "mean_ms": sum(times) / len(times),
+        "samples": len(times),
+        "measured_s": sum(times) / 1e3,
+    }
+
+
+def first_call_seconds(fn):
+    """Wall time of one call, synchronized: for a torch.compile'd callable, the compile."""
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def attempt(case, key, thunk):
+    """Runs thunk() and stores its result under case['timings'][key]; an OOM or any other error is
+    recorded under case['errors'][key] and the run goes on."""
+    try:
+        case["timings"][key] = thunk()
+        return case["timings"][key]
+    except torch.cuda.OutOfMemoryError as e:
+        case["errors"][key] = "OOM: " + str(e).splitlines()[0]
+    except Exception as e:  # compile failures, OOM wrapped by dynamo/inductor, ...
+        message = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+        if "out of memory" in str(e).lower():
+            message = "OOM: " + message
+        case["errors"][key] = message
+        traceback.print_exc(limit=3)
+    print(f"    {key}: FAILED ({case['errors'][key][:160]})", flush=True)
+    try:
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+    except Exception as e:  # a sticky CUDA error: later figures will fail and say so
+        print(f"    (after {key}: {type(e).__name__}: {e})", flush=True)
+    return None
+
+
+def timed_compile(case, key, model, opts, flush, x, mode=None):
+    """Resets dynamo, compiles the model (static shapes) under no_grad, records the compile time
+    and the forward time."""
+    def run():
+        torch._dynamo.reset()
+        compiled = torch.compile(model, mode=mode, dynamic=False)
+        with torch.no_grad():
+            case["compile_s"][key] = first_call_seconds(lambda: compiled(x))
+            return measure(lambda: compiled(x), opts, flush)
+    return attempt(case, key, run)
+
+
+# ---- one (problem, shape, precision) -------------------------------------------------------------
+
+def run_case(op, spec, s, precision, model, x, opts, flush):
+    set_precision(precision)
+    torch._dynamo.reset()
+    case = {
+        "op": op, "kb": spec["kb"], "shape": s, "precision": precision,
+        "allow_tf32": {"matmul": torch.backends.cuda.matmul.allow_tf32,
+                       "cudnn": torch.backends.cudnn.allow_tf32},
+        "timings": {}, "compile_s": {}, "errors": {},
+    }
+    W, b = model.gemm.weight, model.gemm.bias
+    model.train()
+    t0 = time.perf_counter()
+    print(f"  {op} {shape_label(s)} {precision}", flush=True)
+    with torch.no_grad():
+        attempt(case, "gemm_linear", lambda: measure(lambda: F.linear(x, W, b), opts, flush))
+        attempt(case, "gemm_mm", lambda: measure(lambda: torch.mm(x, W.t()), opts, flush))
+        attempt(case, "eager", lambda: measure(lambda: model(x), opts, flush))
+    timed_compile(case, "compile", model, opts, flush, x)
+    if opts.max_autotune:
+        timed_compile(case, "compile_max", model, opts, flush, x, mode="max-autotune-no-cudagraphs")
+    if opts.backward and op == "gemm_scale_bn":
+        run_backward(case, model, x, opts, flush)
+    torch._dynamo.reset()
+    torch.cuda.empty_cache()
+
+    mm = case["timings"].get("gemm_mm")
+    if mm:
+        case["gemm_mm_tflops"] = 2.0 * s["M"] * s["N"] * s["K"] / (mm["median_ms"] * 1e-3) / 1e12
+    case["wall_s"] = time.perf_counter() - t0
+    compile_s = ", ".join(f"{k} {v:.1f} s" for k, v in case["compile_s"].items())
+    print(f"    done in {case['wall_s']:.1f} s (compile: {compile_s or '-'})", flush=True)
+    return case
+
+
+def run_backward(case, model, x, opts, flush):
+    """Forward+backward of gemm_scale_bn, y.backward(dy) with a fixed dy, input grad included
+    (so dX = dY W is computed), grads set to None before each sample (untimed); and the three
+    GEMMs alone: forward X W^T, dX = dY W, dW = dY^T X."""
+    W = model.gemm.weight
+    gen = torch.Generator(device=x.device).manual_seed(1234)
+    dy = torch.randn(x.shape[0], W.shape[0], device=x.device, generator=gen)
+    xg = x.detach().clone().requires_grad_(True)
+
+    def zero_grads():
+        model.zero_grad(set_to_none=True)
+        xg.grad = None
+
+    with torch.no_grad():
+        attempt(case, "bwd_gemm_fwd", lambda: measure(lambda: torch.mm(x, W.t()), opts, flush))
+        attempt(case, "bwd_gemm_dx", lambda: measure(lambda: torch.mm(dy, W), opts, flush))
+        attempt(case, "bwd_gemm_dw", lambda: measure(lambda: torch.mm(dy.t(), x), opts, flush))
+    attempt(case, "fwdbwd_eager",
+            lambda: measure(lambda: model(xg).backward(dy), opts, flush, setup=zero_grads))
+
+    def compiled_fwdbwd():
+        torch._dynamo.reset()
+        compiled = torch.compile(model, dynamic=False)
+        zero_grads()
+        case["compile_s"]["fwdbwd_compile"] = first_call_seconds(lambda: compiled(xg).backward(dy))
+        return measure(lambda: compiled(xg).backward(dy), opts, flush, setup=zero_grads)
+    attempt(case, "fwdbwd_compile", compiled_fwdbwd)
+    zero_grads()
+    t = case["timings"]
+    parts = [t.get(k) for k in ("bwd_gemm_fwd", "bwd_gemm_dx", "bwd_gemm_dw")]
+    if all(parts):
+        case["bwd_gemm3_sum_ms"] = sum(p["median_ms"] for p in parts)
+
+
+# ---- output ------------------------------------------------------------------------------------
+
+def cell(case, key):
+    t = case["timings"].get(key)
+    if t:
+        return f"{t['median_ms']:9.4f}"
+    err = case["errors"].get(key)
+    return f"{('OOM' if err.startswith('OOM') else 'err') if err else '-':>9}"
+
+
+def ratio(case, key, base_ms):
+    t = case["timings"].get(key)
+    return f"{t['median_ms'] / base_ms:7.2f}" if t and base_ms else f"{'-':>7}"
+
+
+def print_table(cases, opts):
+    cmax = opts.max_autotune
+    print("\nforward, median ms (L2 flushed); ratios against torch.mm = cuBLAS GEMM alone, no bias", flush=True)
+    head = f"{'problem':22} {'shape (MxKxN)':20} {'prec':4} {'linear':>9} {'mm':>9} {'eager':>9} {'compile':>9}"
+    head += f" {'cmp_max':>9}" if cmax else ""
+    head += f" {'eag/mm':>7} {'cmp/mm':>7}" + (f" {'max/mm':>7}" if cmax else "")
+    print(head)
+    for c in cases:
+        mm = c["timings"].get("gemm_mm")
+        base = mm["median_ms"] if mm else None
+        row = f"{c['op']:22} {shape_label(c['shape']):20} {c['precision']:4} {cell(c, 'gemm_linear')}"
+        row += f" {cell(c, 'gemm_mm')} {cell(c, 'eager')} {cell(c, 'compile')}"
+        row += f" {cell(c, 'compile_max')}" if cmax else ""
+        row += f" {ratio(c, 'eager', base)} {ratio(c, 'compile', base)}"
+        row += f" {ratio(c, 'compile_max', base)}" if cmax else ""
+        print(row)
+    bwd = [c for c in cases if "bwd_gemm_fwd" in c["timings"] or "fwdbwd_eager" in c["timings"]]
+    if bwd:
+        print("\nforward+backward (y.backward(dy), input grad included), median ms; ratios against the sum of the 3 GEMMs")
+        print(f"{'problem':22} {'shape (MxKxN)':20} {'prec':4} {'fwd XWt':>9} {'dX=dYW':>9} {'dW=dYtX':>9}"
+              f" {'sum3':>9} {'eager':>9} {'compile':>9} {'eag/3':>7} {'cmp/3':>7}")
+        for c in bwd:
+            s3 = c.get("bwd_gemm3_sum_ms")
+            print(f"{c['op']:22} {shape_label(c['shape']):20} {c['precision']:4} {cell(c, 'bwd_gemm_fwd')}"
+                  f" {cell(c, 'bwd_gemm_dx')} {cell(c, 'bwd_gemm_dw')} {(f'{s3:9.4f}' if s3 else '-'):>9}"
+                  f" {cell(c, 'fwdbwd_eager')} {cell(c, 'fwdbwd_compile')}"
+                  f" {ratio(c, 'fwdbwd_eager', s3)} {ratio(c, 'fwdbwd_compile', s3)}")
+    sys.stdout.flush()
+
+
+def write_json(path, doc):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(tmp, path)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    default_out = os.path.join(os.environ["OUT"], "torch_pipelines.json") if os.environ.get("OUT") \
+        else "torch_pipelines.json"
+    p.add_argument("--out", default=default_out, help=f"JSON output (default {default_out})")
+    p.add_argument("--problems", default="", help="comma-separated op names: " + ",".join(PROBLEMS))
+    p.add_argument("--precisions", default=",".join(PRECISIONS), help="comma-separated: fp32,tf32")
+    p.add_argument("--quick", action="store_true", help="only the small shapes")
+    p.add_argument("--max-autotune", action="store_true",
+                   help='also torch.compile(mode="max-autotune-no-cudagraphs") (minutes per shape)')
+    p.add_argument("--backward", action="store_true",
+                   help="also forward+backward of gemm_scale_bn (eager, compile) and its three GEMMs")
+    p.add_argument("--min-time", type=float, default=0.2, help="seconds of measured time per figure (0.2)")
+    p.add_argument("--max-time", type=float, default=1.0, help="stop sampling past this many measured seconds (1.0)")
+    p.add_argument("--min-samples", type=int, default=30)
+    p.add_argument("--max-samples", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="0", help="CUDA device index or name (0, cuda:1)")
+    opts = p.parse_args()
+    opts.problems = [x for x in opts.problems.split(",") if x]
+    unknown = [x for x in opts.problems if x not in PROBLEMS]
+    if unknown:
+        p.error(f"unknown problem(s) {unknown}; known: {', '.join(PROBLEMS)}")
+    opts.precisions = [x for x in opts.precisions.split(",") if x]
+    if any(x not in PRECISIONS for x in opts.precisions):
+        p.error(f"--precisions takes {','.join(PRECISIONS)}")
+    return opts
+
+
+def main():
+    opts = parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("torch_pipelines.py: no CUDA device visible to torch")
+    device = torch.device(f"cuda:{opts.device}" if opts.device.isdigit() else opts.device)
+    torch.cuda.set_device(device)
+    props = torch.cuda.get_device_properties(device)
+    try:
+        import triton
+        triton_version = triton.__version__
+    except Exception:
+        triton_version = None
+    doc = {
+        "tool": "scripts/device/torch_pipelines.py",
+        "torch": torch.__version__, "cuda": torch.version.cuda, "triton": triton_version,
+        "cudnn": torch.backends.cudnn.version(),
+        "device": torch.cuda.get_device_name(device), "capability": f"{props.major}.{props.minor}",
+        "sm_count": props.multi_processor_count,
+        "settings": {k: getattr(opts, k) for k in ("problems", "precisions", "quick", "max_autotune", "backward",
+                                                     "min_time", "max_time", "min_samples", "max_samples", "seed")},
+        "method": "CUDA-event median per figure; before each sample a 256 MB buffer is zeroed (untimed) to "
+                  "evict the L2; forward figures in train() mode under torch.no_grad(); torch.compile "
+                  "with dynamic=False, dynamo reset per precision; compile_s is the first (compiling) call",
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "cases": [],
+    }
+    print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, triton {triton_version}, "
+          f"{doc['device']} (sm_{props.major}{props.minor}); writing {opts.out}", flush=True)
+    out_dir = os.path.dirname(os.path.abspath(opts.out))
+    os.makedirs(out_dir, exist_ok=True)
+
+    flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device=device)
+    t_start = time.perf_counter()
+    for op, spec in PROBLEMS.items():
+        if opts.problems and op not in opts.problems:
+            continue
+        for shape in spec["shapes"]:
+            s = shape_dict(shape)
+            if opts.quick and not is_small(s):
+                continue
+            torch.manual_seed(opts.seed)
+            try:
+                model = spec["build"](s).to(device).train()
+                x = torch.rand(s["M"], s["K"], device=device)
+            except torch.cuda.OutOfMemoryError as e:
+                for precision in opts.precisions:
+                    doc["cases"].append({"op": op, "kb": spec["kb"], "shape": s, "precision": precision,
+                                         "timings": {}, "compile_s": {},
+                                         "errors": {"setup": "OOM: " + str(e).splitlines()[0]}})
+                print(f"  {op} {shape_label(s)}: OOM allocating the model or input", flush=True)
+                torch.cuda.empty_cache()
+                continue
+            for precision in opts.precisions:
+                doc["cases"].append(run_case(op, spec, s, precision, model, x, opts, flush))
+                doc["wall_s"] = time.perf_counter() - t_start
+                write_json(opts.out, doc)  # after every case, so a cut-off run keeps what it measured
+            del model, x
+            torch._dynamo.reset()
+            torch.cuda.empty_cache()
+
+    set_precision("fp32")
+    doc["wall_s"] = time.perf_counter() - t_start
+    write_json(opts.out, doc)
+    print_table(doc["cases"], opts)
+    failed = sum(len(c["errors"]) for c in doc["cases"])
+    print(f"\n{len(doc['cases'])} cases, {failed} failed figures, {doc['wall_s']:.0f} s; JSON: {opts.out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
