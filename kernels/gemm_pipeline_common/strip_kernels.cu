@@ -4,6 +4,7 @@
 // spread the reads over many CTAs instead. GroupNorm + min: a CTA owns 8 rows, a warp each, and
 // every group lies inside its row.
 #include <algorithm>
+#include <cstdint>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
