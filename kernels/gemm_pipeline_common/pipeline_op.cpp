@@ -18,6 +18,13 @@ void draw_linear(const Shape& s, Distribution d, std::uint64_t seed, HostTensors
   draw_uniform(t[kLinearBias], -bound, bound, seed, 3);
 }
 
+Tolerance PipelineOp::tolerance(const Problem& p) const {
+  Tolerance t = default_tolerance(p.dtype);
+  if (p.dtype == DType::tf32) t.elementwise = 3e-2;  // ten times normwise, as for fp32, once the floor is 0.5 rms
+  t.floor_fraction = 0.5;
+  return t;
+}
+
 double PipelineOp::reduction_length(const Problem& p) const {
   const Shape s = shape_of(p);
   return s.tf32() ? 1.0 : double(s.k) / 64.0 + normalization_length(s);

@@ -25,6 +25,10 @@ class PipelineOp : public OpSpec {
   // product) dominates and does not grow with K, so the tf32 base applies as it is
   // (docs/tolerance.md derives both and the tests hold them).
   double reduction_length(const Problem& p) const override;
+  // A GEMM output's rounding error is absolute (a share of the row's scale, from cancelling
+  // mixed-sign products), not relative to each element, so the elementwise floor is half the
+  // output's rms: near-zero elements are held to the error their neighbours may have.
+  Tolerance tolerance(const Problem& p) const override;
   std::unique_ptr<Variant> ceiling_kernel(const Problem& p) const override;
 
  protected:
