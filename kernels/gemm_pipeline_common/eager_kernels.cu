@@ -1,6 +1,7 @@
 // The post-GEMM steps one kernel each, as PyTorch eager runs them: bias copy, scale, BatchNorm
 // statistics (Welford partials over row chunks, then a per-column commit), the elementwise
-// normalize, row softmax, GroupNorm, row min and the broadcast bias add.
+// normalize, row softmax (rows up to 8192 held in registers), GroupNorm, row min and the
+// broadcast bias add.
 #include "harness/cuda_check.hpp"
 #include "kernels/common/merge.cuh"
 #include "kernels/common/reduce.cuh"
@@ -86,7 +87,38 @@ __global__ void apply_columns_kernel(const float* in, float* out, const float* a
   out[i] = fmaf(in[i], affine[c], affine[n + c]);
 }
 
-// One CTA per row: max, sum of exponentials, write (the row stays in L1/L2 between passes).
+// One CTA per row of at most kThreads * PER_THREAD values, held in registers: one read of the
+// row, max and sum of exponentials from registers, one write.
+template <int PER_THREAD>
+__global__ void __launch_bounds__(kThreads) softmax_rows_in_registers_kernel(const float* in, float* out,
+                                                                            const float* affine, int n) {
+  __shared__ float scratch[32];
+  const float* row = in + (long long)blockIdx.x * n;
+  float v[PER_THREAD];
+#pragma unroll
+  for (int i = 0; i < PER_THREAD; ++i) {
+    const int c = threadIdx.x + i * kThreads;
+    v[i] = c < n ? (affine ? fmaf(row[c], affine[c], affine[n + c]) : row[c]) : -INFINITY;
+  }
+  float mx = -INFINITY;
+#pragma unroll
+  for (int i = 0; i < PER_THREAD; ++i) mx = fmaxf(mx, v[i]);
+  mx = nb::dev::block_reduce(mx, nb::dev::MaxOp{}, scratch);
+  float sum = 0.0f;
+#pragma unroll
+  for (int i = 0; i < PER_THREAD; ++i) {
+    v[i] = threadIdx.x + i * kThreads < n ? expf(v[i] - mx) : 0.0f;
+    sum += v[i];
+  }
+  const float inv = 1.0f / nb::dev::block_sum(sum, scratch);
+  float* dst = out + (long long)blockIdx.x * n;
+#pragma unroll
+  for (int i = 0; i < PER_THREAD; ++i)
+    if (threadIdx.x + i * kThreads < n) dst[threadIdx.x + i * kThreads] = v[i] * inv;
+}
+
+// One CTA per row of any length: max, sum of exponentials, write (the row stays in L1/L2
+// between passes).
 __global__ void softmax_rows_kernel(const float* in, float* out, const float* affine, int n) {
   __shared__ float scratch[32];
   const float* row = in + (long long)blockIdx.x * n;
@@ -180,7 +212,12 @@ void launch_apply_columns(const float* in, float* out, const float* affine, int 
 }
 
 void launch_softmax_rows(const float* in, float* out, const float* affine, int m, int n, cudaStream_t s) {
-  softmax_rows_kernel<<<m, kThreads, 0, s>>>(in, out, affine, n);
+  if (n <= kThreads * 4)
+    softmax_rows_in_registers_kernel<4><<<m, kThreads, 0, s>>>(in, out, affine, n);
+  else if (n <= kThreads * 32)
+    softmax_rows_in_registers_kernel<32><<<m, kThreads, 0, s>>>(in, out, affine, n);
+  else
+    softmax_rows_kernel<<<m, kThreads, 0, s>>>(in, out, affine, n);
   NB_CHECK_LAUNCH();
 }
 

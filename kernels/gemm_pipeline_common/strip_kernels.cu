@@ -1,8 +1,8 @@
-// One kernel for everything after the GEMM. BatchNorm: a CTA owns a strip of 32 columns over all
+// The fused passes after a cuBLASLt GEMM. BatchNorm: a CTA owns a strip of 32 columns over all
 // M rows, so its statistics need no other CTA, and the strip stays in shared memory between the
 // statistics and the normalize (g is read once); past 1024 rows, Welford partials over row chunks
-// spread the reads over many CTAs instead. GroupNorm + min: a CTA owns 8 rows, a warp each, and
-// every group lies inside its row.
+// spread the reads over many CTAs instead. GroupNorm + min: a warp per row (every group lies
+// inside its row) keeps only the row minimum; the broadcast write is a coalesced kernel of its own.
 #include <algorithm>
 #include <cstdint>
 
@@ -104,7 +104,7 @@ void launch_strips(float* y, const float* scale, const dev::BnColumnArgs& bn, in
 
 constexpr int kRowsPerChunk = 256;
 
-constexpr int kRowsPerCta = 8;
+constexpr int kRowsPerCta = 4;
 
 // Normalizes the warp's row in groups and returns the row minimum (NaN-propagating). Groups that
 // tile a warp (32 % size == 0) are reduced together with segmented shuffles, UNROLL chunks of 32
@@ -148,21 +148,14 @@ __device__ float groupnorm_row_min(const float* g, const float* gamma, const flo
   return nb::dev::warp_reduce(mn, min_of);
 }
 
+// A warp per row: GroupNorm and the row minimum, into row_min[m].
 __global__ void __launch_bounds__(kRowsPerCta * 32) groupnorm_min_rows_kernel(const float* g, const float* gamma,
-                                                                              const float* beta,
-                                                                              const float* add_bias, float* out,
+                                                                              const float* beta, float* row_min,
                                                                               int m, int n, int size, float eps) {
-  __shared__ float row_min[kRowsPerCta];
-  const int warp = threadIdx.x >> 5, r0 = blockIdx.x * kRowsPerCta, rows = min(kRowsPerCta, m - r0);
-  if (warp < rows) {
-    const float mn = groupnorm_row_min<8>(g + (long long)(r0 + warp) * n, gamma, beta, n, size, eps);
-    if ((threadIdx.x & 31) == 0) row_min[warp] = mn;
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < rows * n; i += blockDim.x) {
-    const int c = i / rows, r = i % rows;  // rows fastest: 32 contiguous bytes per channel
-    out[(long long)c * m + r0 + r] = row_min[r] + add_bias[c];
-  }
+  const int r = blockIdx.x * kRowsPerCta + (threadIdx.x >> 5);
+  if (r >= m) return;
+  const float mn = groupnorm_row_min<8>(g + (long long)r * n, gamma, beta, n, size, eps);
+  if ((threadIdx.x & 31) == 0) row_min[r] = mn;
 }
 
 }  // namespace
@@ -190,10 +183,11 @@ void launch_bn_columns(float* y, const float* scale, const dev::BnColumnArgs& bn
 }
 
 void launch_groupnorm_min_rows(const float* g, const float* gamma, const float* beta, const float* add_bias,
-                               float* out, int m, int n, int groups, float eps, cudaStream_t s) {
+                               float* out, float* row_min, int m, int n, int groups, float eps, cudaStream_t s) {
   groupnorm_min_rows_kernel<<<(m + kRowsPerCta - 1) / kRowsPerCta, kRowsPerCta * 32, 0, s>>>(
-      g, gamma, beta, add_bias, out, m, n, n / groups, eps);
+      g, gamma, beta, row_min, m, n, n / groups, eps);
   NB_CHECK_LAUNCH();
+  launch_min_broadcast(row_min, 1, add_bias, out, m, n, s);
 }
 
 }  // namespace nb::linear
