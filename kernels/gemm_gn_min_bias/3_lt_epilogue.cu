@@ -1,4 +1,4 @@
-// lt_epilogue: cuBLASLt's GEMM with its bias epilogue writes g, then a warp per row normalizes
+// lt_epilogue: cuBLASLt's GEMM with its bias epilogue writes g, then a CTA per row normalizes
 // each group and keeps only the row minimum (g read once), and a coalesced kernel writes the
 // (1, N, M, 1) broadcast.
 #include "baselines/cublas/cublas_gemm.hpp"
@@ -14,7 +14,7 @@ class LtEpilogue final : public Variant {
   std::string name() const override { return "lt_epilogue"; }
   std::string kind() const override { return "fused"; }
   std::string idea() const override {
-    return "cuBLASLt GEMM with CUBLASLT_EPILOGUE_BIAS, then GroupNorm + row min (a warp per row, g read once) and "
+    return "cuBLASLt GEMM with CUBLASLT_EPILOGUE_BIAS, then GroupNorm + row min (a CTA per row, g read once) and "
            "the coalesced broadcast write";
   }
   std::size_t workspace_bytes(const Problem& p) const override {

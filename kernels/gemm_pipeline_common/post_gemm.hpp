@@ -48,7 +48,7 @@ void launch_min_broadcast(const float* partial_min, int tiles, const float* add_
 std::size_t bn_columns_workspace_bytes(int m, int n);
 void launch_bn_columns(float* y, const float* scale, const dev::BnColumnArgs& bn, int m, int n, cudaStream_t s,
                        void* workspace, const float* post_scale = nullptr, float* affine_out = nullptr);
-// GroupNorm + row min (a warp per row, g read once, M floats of row_min written), then the
+// GroupNorm + row min (a CTA per row, g read once, M floats of row_min written), then the
 // broadcast bias write.
 void launch_groupnorm_min_rows(const float* g, const float* gamma, const float* beta, const float* add_bias,
                                float* out, float* row_min, int m, int n, int groups, float eps, cudaStream_t s);

@@ -1,8 +1,8 @@
 // The fused passes after a cuBLASLt GEMM. BatchNorm: a CTA owns a strip of 32 columns over all
 // M rows, so its statistics need no other CTA, and the strip stays in shared memory between the
 // statistics and the normalize (g is read once); past 1024 rows, Welford partials over row chunks
-// spread the reads over many CTAs instead. GroupNorm + min: a warp per row (every group lies
-// inside its row) keeps only the row minimum; the broadcast write is a coalesced kernel of its own.
+// spread the reads over many CTAs instead. GroupNorm + min: a CTA per row (every group lies inside
+// its row) keeps only the row minimum; the broadcast write is a coalesced kernel of its own.
 #include <algorithm>
 #include <cstdint>
 
@@ -104,18 +104,20 @@ void launch_strips(float* y, const float* scale, const dev::BnColumnArgs& bn, in
 
 constexpr int kRowsPerChunk = 256;
 
-constexpr int kRowsPerCta = 4;
+constexpr int kRowThreads = 256;  // a CTA per row, its warps interleaved over the row's groups
 
-// Normalizes the warp's row in groups and returns the row minimum (NaN-propagating). Groups that
-// tile a warp (32 % size == 0) are reduced together with segmented shuffles, UNROLL chunks of 32
-// channels loaded at once; other sizes go group by group.
+// Normalizes this warp's share of a row's groups (warp w of W takes every W-th piece) and returns
+// the minimum over them (NaN-propagating). Groups that tile a warp (32 % size == 0) are reduced
+// together with segmented shuffles, UNROLL chunks of 32 channels loaded at once; other sizes go
+// group by group.
 template <int UNROLL>
-__device__ float groupnorm_row_min(const float* g, const float* gamma, const float* beta, int n, int size, float eps) {
+__device__ float groupnorm_row_min(const float* g, const float* gamma, const float* beta, int n, int size, float eps,
+                                   int w, int warps) {
   const int lane = threadIdx.x & 31;
   const nb::dev::MinNanOp min_of;
   float mn = min_of.identity();
   if (32 % size == 0) {
-    for (int base = 0; base < n; base += 32 * UNROLL) {
+    for (int base = w * 32 * UNROLL; base < n; base += warps * 32 * UNROLL) {
       float v[UNROLL];
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
@@ -134,7 +136,7 @@ __device__ float groupnorm_row_min(const float* g, const float* gamma, const flo
       }
     }
   } else {
-    for (int c0 = 0; c0 < n; c0 += size) {
+    for (int c0 = w * size; c0 < n; c0 += warps * size) {
       float sum = 0.0f;
       for (int i = lane; i < size; i += 32) sum += g[c0 + i];
       const float mean = nb::dev::warp_sum(sum) / float(size);
@@ -148,14 +150,15 @@ __device__ float groupnorm_row_min(const float* g, const float* gamma, const flo
   return nb::dev::warp_reduce(mn, min_of);
 }
 
-// A warp per row: GroupNorm and the row minimum, into row_min[m].
-__global__ void __launch_bounds__(kRowsPerCta * 32) groupnorm_min_rows_kernel(const float* g, const float* gamma,
-                                                                              const float* beta, float* row_min,
-                                                                              int m, int n, int size, float eps) {
-  const int r = blockIdx.x * kRowsPerCta + (threadIdx.x >> 5);
-  if (r >= m) return;
-  const float mn = groupnorm_row_min<8>(g + (long long)r * n, gamma, beta, n, size, eps);
-  if ((threadIdx.x & 31) == 0) row_min[r] = mn;
+// A CTA per row: GroupNorm and the row minimum, into row_min[m].
+__global__ void __launch_bounds__(kRowThreads) groupnorm_min_rows_kernel(const float* g, const float* gamma,
+                                                                         const float* beta, float* row_min, int n,
+                                                                         int size, float eps) {
+  __shared__ float scratch[32];
+  const float* row = g + (long long)blockIdx.x * n;
+  float mn = groupnorm_row_min<4>(row, gamma, beta, n, size, eps, threadIdx.x >> 5, kRowThreads / 32);
+  mn = nb::dev::block_reduce(mn, nb::dev::MinNanOp{}, scratch);
+  if (threadIdx.x == 0) row_min[blockIdx.x] = mn;
 }
 
 }  // namespace
@@ -184,8 +187,7 @@ void launch_bn_columns(float* y, const float* scale, const dev::BnColumnArgs& bn
 
 void launch_groupnorm_min_rows(const float* g, const float* gamma, const float* beta, const float* add_bias,
                                float* out, float* row_min, int m, int n, int groups, float eps, cudaStream_t s) {
-  groupnorm_min_rows_kernel<<<(m + kRowsPerCta - 1) / kRowsPerCta, kRowsPerCta * 32, 0, s>>>(
-      g, gamma, beta, row_min, m, n, n / groups, eps);
+  groupnorm_min_rows_kernel<<<m, kRowThreads, 0, s>>>(g, gamma, beta, row_min, n, n / groups, eps);
   NB_CHECK_LAUNCH();
   launch_min_broadcast(row_min, 1, add_bias, out, m, n, s);
 }
