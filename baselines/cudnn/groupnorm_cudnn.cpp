@@ -5,37 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "baselines/cudnn/backend_descriptor.hpp"
 #include "harness/library_check.hpp"
 #include "kernels/groupnorm/spec.hpp"
 
 namespace nb {
 namespace {
 
-// Owns one backend descriptor.
-class Descriptor {
- public:
-  explicit Descriptor(cudnnBackendDescriptorType_t type) { NB_CUDNN_CHECK(cudnnBackendCreateDescriptor(type, &d_)); }
-  ~Descriptor() {
-    if (d_) cudnnBackendDestroyDescriptor(d_);
-  }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  cudnnBackendDescriptor_t get() const { return d_; }
-
-  template <class T>
-  Descriptor& set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, const T* values, int64_t n = 1) {
-    NB_CUDNN_SUPPORTED(cudnnBackendSetAttribute(d_, name, type, n, values));
-    return *this;
-  }
-  Descriptor& set_desc(cudnnBackendAttributeName_t name, const Descriptor& other) {
-    cudnnBackendDescriptor_t o = other.get();
-    return set(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, &o);
-  }
-  void finalize() { NB_CUDNN_SUPPORTED(cudnnBackendFinalize(d_)); }
-
- private:
-  cudnnBackendDescriptor_t d_ = nullptr;
-};
+using cudnn_backend::Descriptor;
 
 enum Uid : int64_t { kUidX = 1, kUidScale, kUidBias, kUidEps, kUidMean, kUidInvVar, kUidY };
 

@@ -39,7 +39,7 @@ class LtEpilogue final : public Variant {
       return;
     }
     linear::launch_bn_columns(a.y, nullptr, a.bn, a.m, a.n, s, columns_ws, a.post_scale, affine);
-    linear::launch_softmax_rows(a.y, a.y, affine, a.m, a.n, s);
+    finish_in_place(a, affine, s);
   }
 
  private:

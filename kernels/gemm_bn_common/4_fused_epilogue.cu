@@ -29,10 +29,7 @@ void launch(BnTail tail, const Problem& p, const DeviceTensors& t, void* ws, cud
     float* affine = reinterpret_cast<float*>(partials + std::size_t(tiles) * std::size_t(a.n));
     gemm::launch_gemm<Mainloop>(a.op, linear::dev::ColumnStatsEpilogue{a.bias, a.column_scale, a.y, partials, a.n}, s);
     linear::launch_commit_columns(partials, tiles, a.bn, nullptr, a.post_scale, affine, a.n, s);
-    if (tail == BnTail::normalize)
-      linear::launch_apply_columns(a.y, a.y, affine, a.m, a.n, s);
-    else
-      linear::launch_softmax_rows(a.y, a.y, affine, a.m, a.n, s);
+    finish_in_place(a, affine, s);
   });
 }
 

@@ -74,10 +74,7 @@ class CudnnMatmulFusion final : public Variant {
     } else {
       linear::launch_bn_columns(a.y, nullptr, a.bn, a.m, a.n, s, affine + 2 * a.n, a.post_scale, affine);
     }
-    if (tail_ == BnTail::normalize)
-      linear::launch_apply_columns(a.y, a.y, affine, a.m, a.n, s);
-    else
-      linear::launch_softmax_rows(a.y, a.y, affine, a.m, a.n, s);
+    finish_in_place(a, affine, s);
   }
 
  private:

@@ -34,6 +34,10 @@ struct Args {
 
 Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t);
 
+// The last pass, in place in y (holding g or h): y = h * scale + shift (normalize), or the row
+// softmax of it (scale_softmax), with the affine of the committed statistics (tail.cu).
+void finish_in_place(const Args& a, const float* affine, cudaStream_t stream);
+
 // The variants, one numbered file each, every one for both tails.
 std::unique_ptr<Variant> make_naive(BnTail tail);           // 1_naive.cpp
 std::unique_ptr<Variant> make_unfused(BnTail tail);         // 2_unfused.cpp

@@ -103,6 +103,12 @@ void configure_gemm_kernel() {
   (void)done;
 }
 
+// The vector path (16-byte loads): K % 4 == 0 and A, B 16-byte aligned.
+inline bool vector_path(const Operands& op) {
+  return op.k % 4 == 0 && reinterpret_cast<std::uintptr_t>(op.a) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(op.b) % 16 == 0;
+}
+
 // C = A B^T for any m, n, k >= 1, tile by tile into `epilogue`. Asynchronous on `stream`.
 template <class Mainloop, class Epilogue>
 void launch_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_t stream) {
@@ -110,9 +116,7 @@ void launch_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_t stre
   const dim3 grid(unsigned(tiles_m<Mainloop>(op.m)), unsigned(tiles_n<Mainloop>(op.n)));
   const dim3 block(Mainloop::kThreads);
   const std::size_t smem = gemm_smem_bytes<Mainloop, Epilogue>();
-  const bool vector = op.k % 4 == 0 && reinterpret_cast<std::uintptr_t>(op.a) % 16 == 0 &&
-                      reinterpret_cast<std::uintptr_t>(op.b) % 16 == 0;
-  if (vector) {
+  if (vector_path(op)) {
     configure_gemm_kernel<Mainloop, Epilogue, true>();
     gemm_kernel<Mainloop, Epilogue, true><<<grid, block, smem, stream>>>(op, epilogue);
   } else {

@@ -32,9 +32,7 @@ void launch_cooperative_instance(const gemm::Operands& op, const Epilogue& epilo
 
 template <class Mainloop, class Epilogue>
 void launch_gemm_cooperative(const gemm::Operands& op, const Epilogue& epilogue, cudaStream_t stream) {
-  const bool vector = op.k % 4 == 0 && reinterpret_cast<std::uintptr_t>(op.a) % 16 == 0 &&
-                      reinterpret_cast<std::uintptr_t>(op.b) % 16 == 0;
-  if (vector)
+  if (gemm::vector_path(op))
     launch_cooperative_instance<Mainloop, Epilogue, true>(op, epilogue, stream);
   else
     launch_cooperative_instance<Mainloop, Epilogue, false>(op, epilogue, stream);

@@ -5,6 +5,7 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/common/merge.cuh"
 #include "kernels/common/reduce.cuh"
+#include "kernels/gemm_pipeline_common/group_moments.cuh"
 #include "kernels/gemm_pipeline_common/post_gemm.hpp"
 
 namespace nb::linear {
@@ -142,13 +143,9 @@ __global__ void groupnorm_rows_kernel(const float* g, float* z, const float* gam
   const int size = n / groups;
   const long long base = (task / groups) * n + (task % groups) * size;
   const int c0 = int(task % groups) * size;
-  float sum = 0.0f;
-  for (int i = lane; i < size; i += 32) sum += g[base + i];
-  const float mean = nb::dev::warp_sum(sum) / float(size);
-  float m2 = 0.0f;
-  for (int i = lane; i < size; i += 32) m2 = fmaf(g[base + i] - mean, g[base + i] - mean, m2);
-  const float invstd = rsqrtf(nb::dev::warp_sum(m2) / float(size) + eps);
-  for (int i = lane; i < size; i += 32) z[base + i] = fmaf((g[base + i] - mean) * invstd, gamma[c0 + i], beta[c0 + i]);
+  const float2 moments = dev::warp_group_moments(g + base, size, eps);
+  for (int i = lane; i < size; i += 32)
+    z[base + i] = fmaf((g[base + i] - moments.x) * moments.y, gamma[c0 + i], beta[c0 + i]);
 }
 
 __global__ void min_rows_kernel(const float* z, float* mn, int m, int n) {

@@ -8,6 +8,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
+#include "kernels/gemm_pipeline_common/group_moments.cuh"
 #include "kernels/gemm_pipeline_common/post_gemm.hpp"
 
 namespace nb::linear {
@@ -137,14 +138,9 @@ __device__ float groupnorm_row_min(const float* g, const float* gamma, const flo
     }
   } else {
     for (int c0 = w * size; c0 < n; c0 += warps * size) {
-      float sum = 0.0f;
-      for (int i = lane; i < size; i += 32) sum += g[c0 + i];
-      const float mean = nb::dev::warp_sum(sum) / float(size);
-      float m2 = 0.0f;
-      for (int i = lane; i < size; i += 32) m2 = fmaf(g[c0 + i] - mean, g[c0 + i] - mean, m2);
-      const float invstd = rsqrtf(nb::dev::warp_sum(m2) / float(size) + eps);
+      const float2 moments = dev::warp_group_moments(g + c0, size, eps);
       for (int i = lane; i < size; i += 32)
-        mn = min_of(mn, fmaf((g[c0 + i] - mean) * invstd, gamma[c0 + i], beta[c0 + i]));
+        mn = min_of(mn, fmaf((g[c0 + i] - moments.x) * moments.y, gamma[c0 + i], beta[c0 + i]));
     }
   }
   return nb::dev::warp_reduce(mn, min_of);
