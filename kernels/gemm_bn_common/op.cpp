@@ -32,8 +32,7 @@ class BnPipelineOp final : public linear::PipelineOp {
  public:
   BnPipelineOp(BnTail tail, std::string name, std::string formula, std::vector<NamedProblem> problems)
       : tail_(tail), name_(std::move(name)), formula_(std::move(formula)), problems_(std::move(problems)) {
-    for (auto make : {make_naive, make_unfused, make_lt_epilogue, make_fused_epilogue, make_single_launch, make_cudnn})
-      add_variant(make(tail));
+    for (auto& v : make_variants(tail)) add_variant(std::move(v));
   }
   std::string name() const override { return name_; }
   std::string formula() const override { return formula_; }

@@ -39,12 +39,13 @@ Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t);
 void finish_in_place(const Args& a, const float* affine, cudaStream_t stream);
 
 // The variants, one numbered file each, every one for both tails.
-std::unique_ptr<Variant> make_naive(BnTail tail);           // 1_naive.cpp
-std::unique_ptr<Variant> make_unfused(BnTail tail);         // 2_unfused.cpp
-std::unique_ptr<Variant> make_lt_epilogue(BnTail tail);     // 3_lt_epilogue.cpp
+std::unique_ptr<Variant> make_naive(BnTail tail);           // 1_naive.cu
+std::unique_ptr<Variant> make_unfused(BnTail tail);         // 2_unfused.cu
+std::unique_ptr<Variant> make_lt_epilogue(BnTail tail);     // 3_lt_epilogue.cu
 std::unique_ptr<Variant> make_fused_epilogue(BnTail tail);  // 4_fused_epilogue.cu
 std::unique_ptr<Variant> make_single_launch(BnTail tail);   // 5_single_launch.cu
-std::unique_ptr<Variant> make_cudnn(BnTail tail);           // 6_cudnn.cpp
+std::unique_ptr<Variant> make_cudnn(BnTail tail);           // 6_cudnn.cu
+std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail);  // variants.cpp
 
 std::unique_ptr<OpSpec> make_op(BnTail tail, std::string name, std::string formula,
                                 std::vector<NamedProblem> problems);  // op.cpp

@@ -20,10 +20,7 @@ namespace {
 class GemmGnMinBiasOp final : public linear::PipelineOp {
  public:
   GemmGnMinBiasOp() {
-    for (auto spec : {naive_variant(), unfused_variant()}) add_variant(make_kernel_variant(std::move(spec)));
-    add_variant(make_lt_epilogue());
-    for (auto spec : {fused_epilogue_variant(), single_launch_variant()})
-      add_variant(make_kernel_variant(std::move(spec)));
+    for (auto& v : make_variants()) add_variant(std::move(v));
   }
   std::string name() const override { return "gemm_gn_min_bias"; }
   std::string formula() const override {

@@ -29,4 +29,6 @@ std::unique_ptr<Variant> make_lt_epilogue();   // 3_lt_epilogue.cu
 KernelVariantSpec fused_epilogue_variant();    // 4_fused_epilogue.cu
 KernelVariantSpec single_launch_variant();     // 5_single_launch.cu
 
+std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
+
 }  // namespace nb::gn_pipeline

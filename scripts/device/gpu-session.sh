@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-host session in one command: build, GPU tests, compute-sanitizer on the quick suite,
 # the default suite, and a short table last. Logs and the report land in $OUT (or out/).
-#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench profile
+#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench profile torch
 #   (default: build test sanitize bench)
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -59,6 +59,14 @@ step_profile() {
     summary+=("profile $spec: exit $?")
     python3 "$NB_ROOT/scripts/device/ncu-digest.py" "$out"
   done
+}
+
+# PyTorch eager and torch.compile on the GEMM pipeline problems (the host's torch), for ratios
+# quoted beside the kb report; NB_TORCH_ARGS adds options (--backward, --quick, ...).
+step_torch() {
+  PYTHONUNBUFFERED=1 python3 "$NB_ROOT/scripts/device/torch_pipelines.py" --out "$OUT/torch_pipelines.json" \
+    ${NB_TORCH_ARGS:-} > "$OUT/torch.log" 2>&1
+  local s=$?; summary+=("torch: exit $s"); sed -n '/^forward, median/,$p' "$OUT/torch.log"
 }
 
 NB_BENCH_ARGS=(${NB_BENCH_ARGS:-})
