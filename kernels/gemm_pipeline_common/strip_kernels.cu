@@ -108,32 +108,34 @@ constexpr int kRowsPerChunk = 256;
 constexpr int kRowThreads = 256;  // a CTA per row, its warps interleaved over the row's groups
 
 // Normalizes this warp's share of a row's groups (warp w of W takes every W-th piece) and returns
-// the minimum over them (NaN-propagating). Groups that tile a warp (32 % size == 0) are reduced
-// together with segmented shuffles, UNROLL chunks of 32 channels loaded at once; other sizes go
-// group by group.
-template <int UNROLL>
+// the minimum over them (NaN-propagating). Groups of SIZE channels that tile a warp (SIZE a power
+// of two up to 32, known at compile time) are reduced together with segmented shuffles, UNROLL
+// chunks of 32 channels loaded at once; other sizes (SIZE = 0) go group by group.
+template <int UNROLL, int SIZE>
 __device__ float groupnorm_row_min(const float* g, const float* gamma, const float* beta, int n, int size, float eps,
                                    int w, int warps) {
   const int lane = threadIdx.x & 31;
   const nb::dev::MinNanOp min_of;
   float mn = min_of.identity();
-  if (32 % size == 0) {
+  if constexpr (SIZE > 0) {
     for (int base = w * 32 * UNROLL; base < n; base += warps * 32 * UNROLL) {
       float v[UNROLL];
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int c = base + u * 32 + lane;
-        v[u] = c < n ? g[c] : 0.0f;  // n is a multiple of size, so a segment is wholly in or out
+        v[u] = c < n ? g[c] : 0.0f;  // n is a multiple of SIZE, so a segment is wholly in or out
       }
 #pragma unroll
       for (int u = 0; u < UNROLL; ++u) {
         const int c = base + u * 32 + lane;
         float sum = v[u];
-        for (int o = size >> 1; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-        const float mean = sum / float(size), d = v[u] - mean;
+#pragma unroll
+        for (int o = SIZE >> 1; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+        const float mean = sum * (1.0f / SIZE), d = v[u] - mean;
         float m2 = d * d;
-        for (int o = size >> 1; o > 0; o >>= 1) m2 += __shfl_xor_sync(0xffffffffu, m2, o);
-        if (c < n) mn = min_of(mn, fmaf(d * rsqrtf(m2 / float(size) + eps), gamma[c], beta[c]));
+#pragma unroll
+        for (int o = SIZE >> 1; o > 0; o >>= 1) m2 += __shfl_xor_sync(0xffffffffu, m2, o);
+        if (c < n) mn = min_of(mn, fmaf(d * rsqrtf(m2 * (1.0f / SIZE) + eps), gamma[c], beta[c]));
       }
     }
   } else {
@@ -147,14 +149,22 @@ __device__ float groupnorm_row_min(const float* g, const float* gamma, const flo
 }
 
 // A CTA per row: GroupNorm and the row minimum, into row_min[m].
+template <int SIZE>
 __global__ void __launch_bounds__(kRowThreads) groupnorm_min_rows_kernel(const float* g, const float* gamma,
                                                                          const float* beta, float* row_min, int n,
                                                                          int size, float eps) {
   __shared__ float scratch[32];
   const float* row = g + (long long)blockIdx.x * n;
-  float mn = groupnorm_row_min<4>(row, gamma, beta, n, size, eps, threadIdx.x >> 5, kRowThreads / 32);
+  float mn = groupnorm_row_min<4, SIZE>(row, gamma, beta, n, size, eps, threadIdx.x >> 5, kRowThreads / 32);
   mn = nb::dev::block_reduce(mn, nb::dev::MinNanOp{}, scratch);
   if (threadIdx.x == 0) row_min[blockIdx.x] = mn;
+}
+
+template <int SIZE>
+void launch_groupnorm_min_rows_of(const float* g, const float* gamma, const float* beta, float* row_min, int m, int n,
+                                  int size, float eps, cudaStream_t s) {
+  groupnorm_min_rows_kernel<SIZE><<<m, kRowThreads, 0, s>>>(g, gamma, beta, row_min, n, size, eps);
+  NB_CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -183,8 +193,16 @@ void launch_bn_columns(float* y, const float* scale, const dev::BnColumnArgs& bn
 
 void launch_groupnorm_min_rows(const float* g, const float* gamma, const float* beta, const float* add_bias,
                                float* out, float* row_min, int m, int n, int groups, float eps, cudaStream_t s) {
-  groupnorm_min_rows_kernel<<<m, kRowThreads, 0, s>>>(g, gamma, beta, row_min, n, n / groups, eps);
-  NB_CHECK_LAUNCH();
+  const int size = n / groups;
+  switch (size) {
+    case 1: launch_groupnorm_min_rows_of<1>(g, gamma, beta, row_min, m, n, size, eps, s); break;
+    case 2: launch_groupnorm_min_rows_of<2>(g, gamma, beta, row_min, m, n, size, eps, s); break;
+    case 4: launch_groupnorm_min_rows_of<4>(g, gamma, beta, row_min, m, n, size, eps, s); break;
+    case 8: launch_groupnorm_min_rows_of<8>(g, gamma, beta, row_min, m, n, size, eps, s); break;
+    case 16: launch_groupnorm_min_rows_of<16>(g, gamma, beta, row_min, m, n, size, eps, s); break;
+    case 32: launch_groupnorm_min_rows_of<32>(g, gamma, beta, row_min, m, n, size, eps, s); break;
+    default: launch_groupnorm_min_rows_of<0>(g, gamma, beta, row_min, m, n, size, eps, s);
+  }
   launch_min_broadcast(row_min, 1, add_bias, out, m, n, s);
 }
 
