@@ -15,7 +15,7 @@ namespace nb::linear {
 namespace {
 
 using nb::dev::Welford;
-constexpr int kStripThreads = 512, kStripColumns = 32;  // 16 warps: the one CTA per SM keeps enough loads in flight
+constexpr int kStripThreads = 256, kStripColumns = 32;
 constexpr int kMaxStripRowsOnChip = 1024;  // 1024 x 32 floats = 128 KB of shared memory
 constexpr int kRowUnroll = 4;              // rows loaded before any is used (loads in flight)
 
