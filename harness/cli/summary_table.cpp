@@ -3,8 +3,6 @@
 #include <cstdio>
 #include <ostream>
 
-#include "harness/device/compute_peak.hpp"
-
 namespace nb {
 namespace {
 
@@ -40,15 +38,9 @@ void print_gemm_ceilings(const RunRecord& r, std::ostream& out) {
   char line[512];
   out << "GEMM ceilings (the library GEMM alone at the problem's precision):\n";
   for (const ComputeCeiling& c : r.compute_ceilings) {
-    std::optional<double> pct_of_peak;
-    for (const RunCase& rc : r.cases) {
-      if (rc.problem.id() != c.problem_id) continue;
-      const double peak = compute_peak_tflops(r.provenance.gpu, rc.problem.dtype);
-      if (peak > 0 && c.stats.median > 0) pct_of_peak = 100.0 * c.tflops() / peak;
-      break;
-    }
     std::snprintf(line, sizeof line, "  %-52s %-22s %10.4f ms %8.1f TFLOP/s  %s of the compute peak\n",
-                  c.problem_id.c_str(), c.kernel.c_str(), c.stats.median, c.tflops(), fixed(pct_of_peak, 1, "%").c_str());
+                  c.problem_id.c_str(), c.kernel.c_str(), c.stats.median, c.tflops(),
+                  fixed(pct_of_compute_peak(r, c), 1, "%").c_str());
     out << line;
   }
 }

@@ -103,6 +103,12 @@ std::vector<CaseMetrics> compute_metrics(const RunRecord& r) {
   return all;
 }
 
+std::optional<double> pct_of_compute_peak(const RunRecord& r, const ComputeCeiling& c) {
+  const double peak = compute_peak_tflops(r.provenance.gpu, c.dtype);
+  if (peak <= 0 || c.stats.median <= 0) return std::nullopt;
+  return 100.0 * c.tflops() / peak;
+}
+
 int run_exit_status(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     if (r.outcomes[i].validation.disposition == Disposition::incorrect) return kExitVerdictFailed;

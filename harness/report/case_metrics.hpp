@@ -31,6 +31,10 @@ struct CaseMetrics {
 
 std::vector<CaseMetrics> compute_metrics(const RunRecord& record);
 
+// The GEMM ceiling's rate as a share of the GPU's theoretical peak at its precision; empty when
+// the architecture table knows no peak.
+std::optional<double> pct_of_compute_peak(const RunRecord& record, const ComputeCeiling& ceiling);
+
 // 1 when any counted verdict failed or any timing is untrusted, else 0.
 int run_exit_status(const RunRecord& record, const std::vector<CaseMetrics>& metrics);
 

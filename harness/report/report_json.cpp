@@ -57,28 +57,15 @@ json ceilings_json(const BandwidthCeiling& c, const GpuInfo& gpu) {
            per_dtype_json([&](DType t) { return flops_per_clock_per_sm(gpu.compute_capability, t); })}};
 }
 
-// The dtype of a problem the run timed a ceiling for ("" when no case has that id).
-std::string dtype_of_problem(const RunRecord& r, const std::string& problem_id) {
-  for (const RunCase& c : r.cases)
-    if (c.problem.id() == problem_id) return dtype_name(c.problem.dtype);
-  return "";
-}
-
 json compute_ceiling_json(const RunRecord& r, const ComputeCeiling& c) {
-  const std::string dtype = dtype_of_problem(r, c.problem_id);
-  std::optional<double> pct_of_peak;
-  for (DType t : kAllDTypes) {
-    const double peak = compute_peak_tflops(r.provenance.gpu, t);
-    if (dtype_name(t) == dtype && peak > 0 && c.stats.median > 0) pct_of_peak = 100.0 * c.tflops() / peak;
-  }
   const bool timed = c.stats.median > 0;
   return {{"problem", c.problem_id},
-          {"dtype", dtype.empty() ? json(nullptr) : json(dtype)},
+          {"dtype", dtype_name(c.dtype)},
           {"kernel", c.kernel},
           {"idea", c.idea},
           {"flops", c.flops},
           {"tflops", timed ? json(c.tflops()) : json(nullptr)},
-          {"pct_of_compute_peak", optional_json(pct_of_peak)},
+          {"pct_of_compute_peak", optional_json(pct_of_compute_peak(r, c))},
           {"median_ms", timed ? json(c.stats.median) : json(nullptr)},
           {"p10_ms", timed ? json(c.stats.p10) : json(nullptr)},
           {"p90_ms", timed ? json(c.stats.p90) : json(nullptr)},

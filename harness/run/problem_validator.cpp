@@ -93,8 +93,6 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
     for (int t = 0; t < plan.trials; ++t) {
       PhaseClock clock;
       trial.seed = plan.seed(d, t);
-      trial.tolerances.clear();
-      trial.worst_condition = 1;
       op_.draw_inputs(problem_, dist, trial.seed, trial.inputs);
       const double draw_s = clock.lap();
       trial.reference.condition = 1.0;

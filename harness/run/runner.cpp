@@ -152,7 +152,7 @@ void time_ceiling(benchmark::State& state, TimingContext& ctx, std::size_t first
     CaseTimer timer([&] { kernel.launch(c.problem, b.tensors, b.workspace.get(), ctx.stream); }, ctx.flusher,
                     ctx.stream);
     timer.warm_up(3);
-    ComputeCeiling ceiling{c.problem.id(), kernel.name(), kernel.idea(), 0, {}};
+    ComputeCeiling ceiling{c.problem.id(), c.problem.dtype, kernel.name(), kernel.idea(), 0, {}};
     std::vector<double> samples;
     {
       NvtxRange range(nvtx_case_name(c.op->name(), kernel.name(), c.problem.id()));

@@ -30,6 +30,7 @@ struct RunOptions {
 // problem and run. Variants of the problem are reported as a share of it.
 struct ComputeCeiling {
   std::string problem_id;
+  DType dtype = DType::f32;  // the problem's precision, which sets its compute peak
   std::string kernel;  // the ceiling kernel's name, e.g. "cublas_gemm_tf32"
   std::string idea;    // what it runs, one line
   double flops = 0;    // the problem's work model (as for its variants), so TFLOP/s compare directly

@@ -101,8 +101,9 @@ class ReportCompute : public testing::Test {
     }
     const double medians[] = {4.0, 0.5, 0.45, 30.0, 3.0};
     for (std::size_t i = 0; i < record.outcomes.size(); ++i) record.outcomes[i].timing = timing(medians[i]);
-    record.compute_ceilings = {{tf32.id(), "cublas_gemm_tf32", "cublasGemmEx alone, TF32", kGemmFlops, ceiling_stats(0.4)},
-                               {fp32.id(), "cublas_gemm_fp32", "cublasGemmEx alone, FP32", kGemmFlops, ceiling_stats(2.8)}};
+    record.compute_ceilings = {
+        {tf32.id(), DType::tf32, "cublas_gemm_tf32", "cublasGemmEx alone, TF32", kGemmFlops, ceiling_stats(0.4)},
+        {fp32.id(), DType::f32, "cublas_gemm_fp32", "cublasGemmEx alone, FP32", kGemmFlops, ceiling_stats(2.8)}};
   }
 
   MatmulOp op;
