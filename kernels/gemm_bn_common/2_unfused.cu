@@ -9,8 +9,6 @@
 namespace nb::bn_pipeline {
 namespace {
 
-constexpr int kRowsPerChunk = 256;
-
 // Workspace: h or z (M*N), u (M*N, softmax tail only), Welford partials, the folded affine.
 struct Workspace {
   float* h;
@@ -24,7 +22,7 @@ std::size_t matrix_floats(const Args& a) { return std::size_t(a.m) * std::size_t
 
 Workspace carve(const Args& a, void* ws) {
   Workspace w;
-  w.chunks = linear::column_partial_chunks(a.m, kRowsPerChunk);
+  w.chunks = linear::column_partial_chunks(a.m);
   float* f = static_cast<float*>(ws);
   w.h = f;
   f += matrix_floats(a);
@@ -38,7 +36,7 @@ Workspace carve(const Args& a, void* ws) {
 std::size_t bytes_needed(BnTail tail, const Problem& p) {
   const linear::Shape s = linear::shape_of(p);
   const std::size_t matrices = (tail == BnTail::scale_softmax ? 2 : 1) * std::size_t(s.m) * std::size_t(s.n);
-  const std::size_t chunks = std::size_t(linear::column_partial_chunks(int(s.m), kRowsPerChunk));
+  const std::size_t chunks = std::size_t(linear::column_partial_chunks(int(s.m)));
   return matrices * sizeof(float) + chunks * std::size_t(s.n) * sizeof(linear::dev::Welford) +
          2 * std::size_t(s.n) * sizeof(float);
 }
@@ -53,7 +51,7 @@ void launch(BnTail tail, const Problem& p, const DeviceTensors& t, void* ws, cud
     linear::launch_scale(a.y, w.h, a.column_scale, a.m, a.n, true, s);
     h = w.h;
   }
-  linear::launch_column_partials(h, w.partials, a.m, a.n, kRowsPerChunk, s);
+  linear::launch_column_partials(h, w.partials, a.m, a.n, s);
   linear::launch_commit_columns(w.partials, w.chunks, a.bn, nullptr, nullptr, w.affine, a.n, s);
   if (tail == BnTail::normalize) {
     linear::launch_apply_columns(h, a.y, w.affine, a.m, a.n, s);

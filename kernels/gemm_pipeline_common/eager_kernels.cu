@@ -16,6 +16,7 @@ namespace {
 
 using nb::dev::Welford;
 constexpr int kThreads = 256;
+constexpr int kPartialRows = 256;  // rows per Welford partial: M / 256 CTAs per 32-column strip
 
 unsigned blocks_for(long long count) { return unsigned((count + kThreads - 1) / kThreads); }
 
@@ -203,11 +204,11 @@ void launch_scale(const float* in, float* out, const float* scale, int m, int n,
   NB_CHECK_LAUNCH();
 }
 
-int column_partial_chunks(int m, int rows_per_chunk) { return (m + rows_per_chunk - 1) / rows_per_chunk; }
+int column_partial_chunks(int m) { return (m + kPartialRows - 1) / kPartialRows; }
 
-void launch_column_partials(const float* h, dev::Welford* partials, int m, int n, int rows_per_chunk, cudaStream_t s) {
-  const dim3 grid((n + 31) / 32, column_partial_chunks(m, rows_per_chunk));
-  column_partials_kernel<<<grid, kThreads, 0, s>>>(h, partials, m, n, rows_per_chunk);
+void launch_column_partials(const float* h, dev::Welford* partials, int m, int n, cudaStream_t s) {
+  const dim3 grid((n + 31) / 32, column_partial_chunks(m));
+  column_partials_kernel<<<grid, kThreads, 0, s>>>(h, partials, m, n, kPartialRows);
   NB_CHECK_LAUNCH();
 }
 

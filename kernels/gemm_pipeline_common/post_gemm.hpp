@@ -13,9 +13,9 @@ namespace nb::linear {
 void launch_bias_rows(float* g, const float* bias, int m, int n, cudaStream_t s);
 // out = in * scale[c] (per_column) or in * scale[0].
 void launch_scale(const float* in, float* out, const float* scale, int m, int n, bool per_column, cudaStream_t s);
-// Welford partials of chunks of `rows_per_chunk` rows: partials[chunk * n + c].
-void launch_column_partials(const float* h, dev::Welford* partials, int m, int n, int rows_per_chunk, cudaStream_t s);
-int column_partial_chunks(int m, int rows_per_chunk);
+// Welford partials of chunks of 256 rows: partials[chunk * n + c], column_partial_chunks(m) chunks.
+void launch_column_partials(const float* h, dev::Welford* partials, int m, int n, cudaStream_t s);
+int column_partial_chunks(int m);
 // One thread per column merges its partials (Chan), commits the BatchNorm statistics of
 // h = g * column_scale[c] (partials of g; column_scale null when they are already of h) and
 // writes the affine that maps the partials' input to y, times `post_scale` (a device scalar, or

@@ -103,8 +103,6 @@ void launch_strips(float* y, const float* scale, const dev::BnColumnArgs& bn, in
   NB_CHECK_LAUNCH();
 }
 
-constexpr int kRowsPerChunk = 256;
-
 constexpr int kRowThreads = 256;  // a CTA per row, its warps interleaved over the row's groups
 
 // Normalizes this warp's share of a row's groups (warp w of W takes every W-th piece) and returns
@@ -171,7 +169,7 @@ void launch_groupnorm_min_rows_of(const float* g, const float* gamma, const floa
 
 std::size_t bn_columns_workspace_bytes(int m, int n) {
   if (m <= kMaxStripRowsOnChip) return 0;
-  return std::size_t(column_partial_chunks(m, kRowsPerChunk)) * std::size_t(n) * sizeof(Welford) +
+  return std::size_t(column_partial_chunks(m)) * std::size_t(n) * sizeof(Welford) +
          2 * std::size_t(n) * sizeof(float);
 }
 
@@ -184,9 +182,9 @@ void launch_bn_columns(float* y, const float* scale, const dev::BnColumnArgs& bn
     return;
   }
   auto* partials = static_cast<Welford*>(workspace);
-  const int chunks = column_partial_chunks(m, kRowsPerChunk);
+  const int chunks = column_partial_chunks(m);
   float* affine = affine_out ? affine_out : reinterpret_cast<float*>(partials + std::size_t(chunks) * std::size_t(n));
-  launch_column_partials(y, partials, m, n, kRowsPerChunk, s);
+  launch_column_partials(y, partials, m, n, s);
   launch_commit_columns(partials, chunks, bn, scale, post_scale, affine, n, s);
   if (!affine_out) launch_apply_columns(y, y, affine, m, n, s);
 }
