@@ -56,7 +56,6 @@ const Config kConfigs[] = {
     config<gemm::SimtRowStrip32>("SimtRowStrip32", false),
     config<gemm::SimtRowStrip>("SimtRowStrip", false),
     config<gemm::Tf32Large>("Tf32Large", true),
-    config<gemm::Tf32LargeRoundOnce>("Tf32LargeRoundOnce", true),
     config<gemm::Tf32Large64>("Tf32Large64", true),
     config<gemm::Tf32Wide>("Tf32Wide", true),
     config<gemm::Tf32Wide4>("Tf32Wide4", true),

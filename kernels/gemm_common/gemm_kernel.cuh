@@ -37,8 +37,6 @@ using Tf32Wide4 = Tf32Mainloop<128, 256, 32, 2, 4, 4>;         // 221 KB, 1 CTA 
 using Tf32WideK16 = Tf32Mainloop<128, 256, 16, 2, 4, 5>;       // 154 KB, 1 CTA per SM
 using Tf32Tall = Tf32Mainloop<256, 128, 32, 4, 2, 3>;          // 166 KB, 1 CTA per SM
 using Tf32Large64 = Tf32Mainloop<128, 128, 32, 2, 2, 3, 2>;    // 4 warps, 111 KB, 2 CTAs per SM
-// Tf32Large rounding each operand once in shared memory instead of in every warp that reads it.
-using Tf32LargeRoundOnce = Tf32Mainloop<128, 128, 32, 2, 4, 3, 2, true>;  // 2 CTAs per SM
 
 // Grid extents: tiles along M (blockIdx.x, fastest) and along N (blockIdx.y).
 template <class Mainloop>

@@ -55,12 +55,10 @@ __device__ inline void mma_tf32(float (&c)[4], const std::uint32_t (&a)[4], cons
 
 // BM x BN tile per CTA, BK deep per stage, WARPS_M x WARPS_N warps; each warp owns a
 // (BM / WARPS_M) x (BN / WARPS_N) block of m16n8 accumulator fragments.
-// ROUND_ONCE: each thread rounds the floats it copied, in shared memory, once the copy has
-// landed, instead of every warp rounding the fragments it loads (cvt.rna.tf32.f32 is 3 SASS
-// instructions on sm_90, and an A element is loaded by WARPS_N warps, a B element by WARPS_M);
-// it costs a shared read and write of each stage.
-template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES = 3, int MIN_BLOCKS = 1,
-          bool ROUND_ONCE = false>
+// Each warp rounds the fragments it loads (cvt.rna.tf32.f32). Rounding each stage once in shared
+// memory instead was measured slower at every gemm_configs shape on the H100 (29% against 33% of
+// cuBLAS at 1024 x 8192 x 8192) and was removed.
+template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES = 3, int MIN_BLOCKS = 1>
 struct Tf32Mainloop {
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kThreads = WARPS_M * WARPS_N * 32, kMinBlocks = MIN_BLOCKS;
   static constexpr int kWarpM = BM / WARPS_M, kWarpN = BN / WARPS_N;
@@ -114,41 +112,8 @@ struct Tf32Mainloop {
     }
   }
 
-  // ROUND_ONCE: rounds the slots this thread copied into `stage` (copy_rows' mapping); its own
-  // copies are visible to it after cp.async.wait_group, the caller's barrier publishes the result.
-  template <bool kVector>
-  __device__ static void round_stage(float* stage) {
-    round_rows<kVector, BM>(stage);
-    round_rows<kVector, BN>(stage + BM * kLd);
-  }
-
-  template <bool kVector, int ROWS>
-  __device__ static void round_rows(float* dst) {
-    using namespace tf32_detail;
-    constexpr int kWidth = kVector ? 4 : 1, kPerRow = BK / kWidth, kSlots = ROWS * kPerRow;
-#pragma unroll
-    for (int i = 0; i < (kSlots + kThreads - 1) / kThreads; ++i) {
-      const int slot = threadIdx.x + i * kThreads;
-      if (kSlots % kThreads != 0 && slot >= kSlots) break;
-      float* p = dst + (slot / kPerRow) * kLd + (slot % kPerRow) * kWidth;
-      if constexpr (kVector) {
-        float4 v = *reinterpret_cast<float4*>(p);
-        v.x = __uint_as_float(to_tf32(__float_as_uint(v.x)));
-        v.y = __uint_as_float(to_tf32(__float_as_uint(v.y)));
-        v.z = __uint_as_float(to_tf32(__float_as_uint(v.z)));
-        v.w = __uint_as_float(to_tf32(__float_as_uint(v.w)));
-        *reinterpret_cast<float4*>(p) = v;
-      } else {
-        *p = __uint_as_float(to_tf32(__float_as_uint(*p)));
-      }
-    }
-  }
-
-  // Fragment bits as the mma takes them: rounded here unless the stage was rounded already.
-  __device__ static std::uint32_t operand(std::uint32_t bits) {
-    if constexpr (ROUND_ONCE) return bits;
-    else return tf32_detail::to_tf32(bits);
-  }
+  // Fragment bits as the mma takes them: rounded to nearest tf32.
+  __device__ static std::uint32_t operand(std::uint32_t bits) { return tf32_detail::to_tf32(bits); }
 
   __device__ static void compute_stage(const float* stage, int warp_row, int warp_col, Accumulators& acc) {
     using namespace tf32_detail;
@@ -204,7 +169,6 @@ struct Tf32Mainloop {
     const int wr = warp_row(), wc = warp_col();
     for (int t = 0; t < k_tiles; ++t) {
       cp_async_wait<STAGES - 2>();  // stage t has landed (for this thread) ...
-      if constexpr (ROUND_ONCE) round_stage<kVector>(smem + (t % STAGES) * kStageFloats);
       __syncthreads();              // ... for all threads, and stage t - 1 is no longer read
       const int next = t + STAGES - 1;
       if (next < k_tiles) load_stage<kVector>(op, row0, col0, next * BK, smem + (next % STAGES) * kStageFloats);

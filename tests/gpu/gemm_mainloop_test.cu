@@ -45,7 +45,6 @@ const std::vector<Config>& configs() {
       {"Tf32WideK16", &launch_gemm<Tf32WideK16, StoreEpilogue>, true},
       {"Tf32Tall", &launch_gemm<Tf32Tall, StoreEpilogue>, true},
       {"Tf32Large64", &launch_gemm<Tf32Large64, StoreEpilogue>, true},
-      {"Tf32LargeRoundOnce", &launch_gemm<Tf32LargeRoundOnce, StoreEpilogue>, true},
   };
   return all;
 }
