@@ -9,6 +9,12 @@ namespace nb::cublas {
 // Row-major (M, N) = x W^T is column-major (N, M) = W^T' x' with W (N, K) seen as a K x N
 // column-major matrix (transposed in the call) and x as K x M: no copy, no transpose kernel.
 
+namespace {
+
+cublasComputeType_t compute_type(bool tf32) { return tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; }
+
+}  // namespace
+
 cublasHandle_t handle() {
   static cublasHandle_t h = [] {
     cublasHandle_t created = nullptr;
@@ -23,8 +29,28 @@ void gemm(const gemm::Operands& op, bool tf32, float* c, bool accumulate, cudaSt
   NB_CUBLAS_CHECK(cublasSetStream(h, stream));
   const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   NB_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, op.n, op.m, op.k, &one, op.b, CUDA_R_32F, op.k, op.a,
-                               CUDA_R_32F, op.k, &beta, c, CUDA_R_32F, op.n,
-                               tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                               CUDA_R_32F, op.k, &beta, c, CUDA_R_32F, op.n, compute_type(tf32),
+                               CUBLAS_GEMM_DEFAULT));
+}
+
+// dx row-major (M, K) is column-major (K, M) = W' (K, N) dg' (N, M), where W' and dg' are the
+// row-major W and dg read as column-major: both untransposed.
+void gemm_dx(const float* dg, const float* weight, float* dx, int m, int n, int k, bool tf32, cudaStream_t stream) {
+  cublasHandle_t h = handle();
+  NB_CUBLAS_CHECK(cublasSetStream(h, stream));
+  const float one = 1.0f, zero = 0.0f;
+  NB_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, k, m, n, &one, weight, CUDA_R_32F, k, dg, CUDA_R_32F, n,
+                               &zero, dx, CUDA_R_32F, k, compute_type(tf32), CUBLAS_GEMM_DEFAULT));
+}
+
+// dW row-major (N, K) is column-major (K, N) = x' (K, M) dg'^T (M, N), dg' being dg read as the
+// column-major (N, M).
+void gemm_dw(const float* dg, const float* x, float* dweight, int m, int n, int k, bool tf32, cudaStream_t stream) {
+  cublasHandle_t h = handle();
+  NB_CUBLAS_CHECK(cublasSetStream(h, stream));
+  const float one = 1.0f, zero = 0.0f;
+  NB_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, k, n, m, &one, x, CUDA_R_32F, k, dg, CUDA_R_32F, n,
+                               &zero, dweight, CUDA_R_32F, k, compute_type(tf32), CUBLAS_GEMM_DEFAULT));
 }
 
 LtBiasGemm::~LtBiasGemm() { release(); }

@@ -19,6 +19,11 @@ cublasHandle_t handle();
 // c (M, N) row-major = a b^T (+ c when accumulate: PyTorch's addmm with the bias copied in first).
 void gemm(const gemm::Operands& op, bool tf32, float* c, bool accumulate, cudaStream_t stream);
 
+// The linear layer's backward GEMMs, row-major, for dg (M, N), W (N, K), x (M, K):
+// dx (M, K) = dg W (what autograd runs for the input's gradient) and dW (N, K) = dg^T x.
+void gemm_dx(const float* dg, const float* weight, float* dx, int m, int n, int k, bool tf32, cudaStream_t stream);
+void gemm_dw(const float* dg, const float* x, float* dweight, int m, int n, int k, bool tf32, cudaStream_t stream);
+
 // cuBLASLt with its bias epilogue: c = a b^T + bias (bias per output column).
 class LtBiasGemm {
  public:

@@ -1,0 +1,12 @@
+// gemm_scale_bn_bwd's variants, in the order a reader should meet them.
+#include "kernels/gemm_scale_bn_bwd/backward.hpp"
+
+namespace nb::bn_backward {
+
+std::vector<std::unique_ptr<Variant>> make_variants() {
+  std::vector<std::unique_ptr<Variant>> v;
+  for (auto make : {make_naive}) v.push_back(make());
+  return v;
+}
+
+}  // namespace nb::bn_backward
