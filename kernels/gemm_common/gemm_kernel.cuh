@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/gemm_common/operand_tiles.cuh"
 #include "kernels/gemm_common/operands.hpp"
 #include "kernels/gemm_common/simt_mainloop.cuh"
 #include "kernels/gemm_common/tf32_mainloop.cuh"
@@ -65,28 +66,45 @@ constexpr std::size_t gemm_smem_bytes() {
   return std::size_t(scratch_offset_floats<Mainloop>() + Epilogue::kScratchFloats) * sizeof(float);
 }
 
+// After the mainloop: the accumulators become the row-major staged tile in the mainloop's
+// shared memory, and the epilogue consumes it.
+template <class Mainloop, class Epilogue>
+__device__ void stage_and_finish(const typename Mainloop::Accumulators& acc, float* smem, int row0, int col0, int m,
+                                 int n, const Epilogue& epilogue) {
+  __syncthreads();  // the mainloop's buffers become the staged tile
+  Mainloop::stage(acc, smem);
+  __syncthreads();
+  TileView view;
+  view.s = smem;
+  view.ld = Mainloop::kStagedLd;
+  view.row0 = row0, view.col0 = col0;
+  view.rows = min(Mainloop::kBM, m - row0), view.cols = min(Mainloop::kBN, n - col0);
+  view.tile_m = blockIdx.x, view.tile_n = blockIdx.y;
+  view.scratch = smem + scratch_offset_floats<Mainloop>();
+  epilogue(view);
+}
+
 // kVector: K % 4 == 0 and A, B 16-byte aligned (launch_gemm decides).
 template <class Mainloop, class Epilogue, bool kVector>
 __global__ void __launch_bounds__(Mainloop::kThreads, Mainloop::kMinBlocks) gemm_kernel(Operands op, Epilogue epilogue) {
   extern __shared__ float4 gemm_smem_raw[];
   float* smem = reinterpret_cast<float*>(gemm_smem_raw);
-  const int tile_m = blockIdx.x, tile_n = blockIdx.y;
-  const int row0 = tile_m * Mainloop::kBM, col0 = tile_n * Mainloop::kBN;
-
+  const int row0 = blockIdx.x * Mainloop::kBM, col0 = blockIdx.y * Mainloop::kBN;
   typename Mainloop::Accumulators acc;
   Mainloop::template run<kVector>(op, row0, col0, smem, acc);
-  __syncthreads();  // the mainloop's buffers become the staged tile
-  Mainloop::stage(acc, smem);
-  __syncthreads();
+  stage_and_finish<Mainloop>(acc, smem, row0, col0, op.m, op.n, epilogue);
+}
 
-  TileView view;
-  view.s = smem;
-  view.ld = Mainloop::kStagedLd;
-  view.row0 = row0, view.col0 = col0;
-  view.rows = min(Mainloop::kBM, op.m - row0), view.cols = min(Mainloop::kBN, op.n - col0);
-  view.tile_m = tile_m, view.tile_n = tile_n;
-  view.scratch = smem + scratch_offset_floats<Mainloop>();
-  epilogue(view);
+// The same with operand policies (operand_tiles.cuh): layouts other than K-major, prologues.
+template <class Mainloop, class OperandA, class OperandB, class Epilogue, bool kVector>
+__global__ void __launch_bounds__(Mainloop::kThreads, Mainloop::kMinBlocks)
+    operand_gemm_kernel(OperandA a, OperandB b, int m, int n, int k, Epilogue epilogue) {
+  extern __shared__ float4 gemm_smem_raw[];
+  float* smem = reinterpret_cast<float*>(gemm_smem_raw);
+  const int row0 = blockIdx.x * Mainloop::kBM, col0 = blockIdx.y * Mainloop::kBN;
+  typename Mainloop::Accumulators acc;
+  Mainloop::template run<kVector>(a, b, k, row0, col0, smem, acc);
+  stage_and_finish<Mainloop>(acc, smem, row0, col0, m, n, epilogue);
 }
 
 // Once per instantiation: allow its dynamic shared memory beyond the default 48 KB.
@@ -120,6 +138,37 @@ void launch_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_t stre
   } else {
     configure_gemm_kernel<Mainloop, Epilogue, false>();
     gemm_kernel<Mainloop, Epilogue, false><<<grid, block, smem, stream>>>(op, epilogue);
+  }
+  NB_CHECK_LAUNCH();
+}
+
+template <class Mainloop, class OperandA, class OperandB, class Epilogue, bool kVector>
+void configure_operand_gemm_kernel() {
+  static const bool done = [] {
+    NB_CUDA_CHECK(cudaFuncSetAttribute(operand_gemm_kernel<Mainloop, OperandA, OperandB, Epilogue, kVector>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       int(gemm_smem_bytes<Mainloop, Epilogue>())));
+    return true;
+  }();
+  (void)done;
+}
+
+// C (m x n) = A B^T over k with operand policies, tile by tile into `epilogue`; the vector path
+// when both sources take 16-byte loads. Asynchronous on `stream`.
+template <class Mainloop, class OperandA, class OperandB, class Epilogue>
+void launch_operand_gemm(const OperandA& a, const OperandB& b, int m, int n, int k, const Epilogue& epilogue,
+                         cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  const dim3 grid(unsigned(tiles_m<Mainloop>(m)), unsigned(tiles_n<Mainloop>(n)));
+  const std::size_t smem = gemm_smem_bytes<Mainloop, Epilogue>();
+  if (a.vector_ok() && b.vector_ok()) {
+    configure_operand_gemm_kernel<Mainloop, OperandA, OperandB, Epilogue, true>();
+    operand_gemm_kernel<Mainloop, OperandA, OperandB, Epilogue, true>
+        <<<grid, dim3(Mainloop::kThreads), smem, stream>>>(a, b, m, n, k, epilogue);
+  } else {
+    configure_operand_gemm_kernel<Mainloop, OperandA, OperandB, Epilogue, false>();
+    operand_gemm_kernel<Mainloop, OperandA, OperandB, Epilogue, false>
+        <<<grid, dim3(Mainloop::kThreads), smem, stream>>>(a, b, m, n, k, epilogue);
   }
   NB_CHECK_LAUNCH();
 }

@@ -3,6 +3,7 @@
 // read with float4, a register-staged double buffer, and a TM x TN outer product per thread.
 #include <cuda_runtime.h>
 
+#include "kernels/gemm_common/operand_tiles.cuh"
 #include "kernels/gemm_common/operands.hpp"
 
 namespace nb::gemm {
@@ -49,11 +50,9 @@ struct SimtMainloop {
   static constexpr int kSmemFloats = 2 * kStageFloats;
   static constexpr int kStagedLd = BN + 4;  // float4 tile stores of a quarter-warp hit 32 banks
 
-  // Global -> register staging: float4 slots of the A and B tiles per thread.
-  static constexpr int kVecPerRow = BK / 4;
-  static constexpr int kVecA = BM * kVecPerRow, kVecB = BN * kVecPerRow;
-  static constexpr int kLoadsA = (kVecA + THREADS - 1) / THREADS;
-  static constexpr int kLoadsB = (kVecB + THREADS - 1) / THREADS;
+  // Global -> register staging: float4 slots of the A and B tiles per thread (operand_tiles.cuh).
+  static constexpr int kLoadsA = (BM * BK / 4 + THREADS - 1) / THREADS;
+  static constexpr int kLoadsB = (BN * BK / 4 + THREADS - 1) / THREADS;
 
   struct Accumulators {
     float v[TM][TN];
@@ -63,59 +62,17 @@ struct SimtMainloop {
     float4 a[kLoadsA], b[kLoadsB];
   };
 
-  // Loads one float4 slot of a (rows x K) row-major matrix, zero beyond its edges.
-  template <bool kVector>
-  __device__ static float4 load_slot(const float* mat, int rows, int k, int row, int col) {
-    float4 r = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (row >= rows) return r;
-    const float* p = mat + static_cast<long long>(row) * k + col;
-    if constexpr (kVector) {
-      if (col < k) r = __ldg(reinterpret_cast<const float4*>(p));  // k % 4 == 0: all 4 inside
-    } else {
-      if (col + 0 < k) r.x = __ldg(p + 0);
-      if (col + 1 < k) r.y = __ldg(p + 1);
-      if (col + 2 < k) r.z = __ldg(p + 2);
-      if (col + 3 < k) r.w = __ldg(p + 3);
-    }
-    return r;
+  template <bool kVector, class OperandA, class OperandB>
+  __device__ static void load_tile(const OperandA& a, const OperandB& b, int row0, int col0, int k0, Staging& st) {
+    a.template load<kVector, BM, BK, THREADS>(row0, k0, st.a);
+    b.template load<kVector, BN, BK, THREADS>(col0, k0, st.b);
   }
 
-  template <bool kVector>
-  __device__ static void load_tile(const Operands& op, int row0, int col0, int k0, Staging& st) {
-#pragma unroll
-    for (int i = 0; i < kLoadsA; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
-      if (kVecA % THREADS == 0 || slot < kVecA)
-        st.a[i] = load_slot<kVector>(op.a, op.m, op.k, row0 + slot / kVecPerRow, k0 + (slot % kVecPerRow) * 4);
-    }
-#pragma unroll
-    for (int i = 0; i < kLoadsB; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
-      if (kVecB % THREADS == 0 || slot < kVecB)
-        st.b[i] = load_slot<kVector>(op.b, op.n, op.k, col0 + slot / kVecPerRow, k0 + (slot % kVecPerRow) * 4);
-    }
-  }
-
-  // Transposes the staged slots into the K-major shared tiles of one stage.
+  // Stores the staged slots into the K-major shared tiles of one stage.
+  template <class OperandA, class OperandB>
   __device__ static void store_tile(const Staging& st, float* stage) {
-    float* a_s = stage;
-    float* b_s = stage + BK * kLdA;
-#pragma unroll
-    for (int i = 0; i < kLoadsA; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
-      if (kVecA % THREADS == 0 || slot < kVecA) {
-        float* p = a_s + (slot % kVecPerRow) * 4 * kLdA + slot / kVecPerRow;
-        p[0] = st.a[i].x, p[kLdA] = st.a[i].y, p[2 * kLdA] = st.a[i].z, p[3 * kLdA] = st.a[i].w;
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < kLoadsB; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
-      if (kVecB % THREADS == 0 || slot < kVecB) {
-        float* p = b_s + (slot % kVecPerRow) * 4 * kLdB + slot / kVecPerRow;
-        p[0] = st.b[i].x, p[kLdB] = st.b[i].y, p[2 * kLdB] = st.b[i].z, p[3 * kLdB] = st.b[i].w;
-      }
-    }
+    OperandA::template store_kmajor<BM, BK, THREADS, kLdA>(st.a, stage);
+    OperandB::template store_kmajor<BN, BK, THREADS, kLdB>(st.b, stage + BK * kLdA);
   }
 
   // This thread's first row and column inside the CTA tile (its 4x4 blocks are kThrM * 4 rows
@@ -152,27 +109,36 @@ struct SimtMainloop {
     }
   }
 
-  // acc = A[row0 : row0 + BM, :] * B[col0 : col0 + BN, :]^T. kVector: K % 4 == 0 and both
-  // matrices 16-byte aligned. Leaves shared memory in use: the caller syncs before reusing it.
-  template <bool kVector>
-  __device__ static void run(const Operands& op, int row0, int col0, float* smem, Accumulators& acc) {
+  // acc = A[row0 : row0 + BM, :] * B[col0 : col0 + BN, :]^T over k, A and B operand policies
+  // (operand_tiles.cuh). kVector: both sources take 16-byte loads. Leaves shared memory in use:
+  // the caller syncs before reusing it.
+  template <bool kVector, class OperandA, class OperandB>
+  __device__ static void run(const OperandA& a, const OperandB& b, int k, int row0, int col0, float* smem,
+                             Accumulators& acc) {
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
       for (int j = 0; j < TN; ++j) acc.v[i][j] = 0.f;
     const int trow = thread_row(), tcol = thread_col();
-    const int k_tiles = (op.k + BK - 1) / BK;
+    const int k_tiles = (k + BK - 1) / BK;
     Staging st;
-    load_tile<kVector>(op, row0, col0, 0, st);
-    store_tile(st, smem);
+    load_tile<kVector>(a, b, row0, col0, 0, st);
+    store_tile<OperandA, OperandB>(st, smem);
     __syncthreads();
     for (int t = 0; t < k_tiles; ++t) {
       const bool more = t + 1 < k_tiles;
-      if (more) load_tile<kVector>(op, row0, col0, (t + 1) * BK, st);  // in flight during the math
+      if (more) load_tile<kVector>(a, b, row0, col0, (t + 1) * BK, st);  // in flight during the math
       compute_stage(smem + (t & 1) * kStageFloats, trow, tcol, acc);
-      if (more) store_tile(st, smem + ((t + 1) & 1) * kStageFloats);
+      if (more) store_tile<OperandA, OperandB>(st, smem + ((t + 1) & 1) * kStageFloats);
       __syncthreads();
     }
+  }
+
+  // The forward's operands: x and W, both K-major.
+  template <bool kVector>
+  __device__ static void run(const Operands& op, int row0, int col0, float* smem, Accumulators& acc) {
+    run<kVector>(KMajor<PlainSource>{{op.a, op.m, op.k}}, KMajor<PlainSource>{{op.b, op.n, op.k}}, op.k, row0, col0,
+                 smem, acc);
   }
 
   // Writes the accumulators to the row-major staged tile (ld kStagedLd), float4 per 4 columns.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "kernels/gemm_common/operand_tiles.cuh"
 #include "kernels/gemm_common/operands.hpp"
 
 namespace nb::gemm {
@@ -176,6 +177,44 @@ struct Tf32Mainloop {
       compute_stage(smem + (t % STAGES) * kStageFloats, wr, wc, acc);
     }
     cp_async_wait<0>();
+  }
+
+  // The same product with operand policies (operand_tiles.cuh), register-staged: a prologue
+  // computes its values between the global load and the shared store, which cp.async cannot.
+  // Two of the shared stages, as in the SIMT mainloop: tile t + 1 is in registers while tile t
+  // is multiplied.
+  template <bool kVector, class OperandA, class OperandB>
+  __device__ static void run(const OperandA& a, const OperandB& b, int k, int row0, int col0, float* smem,
+                             Accumulators& acc) {
+    constexpr int kLoadsA = OperandA::template loads<BM, BK, kThreads>();
+    constexpr int kLoadsB = OperandB::template loads<BN, BK, kThreads>();
+    float4 st_a[kLoadsA], st_b[kLoadsB];
+#pragma unroll
+    for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+      for (int j = 0; j < kFragsN; ++j)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) acc.v[i][j][q] = 0.f;
+    auto load = [&](int k0) {
+      a.template load<kVector, BM, BK, kThreads>(row0, k0, st_a);
+      b.template load<kVector, BN, BK, kThreads>(col0, k0, st_b);
+    };
+    auto store = [&](float* stage) {
+      OperandA::template store_rowmajor<BM, BK, kThreads, kLd>(st_a, stage);
+      OperandB::template store_rowmajor<BN, BK, kThreads, kLd>(st_b, stage + BM * kLd);
+    };
+    const int k_tiles = (k + BK - 1) / BK;
+    const int wr = warp_row(), wc = warp_col();
+    load(0);
+    store(smem);
+    __syncthreads();
+    for (int t = 0; t < k_tiles; ++t) {
+      const bool more = t + 1 < k_tiles;
+      if (more) load((t + 1) * BK);
+      compute_stage(smem + (t & 1) * kStageFloats, wr, wc, acc);
+      if (more) store(smem + ((t + 1) & 1) * kStageFloats);
+      __syncthreads();
+    }
   }
 
   // Writes the fragments to the row-major staged tile (ld kStagedLd): c0 c1 at (g, 2t), c2 c3

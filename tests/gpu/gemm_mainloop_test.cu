@@ -193,6 +193,77 @@ TEST(GemmMainloop, StoreEpilogueAddsTheBias) {
   }
 }
 
+// Operand policies (operand_tiles.cuh): the same product with A and/or B stored transposed
+// (MN-major), as the backward's GEMMs read W, x and dg, through the register-staged paths of
+// both mainloop kinds. MN-major storage of A is x^T (K, M), of B is W^T (K, N).
+template <class Mainloop, bool kTransposedA, bool kTransposedB>
+void launch_with_layouts(const float* a, const float* a_t, const float* b, const float* b_t, const Shape& s, float* c) {
+  const StoreEpilogue store{c, s.n, nullptr};
+  auto with_b = [&](const auto& op_a) {
+    if constexpr (kTransposedB)
+      launch_operand_gemm<Mainloop>(op_a, MNMajor<PlainSource>{{b_t, s.k, s.n}}, s.m, s.n, s.k, store, nullptr);
+    else
+      launch_operand_gemm<Mainloop>(op_a, KMajor<PlainSource>{{b, s.n, s.k}}, s.m, s.n, s.k, store, nullptr);
+  };
+  if constexpr (kTransposedA)
+    with_b(MNMajor<PlainSource>{{a_t, s.k, s.m}});
+  else
+    with_b(KMajor<PlainSource>{{a, s.m, s.k}});
+}
+
+using LayoutLauncher = void (*)(const float*, const float*, const float*, const float*, const Shape&, float*);
+
+struct LayoutConfig {
+  const char* name;
+  LayoutLauncher launch;
+  bool tf32;
+};
+
+template <class Mainloop>
+void add_layouts(std::vector<LayoutConfig>& all, const char* name, bool tf32) {
+  all.push_back({name, &launch_with_layouts<Mainloop, true, true>, tf32});
+  all.push_back({name, &launch_with_layouts<Mainloop, false, true>, tf32});
+  all.push_back({name, &launch_with_layouts<Mainloop, true, false>, tf32});
+  all.push_back({name, &launch_with_layouts<Mainloop, false, false>, tf32});
+}
+
+std::vector<float> transposed(const std::vector<float>& v, int rows, int cols) {
+  std::vector<float> t(v.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) t[std::size_t(c) * rows + r] = v[std::size_t(r) * cols + c];
+  return t;
+}
+
+TEST(GemmMainloop, OperandLayoutsMatchFloat64OnEveryShape) {
+  std::vector<LayoutConfig> configs;
+  add_layouts<SimtWideK16>(configs, "SimtWideK16", false);
+  add_layouts<SimtSquare>(configs, "SimtSquare", false);
+  add_layouts<Tf32Large>(configs, "Tf32Large", true);
+  add_layouts<Tf32Small>(configs, "Tf32Small", true);
+  const char* layouts[] = {"A^T B^T", "A B^T", "A^T B", "A B"};
+  for (const Shape& s : kShapes)
+    for (const int offset : {0, 1}) {  // 1: every operand 4 bytes off 16-byte alignment (scalar path)
+      const HostProblem h(s);
+      const std::vector<double> ref = h.reference(false);
+      DeviceProblem d(h, offset);
+      const std::vector<float> xt = transposed(h.x, s.m, s.k), wt = transposed(h.w, s.n, s.k);
+      DeviceBuffer xt_d((xt.size() + 4) * sizeof(float)), wt_d((wt.size() + 4) * sizeof(float));
+      NB_CUDA_CHECK(cudaMemcpy(xt_d.as<float>() + offset, xt.data(), xt.size() * sizeof(float), cudaMemcpyHostToDevice));
+      NB_CUDA_CHECK(cudaMemcpy(wt_d.as<float>() + offset, wt.data(), wt.size() * sizeof(float), cudaMemcpyHostToDevice));
+      for (std::size_t i = 0; i < configs.size(); ++i) {
+        const LayoutConfig& cfg = configs[i];
+        SCOPED_TRACE(std::string(cfg.name) + " " + layouts[i % 4] + " " + shape_name(s) + " offset " +
+                     std::to_string(offset));
+        d.poison_c();
+        cfg.launch(d.op.a, xt_d.as<const float>() + offset, d.op.b, wt_d.as<const float>() + offset, s,
+                   d.c.as<float>());
+        const std::vector<float> c = d.read_c();
+        ASSERT_EQ(first_non_finite(c), c.size()) << "element left unwritten (NaN poison) or not finite";
+        EXPECT_LT(normwise(c, ref), cfg.tf32 ? 3e-3 : fp32_bound(s.k));
+      }
+    }
+}
+
 TEST(GemmMainloop, NaiveGemmWithAndWithoutBias) {
   for (const Shape& s : kShapes) {
     SCOPED_TRACE(shape_name(s));
