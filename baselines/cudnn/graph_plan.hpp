@@ -1,0 +1,56 @@
+#pragma once
+// cuDNN backend graphs, built and planned: tensor and operation descriptors for the graphs the
+// baselines build (matmul, pointwise, column reduction), and plan_graph(), which asks the
+// heuristics (mode A, then FALLBACK) for engine configs and finalizes the first plan that takes,
+// recording what every config said. A refusal is a status string, never an exception.
+#include <cudnn.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baselines/cudnn/backend_descriptor.hpp"
+
+namespace nb::cudnn_backend {
+
+using DescPtr = std::unique_ptr<Descriptor>;
+
+// fp32 tensors of rank 3, 16-byte aligned; virtual ones live only inside the plan.
+DescPtr tensor(int64_t uid, std::array<int64_t, 3> dims, std::array<int64_t, 3> strides, bool is_virtual);
+DescPtr matmul_op(const Descriptor& a, const Descriptor& b, const Descriptor& c);
+DescPtr pointwise_op(cudnnPointwiseMode_t mode, const Descriptor& x, const Descriptor& b, const Descriptor& y);
+// Sum of x (1, M, N) over M into y (1, 1, N): the reduced dimensions are those where y is 1.
+DescPtr column_sum_op(const Descriptor& x, const Descriptor& y);
+
+// An operation graph; its tensors and operations stay alive with it.
+struct Graph {
+  std::vector<DescPtr> parts;
+  std::vector<cudnnBackendDescriptor_t> ops;
+  DescPtr graph;
+
+  const Descriptor& keep(DescPtr d) {
+    parts.push_back(std::move(d));
+    return *parts.back();
+  }
+  void add_op(DescPtr op) { ops.push_back(keep(std::move(op)).get()); }
+  void finalize(cudnnHandle_t handle);  // builds `graph` from the operations added
+};
+
+struct PlannedGraph {
+  DescPtr plan;  // null when no engine config finalized
+  std::size_t workspace = 0;
+  std::string status;  // "ok (engine N, ...)" or "failed: ..." with every config's status
+};
+
+// With allow_tf32 false, an engine config whose numerical notes say TENSOR_CORE or
+// DOWN_CONVERT_INPUTS (cuDNN's marks of TF32 math on fp32 data) is skipped.
+PlannedGraph plan_graph(cudnnHandle_t handle, const std::function<Graph()>& build, bool allow_tf32);
+
+// An nb::Unsupported message without " from <call> (<file>:<line>)".
+std::string brief(const std::string& what);
+
+}  // namespace nb::cudnn_backend

@@ -1,0 +1,51 @@
+#pragma once
+// Does cuDNN's runtime fusion run a matmul whose A operand is made by a pointwise prologue? For
+// the backward of gemm_scale_bn: dg = A dy + B (g - c) + C per column (the coefficients of
+// kernels/gemm_scale_bn_bwd/backward_passes.hpp), then dx = dg W and dW = dg^T x, each one
+// backend graph. The constructor plans both (and, as the control, each matmul alone on a
+// materialized dg) and keeps every status; it throws nb::Unsupported with them when a prologue
+// plan does not finalize. All tensors fp32; allow_tf32 as in matmul_fusion_cudnn.hpp.
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nb {
+
+struct PrologueGemmShape {
+  int m, n, k;  // dy and g (M, N), W (N, K), x (M, K)
+  bool allow_tf32;
+};
+
+// The per-column coefficient vectors (N each) and the two matrices the prologue reads.
+struct ProloguePointers {
+  const float *dy, *g, *a, *b, *c, *shift;
+};
+
+class MatmulPrologueGemms {
+ public:
+  MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGemmShape& shape);
+  ~MatmulPrologueGemms();
+  MatmulPrologueGemms(const MatmulPrologueGemms&) = delete;
+  MatmulPrologueGemms& operator=(const MatmulPrologueGemms&) = delete;
+
+  std::size_t workspace_bytes() const { return workspace_; }
+  // "dx prologue+matmul: ok (...)", "dW ...", and the controls, in the order tried.
+  const std::vector<std::pair<std::string, std::string>>& statuses() const { return statuses_; }
+
+  // dx = dg W and dW = dg^T x with dg made in each plan's prologue; asynchronous on `stream`.
+  void run(cudaStream_t stream, const ProloguePointers& dg, const float* weight, const float* x, float* dx,
+           float* dweight, void* workspace) const;
+
+ private:
+  cudnnHandle_t handle_;
+  PrologueGemmShape shape_;
+  cudnnBackendDescriptor_t dx_plan_ = nullptr, dw_plan_ = nullptr;
+  std::size_t workspace_ = 0;
+  std::vector<std::pair<std::string, std::string>> statuses_;
+};
+
+}  // namespace nb
