@@ -2,7 +2,8 @@
 """PyTorch baselines for the KernelBench level-2 GEMM + normalization problems (L2#33/#39, #75, #84):
 the GEMM alone (F.linear and torch.mm), eager model(x) and torch.compile(model), forward in train()
 mode under no_grad, in fp32 and TF32, each the median of CUDA-event samples with the L2 flushed first.
-Optional: --max-autotune (minutes) and --backward (forward+backward of gemm_scale_bn and its 3 GEMMs).
+Optional: --max-autotune (minutes) and --backward (forward+backward and backward alone of gemm_scale_bn,
+and its 3 GEMMs).
   python3 scripts/device/torch_pipelines.py --out $OUT/torch.json      (about 3-4 min on an H100)
 """
 import argparse
@@ -277,11 +278,31 @@ def run_backward(case, model, x, opts, flush):
         case["compile_s"]["fwdbwd_compile"] = first_call_seconds(lambda: compiled(xg).backward(dy))
         return measure(lambda: compiled(xg).backward(dy), opts, flush, setup=zero_grads)
     attempt(case, "fwdbwd_compile", compiled_fwdbwd)
+
+    # The backward alone: the forward runs in the untimed setup, y.backward(dy) is timed.
+    def backward_only(forward):
+        graph = {}
+
+        def setup():
+            zero_grads()
+            graph["y"] = forward(xg)
+        return measure(lambda: graph.pop("y").backward(dy), opts, flush, setup=setup)
+    attempt(case, "bwd_eager", lambda: backward_only(model))
+
+    def compiled_backward():
+        torch._dynamo.reset()
+        compiled = torch.compile(model, dynamic=False)
+        zero_grads()
+        case["compile_s"]["bwd_compile"] = first_call_seconds(lambda: compiled(xg).backward(dy))
+        return backward_only(compiled)
+    attempt(case, "bwd_compile", compiled_backward)
     zero_grads()
     t = case["timings"]
     parts = [t.get(k) for k in ("bwd_gemm_fwd", "bwd_gemm_dx", "bwd_gemm_dw")]
     if all(parts):
         case["bwd_gemm3_sum_ms"] = sum(p["median_ms"] for p in parts)
+    if t.get("bwd_gemm_dx") and t.get("bwd_gemm_dw"):
+        case["bwd_gemm2_sum_ms"] = t["bwd_gemm_dx"]["median_ms"] + t["bwd_gemm_dw"]["median_ms"]
 
 
 # ---- output ------------------------------------------------------------------------------------
@@ -326,6 +347,14 @@ def print_table(cases, opts):
                   f" {cell(c, 'bwd_gemm_dx')} {cell(c, 'bwd_gemm_dw')} {(f'{s3:9.4f}' if s3 else '-'):>9}"
                   f" {cell(c, 'fwdbwd_eager')} {cell(c, 'fwdbwd_compile')}"
                   f" {ratio(c, 'fwdbwd_eager', s3)} {ratio(c, 'fwdbwd_compile', s3)}")
+        print("\nbackward alone (forward untimed), median ms; ratios against dX and dW GEMMs alone (sum2)")
+        print(f"{'problem':22} {'shape (MxKxN)':20} {'prec':4} {'sum2':>9} {'eager':>9} {'compile':>9}"
+              f" {'eag/2':>7} {'cmp/2':>7}")
+        for c in bwd:
+            s2 = c.get("bwd_gemm2_sum_ms")
+            print(f"{c['op']:22} {shape_label(c['shape']):20} {c['precision']:4} {(f'{s2:9.4f}' if s2 else '-'):>9}"
+                  f" {cell(c, 'bwd_eager')} {cell(c, 'bwd_compile')}"
+                  f" {ratio(c, 'bwd_eager', s2)} {ratio(c, 'bwd_compile', s2)}")
     sys.stdout.flush()
 
 
