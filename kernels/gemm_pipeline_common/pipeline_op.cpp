@@ -11,11 +11,32 @@ gemm::Operands operands_of(const Problem& p, const DeviceTensors& t) {
   return {t.in(kX), t.in(kWeight), int(s.m), int(s.n), int(s.k)};
 }
 
-void draw_linear(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t) {
-  const float bound = float(1.0 / std::sqrt(double(s.k)));
+namespace {
+float linear_bound(const Shape& s) { return float(1.0 / std::sqrt(double(s.k))); }
+}  // namespace
+
+void draw_linear_operands(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t) {
   draw(t[kX], d, seed, 1);
-  draw_uniform(t[kWeight], -bound, bound, seed, 2);
-  draw_uniform(t[kLinearBias], -bound, bound, seed, 3);
+  draw_uniform(t[kWeight], -linear_bound(s), linear_bound(s), seed, 2);
+}
+
+void draw_linear_bias(const Shape& s, std::uint64_t seed, std::vector<float>& bias) {
+  bias.resize(std::size_t(s.n));
+  draw_uniform(bias, -linear_bound(s), linear_bound(s), seed, 3);
+}
+
+void draw_linear(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t) {
+  draw_linear_operands(s, d, seed, t);
+  draw_linear_bias(s, seed, t[kLinearBias]);
+}
+
+void draw_signed_uniform(std::vector<float>& v, float lo, float hi, std::uint64_t seed, std::uint32_t magnitude_salt,
+                         std::uint32_t sign_salt) {
+  draw_uniform(v, lo, hi, seed, magnitude_salt);
+  std::vector<float> sign(v.size());
+  draw_uniform(sign, -1.0f, 1.0f, seed, sign_salt);
+  for (std::size_t i = 0; i < sign.size(); ++i)
+    if (sign[i] < 0) v[i] = -v[i];
 }
 
 Tolerance PipelineOp::tolerance(const Problem& p) const {
@@ -27,7 +48,7 @@ Tolerance PipelineOp::tolerance(const Problem& p) const {
 
 double PipelineOp::reduction_length(const Problem& p) const {
   const Shape s = shape_of(p);
-  return s.tf32() ? 1.0 : double(s.k) / 64.0 + normalization_length(s);
+  return s.tf32() ? 1.0 : gemm_reduction_length(s) / 64.0 + normalization_length(s);
 }
 
 namespace {

@@ -14,11 +14,19 @@ gemm::Operands operands_of(const Problem& p, const DeviceTensors& t);
 
 // Draws x from the distribution and W, b as nn.Linear initialises them: U(-1/sqrt(K), 1/sqrt(K)).
 void draw_linear(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t);
+// Its two halves, for an op whose tensor 2 is not the bias (the backward draws b on the side):
+// x and W into tensors kX and kWeight, and the bias (N values) from the same seed stream.
+void draw_linear_operands(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t);
+void draw_linear_bias(const Shape& s, std::uint64_t seed, std::vector<float>& bias);
+// |U[lo, hi)| with a random sign per element: a per-column scale that is neither 1 nor positive.
+void draw_signed_uniform(std::vector<float>& v, float lo, float hi, std::uint64_t seed, std::uint32_t magnitude_salt,
+                         std::uint32_t sign_salt);
 
 class PipelineOp : public OpSpec {
  public:
   std::vector<DType> dtypes() const override { return {DType::f32, DType::tf32}; }
-  // fp32: the normalization's own reduction plus the K-term dot products counted as K / 64 terms:
+  // fp32: the normalization's own reduction plus the K-term dot products counted as K / 64 terms
+  // (gemm_reduction_length / 64):
   // an FMA chain over mixed-sign products keeps its partial sums at the scale of the result, so
   // its error grows far slower than a sum of same-signed terms (the sqrt(n)/8 rule's model); a
   // full K would let tf32 products pass at K = 8192. tf32: the operand rounding (u = 4.9e-4 per
@@ -33,6 +41,8 @@ class PipelineOp : public OpSpec {
 
  protected:
   virtual double normalization_length(const Shape& s) const = 0;
+  // The GEMM's reduction extent: K for the forward; the backward's GEMMs reduce over N and M.
+  virtual double gemm_reduction_length(const Shape& s) const { return double(s.k); }
 };
 
 }  // namespace nb::linear
