@@ -1,0 +1,101 @@
+#include "baselines/cpu/gemm_bwd_reference.hpp"
+
+#include <Eigen/Core>
+#include <cmath>
+
+namespace nb::linear {
+namespace {
+
+using MatrixD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using MapT = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+
+// A row-major matrix widened to double, rows converted on every core.
+template <class T>
+MatrixD widen(const T* src, std::int64_t rows, std::int64_t cols) {
+  MatrixD out(rows, cols);
+  parallel_for(rows, [&](std::int64_t r0, std::int64_t r1) {
+    out.middleRows(r0, r1 - r0) = MapT<T>(src + r0 * cols, r1 - r0, cols).template cast<double>();
+  }, 16);
+  return out;
+}
+
+// dx = dg W (rows of dx split over M) and dW = dg^T x (rows of dW split over N): each worker
+// runs Eigen's single-threaded GEMM on its own block of output rows.
+template <class T>
+void linear_backward_gemms(const Shape& s, const MatrixD& dg, const BackwardInputs<T>& in, const BackwardOutputs& out) {
+  const MatrixD w = widen(in.weight, s.n, s.k), x = widen(in.x, s.m, s.k);
+  parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
+    Eigen::Map<MatrixD>(out.dx + r0 * s.k, r1 - r0, s.k).noalias() = dg.middleRows(r0, r1 - r0) * w;
+  }, 8);
+  parallel_for(s.n, [&](std::int64_t c0, std::int64_t c1) {
+    Eigen::Map<MatrixD>(out.dweight + c0 * s.k, c1 - c0, s.k).noalias() = dg.middleCols(c0, c1 - c0).transpose() * x;
+  }, 8);
+}
+
+}  // namespace
+
+template <class T>
+std::vector<double> batchnorm_input_gradient(const Shape& s, const BackwardInputs<T>& in, const double* dbeta,
+                                             const double* dgamma) {
+  std::vector<double> dh(std::size_t(s.m * s.n));
+  const double inv_m = 1.0 / double(s.m);
+  parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r)
+      for (std::int64_t c = 0; c < s.n; ++c) {
+        const double dy = double(in.dy[r * s.n + c]), xhat = normalized(s, in, r, c);
+        dh[std::size_t(r * s.n + c)] = double(in.gamma[c]) * double(in.save_invstd[c]) *
+                                       (dy - dbeta[c] * inv_m - xhat * dgamma[c] * inv_m);
+      }
+  }, 8);
+  return dh;
+}
+
+template <class T>
+void backward_reference(const Shape& s, const BackwardInputs<T>& in, const BackwardOutputs& out) {
+  const std::vector<double> dbeta = column_sums(s.m, s.n, [&](std::int64_t r, std::int64_t c) {
+    return double(in.dy[r * s.n + c]);
+  });
+  const std::vector<double> dgamma = column_sums(s.m, s.n, [&](std::int64_t r, std::int64_t c) {
+    return double(in.dy[r * s.n + c]) * normalized(s, in, r, c);
+  });
+  const std::vector<double> dh = batchnorm_input_gradient(s, in, dbeta.data(), dgamma.data());
+  const std::vector<double> dscale = column_sums(s.m, s.n, [&](std::int64_t r, std::int64_t c) {
+    return dh[std::size_t(r * s.n + c)] * double(in.g[r * s.n + c]);
+  });
+  MatrixD dg(s.m, s.n);  // dg = dh * s
+  parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r)
+      for (std::int64_t c = 0; c < s.n; ++c) dg(r, c) = dh[std::size_t(r * s.n + c)] * double(in.scale[c]);
+  }, 8);
+  const std::vector<double> dbias = column_sums(s.m, s.n, [&](std::int64_t r, std::int64_t c) { return dg(r, c); });
+  for (std::int64_t c = 0; c < s.n; ++c) {
+    out.dbeta[c] = dbeta[std::size_t(c)];
+    out.dgamma[c] = dgamma[std::size_t(c)];
+    out.dscale[c] = dscale[std::size_t(c)];
+    out.dbias[c] = dbias[std::size_t(c)];
+  }
+  linear_backward_gemms(s, dg, in, out);
+}
+
+template std::vector<double> batchnorm_input_gradient(const Shape&, const BackwardInputs<float>&, const double*,
+                                                      const double*);
+template std::vector<double> batchnorm_input_gradient(const Shape&, const BackwardInputs<double>&, const double*,
+                                                      const double*);
+template void backward_reference(const Shape&, const BackwardInputs<float>&, const BackwardOutputs&);
+template void backward_reference(const Shape&, const BackwardInputs<double>&, const BackwardOutputs&);
+
+ColumnStatistics batch_statistics(const Shape& s, const float* g, const float* scale) {
+  const auto h = [&](std::int64_t r, std::int64_t c) { return double(g[r * s.n + c]) * double(scale[c]); };
+  ColumnStatistics st;
+  st.mean = column_sums(s.m, s.n, h);
+  for (double& v : st.mean) v /= double(s.m);
+  st.invstd = column_sums(s.m, s.n, [&](std::int64_t r, std::int64_t c) {
+    const double d = h(r, c) - st.mean[std::size_t(c)];
+    return d * d;
+  });
+  for (double& v : st.invstd) v = 1.0 / std::sqrt(v / double(s.m) + s.eps);
+  return st;
+}
+
+}  // namespace nb::linear
