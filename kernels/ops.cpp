@@ -12,6 +12,7 @@ std::vector<std::unique_ptr<OpSpec>> make_ops() {
   ops.push_back(make_softmax_op());
   ops.push_back(make_min_dim1_op());
   ops.push_back(make_gemm_scale_bn_op());
+  ops.push_back(make_gemm_scale_bn_bwd_op());
   ops.push_back(make_gemm_gn_min_bias_op());
   ops.push_back(make_gemm_bn_scale_softmax_op());
   return ops;

@@ -18,6 +18,7 @@ std::unique_ptr<OpSpec> make_groupnorm_op();
 std::unique_ptr<OpSpec> make_softmax_op();
 std::unique_ptr<OpSpec> make_min_dim1_op();
 std::unique_ptr<OpSpec> make_gemm_scale_bn_op();
+std::unique_ptr<OpSpec> make_gemm_scale_bn_bwd_op();
 std::unique_ptr<OpSpec> make_gemm_gn_min_bias_op();
 std::unique_ptr<OpSpec> make_gemm_bn_scale_softmax_op();
 
