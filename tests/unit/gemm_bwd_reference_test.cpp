@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
+#include "baselines/cpu/gemm_bwd_conditions.hpp"
 #include "baselines/cpu/gemm_bwd_reference.hpp"
+#include "baselines/cpu/gemm_pipeline_reference.hpp"
 #include "harness/errors.hpp"
 #include "harness/validation/compare.hpp"
 #include "harness/validation/trial_tolerance.hpp"
@@ -306,6 +309,31 @@ TEST(GemmBwdTolerance, DISABLED_PrintRatios) {
       for (double r : bound_ratios(*op, t, fp32_backward(t, BackwardFault::none, true))) if (r > 0) std::printf(" %9.3g", r);
       std::printf("\n");
     }
+}
+
+// Each gradient's own condition and the normalization's, per problem and distribution:
+// NB_BWD_PROBLEMS=kb adds the KernelBench shapes (minutes on few cores).
+TEST(GemmBwdTolerance, DISABLED_PrintConditions) {
+  const auto op = backward_op();
+  std::vector<Problem> problems = op->problems_in("quick");
+  if (const char* suite = std::getenv("NB_BWD_PROBLEMS")) problems = op->problems_in(suite);
+  for (const Problem& p : problems) {
+    if (p.dtype != DType::f32) continue;
+    for (Distribution d : {Distribution::uniform01, Distribution::normal, Distribution::offset, Distribution::tiny_var}) {
+      const ReferenceTrial t = reference_trial(*op, p, d, 1);
+      const linear::Shape s = linear::shape_of(p);
+      const linear::BackwardConditions k = linear::backward_conditions(
+          s, {t.in[kX].data(), t.in[kWeight].data(), t.in[kScale].data(), t.in[kGamma].data(), t.in[kG].data(),
+              t.in[kSaveMean].data(), t.in[kSaveInvstd].data(), t.in[kDy].data()},
+          {t.ref[kDx].data(), t.ref[kDweight].data(), t.ref[kDbias].data(), t.ref[kDscale].data(),
+           t.ref[kDgamma].data(), t.ref[kDbeta].data()});
+      const std::vector<double> mean(t.in[kSaveMean].begin(), t.in[kSaveMean].end());
+      const std::vector<double> invstd(t.in[kSaveInvstd].begin(), t.in[kSaveInvstd].end());
+      std::printf("%s %-9s normalization %8.3g | dx %6.3g dW %8.3g db %8.3g ds %8.3g dgamma %6.3g dbeta %6.3g (dh %5.3g) growth %.3g\n",
+                  p.name.c_str(), distribution_name(d).c_str(), linear::column_condition(mean.data(), invstd.data(), s.n),
+                  k.dx, k.dweight, k.dbias, k.dscale, k.dgamma, k.dbeta, k.dh, reduction_growth(op->reduction_length(p)));
+    }
+  }
 }
 
 // ---- the spec -------------------------------------------------------------------------------
