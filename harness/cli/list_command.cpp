@@ -30,9 +30,9 @@ void list_variants(const Registry& r, const std::vector<std::string>& ops, std::
     if (!wanted(ops, op->name())) continue;
     out << op->name() << "\n";
     for (const auto& v : op->variants())
-      out << "  " << std::left << std::setw(16) << v->name() << std::setw(9) << v->kind() << v->idea() << "\n";
+      out << "  " << std::left << std::setw(17) << v->name() << std::setw(9) << v->kind() << v->idea() << "\n";
     for (const auto& na : op->not_applicable())
-      out << "  " << std::setw(16) << ("(" + na.kind + ")") << std::setw(9) << "n/a" << na.reason << "\n";
+      out << "  " << std::setw(17) << ("(" + na.kind + ")") << std::setw(9) << "n/a" << na.reason << "\n";
   }
 }
 

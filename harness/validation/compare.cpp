@@ -54,6 +54,7 @@ TensorErrors compare_tensor(const std::string& name, const std::vector<float>& o
   TensorErrors e;
   e.name = name;
   e.elements = static_cast<std::int64_t>(ref.size());
+  e.bound = tol;
   if (out.size() != ref.size()) {
     e.unwritten = e.elements;
     e.first_unwritten = 0;

@@ -30,6 +30,7 @@ struct TensorErrors {
   std::int64_t first_unwritten = -1;
   std::int64_t nonfinite_mismatch = 0;  // NaN/Inf placement differs from the reference
   std::int64_t first_mismatch = -1;
+  Tolerance bound;  // what this tensor was held to (the trial's tolerance scaled by its condition)
 };
 
 // `reference_rms` (the rms of the finite reference values, which sets the floor) is computed

@@ -58,21 +58,26 @@ struct SimtMainloop {
     float v[TM][TN];
   };
 
+  // The registers holding the next tile's loads while the current one is multiplied.
+  template <class OperandA, class OperandB>
   struct Staging {
-    float4 a[kLoadsA], b[kLoadsB];
+    typename OperandA::Raw a[kLoadsA];
+    typename OperandB::Raw b[kLoadsB];
   };
 
   template <bool kVector, class OperandA, class OperandB>
-  __device__ static void load_tile(const OperandA& a, const OperandB& b, int row0, int col0, int k0, Staging& st) {
+  __device__ static void load_tile(const OperandA& a, const OperandB& b, int row0, int col0, int k0,
+                                   Staging<OperandA, OperandB>& st) {
     a.template load<kVector, BM, BK, THREADS>(row0, k0, st.a);
     b.template load<kVector, BN, BK, THREADS>(col0, k0, st.b);
   }
 
-  // Stores the staged slots into the K-major shared tiles of one stage.
-  template <class OperandA, class OperandB>
-  __device__ static void store_tile(const Staging& st, float* stage) {
-    OperandA::template store_kmajor<BM, BK, THREADS, kLdA>(st.a, stage);
-    OperandB::template store_kmajor<BN, BK, THREADS, kLdB>(st.b, stage + BK * kLdA);
+  // Finishes the staged slots (a prologue computes here) into the K-major shared tiles.
+  template <bool kVector, class OperandA, class OperandB>
+  __device__ static void store_tile(const OperandA& a, const OperandB& b, const Staging<OperandA, OperandB>& st,
+                                    int row0, int col0, int k0, float* stage) {
+    a.template store_kmajor<kVector, BM, BK, THREADS, kLdA>(st.a, row0, k0, stage);
+    b.template store_kmajor<kVector, BN, BK, THREADS, kLdB>(st.b, col0, k0, stage + BK * kLdA);
   }
 
   // This thread's first row and column inside the CTA tile (its 4x4 blocks are kThrM * 4 rows
@@ -121,15 +126,15 @@ struct SimtMainloop {
       for (int j = 0; j < TN; ++j) acc.v[i][j] = 0.f;
     const int trow = thread_row(), tcol = thread_col();
     const int k_tiles = (k + BK - 1) / BK;
-    Staging st;
+    Staging<OperandA, OperandB> st;
     load_tile<kVector>(a, b, row0, col0, 0, st);
-    store_tile<OperandA, OperandB>(st, smem);
+    store_tile<kVector>(a, b, st, row0, col0, 0, smem);
     __syncthreads();
     for (int t = 0; t < k_tiles; ++t) {
       const bool more = t + 1 < k_tiles;
       if (more) load_tile<kVector>(a, b, row0, col0, (t + 1) * BK, st);  // in flight during the math
       compute_stage(smem + (t & 1) * kStageFloats, trow, tcol, acc);
-      if (more) store_tile<OperandA, OperandB>(st, smem + ((t + 1) & 1) * kStageFloats);
+      if (more) store_tile<kVector>(a, b, st, row0, col0, (t + 1) * BK, smem + ((t + 1) & 1) * kStageFloats);
       __syncthreads();
     }
   }

@@ -188,7 +188,8 @@ struct Tf32Mainloop {
                              Accumulators& acc) {
     constexpr int kLoadsA = OperandA::template loads<BM, BK, kThreads>();
     constexpr int kLoadsB = OperandB::template loads<BN, BK, kThreads>();
-    float4 st_a[kLoadsA], st_b[kLoadsB];
+    typename OperandA::Raw st_a[kLoadsA];
+    typename OperandB::Raw st_b[kLoadsB];
 #pragma unroll
     for (int i = 0; i < kFragsM; ++i)
 #pragma unroll
@@ -196,23 +197,23 @@ struct Tf32Mainloop {
 #pragma unroll
         for (int q = 0; q < 4; ++q) acc.v[i][j][q] = 0.f;
     auto load = [&](int k0) {
-      a.template load<kVector, BM, BK, kThreads>(row0, k0, st_a);
-      b.template load<kVector, BN, BK, kThreads>(col0, k0, st_b);
+      a.template load<kVector, BM, BK, kThreads, true>(row0, k0, st_a);
+      b.template load<kVector, BN, BK, kThreads, true>(col0, k0, st_b);
     };
-    auto store = [&](float* stage) {
-      OperandA::template store_rowmajor<BM, BK, kThreads, kLd>(st_a, stage);
-      OperandB::template store_rowmajor<BN, BK, kThreads, kLd>(st_b, stage + BM * kLd);
+    auto store = [&](int k0, float* stage) {
+      a.template store_rowmajor<kVector, BM, BK, kThreads, kLd>(st_a, row0, k0, stage);
+      b.template store_rowmajor<kVector, BN, BK, kThreads, kLd>(st_b, col0, k0, stage + BM * kLd);
     };
     const int k_tiles = (k + BK - 1) / BK;
     const int wr = warp_row(), wc = warp_col();
     load(0);
-    store(smem);
+    store(0, smem);
     __syncthreads();
     for (int t = 0; t < k_tiles; ++t) {
       const bool more = t + 1 < k_tiles;
       if (more) load((t + 1) * BK);
       compute_stage(smem + (t & 1) * kStageFloats, wr, wc, acc);
-      if (more) store(smem + ((t + 1) & 1) * kStageFloats);
+      if (more) store((t + 1) * BK, smem + ((t + 1) & 1) * kStageFloats);
       __syncthreads();
     }
   }
