@@ -53,6 +53,16 @@ void gemm_dw(const float* dg, const float* x, float* dweight, int m, int n, int 
                                &zero, dweight, CUDA_R_32F, k, compute_type(tf32), CUBLAS_GEMM_DEFAULT));
 }
 
+// dg^T row-major (N, M) is dg read as the column-major (M, N): x' (K, M) dg (M, N), no transpose.
+void gemm_dw_from_transposed(const float* dg_t, const float* x, float* dweight, int m, int n, int k, bool tf32,
+                             cudaStream_t stream) {
+  cublasHandle_t h = handle();
+  NB_CUBLAS_CHECK(cublasSetStream(h, stream));
+  const float one = 1.0f, zero = 0.0f;
+  NB_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, k, n, m, &one, x, CUDA_R_32F, k, dg_t, CUDA_R_32F, m,
+                               &zero, dweight, CUDA_R_32F, k, compute_type(tf32), CUBLAS_GEMM_DEFAULT));
+}
+
 LtBiasGemm::~LtBiasGemm() { release(); }
 
 void LtBiasGemm::release() {

@@ -23,6 +23,9 @@ void gemm(const gemm::Operands& op, bool tf32, float* c, bool accumulate, cudaSt
 // dx (M, K) = dg W (what autograd runs for the input's gradient) and dW (N, K) = dg^T x.
 void gemm_dx(const float* dg, const float* weight, float* dx, int m, int n, int k, bool tf32, cudaStream_t stream);
 void gemm_dw(const float* dg, const float* x, float* dweight, int m, int n, int k, bool tf32, cudaStream_t stream);
+// dW from dg^T (N, M) row-major: both operands untransposed for cuBLAS (gemm_dw's dg is not).
+void gemm_dw_from_transposed(const float* dg_t, const float* x, float* dweight, int m, int n, int k, bool tf32,
+                             cudaStream_t stream);
 
 // cuBLASLt with its bias epilogue: c = a b^T + bias (bias per output column).
 class LtBiasGemm {

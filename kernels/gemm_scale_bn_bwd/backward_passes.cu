@@ -83,6 +83,32 @@ __global__ void write_dg_vec4(Args a, DgCoefficients k, float* dg) {
   }
 }
 
+// A 32 x 32 tile of dg per CTA (32 x 8 threads): rows read and written coalesced, then the tile
+// written again transposed from shared memory (+1 column keeps the transposed reads conflict-free).
+constexpr int kTile = 32, kTileRowsPerPass = 8;
+
+__global__ void write_dg_both_layouts(Args a, DgCoefficients k, float* dg, float* dg_t) {
+  __shared__ float tile[kTile][kTile + 1];
+  const int col0 = blockIdx.x * kTile, row0 = blockIdx.y * kTile;
+  const int col = col0 + threadIdx.x;
+  if (col < a.n) {
+    const float ka = k.a[col], kb = k.b[col], kc = k.c[col], shift = k.shift[col];
+    for (int r = threadIdx.y; r < kTile; r += kTileRowsPerPass) {
+      const int row = row0 + r;
+      if (row >= a.m) break;
+      const std::size_t at = std::size_t(row) * a.n + col;
+      const float v = fmaf(ka, a.dy[at], fmaf(kb, a.g[at] - shift, kc));
+      dg[at] = v;
+      tile[r][threadIdx.x] = v;
+    }
+  }
+  __syncthreads();
+  const int row = row0 + threadIdx.x;  // now along M, contiguous in dg^T
+  if (row >= a.m) return;
+  for (int c = threadIdx.y; c < kTile; c += kTileRowsPerPass)
+    if (col0 + c < a.n) dg_t[std::size_t(col0 + c) * a.m + row] = tile[threadIdx.x][c];
+}
+
 // --- autograd's steps ---
 struct BnReduceTerms {
   static constexpr int kSums = 2;
@@ -167,6 +193,12 @@ void launch_write_dg(const Args& a, const DgCoefficients& k, float* dg, cudaStre
     write_dg_vec4<<<elementwise_blocks(total / 4), kThreads, 0, s>>>(a, k, dg);
   else
     write_dg<<<elementwise_blocks(total), kThreads, 0, s>>>(a, k, dg);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_write_dg_both_layouts(const Args& a, const DgCoefficients& k, float* dg, float* dg_t, cudaStream_t s) {
+  const dim3 grid(unsigned((a.n + kTile - 1) / kTile), unsigned((a.m + kTile - 1) / kTile));
+  write_dg_both_layouts<<<grid, dim3(kTile, kTileRowsPerPass), 0, s>>>(a, k, dg, dg_t);
   NB_CHECK_LAUNCH();
 }
 

@@ -29,6 +29,8 @@ std::size_t column_gradients_workspace_bytes(int m, int n);
 DgCoefficients launch_column_gradients(const Args& a, void* workspace, cudaStream_t s);
 // dg = A dy + B (g - c) + C, into an (M, N) matrix.
 void launch_write_dg(const Args& a, const DgCoefficients& k, float* dg, cudaStream_t s);
+// The same, and its transpose dg^T (N, M) from the same read (32 x 32 tiles through shared memory).
+void launch_write_dg_both_layouts(const Args& a, const DgCoefficients& k, float* dg, float* dg_t, cudaStream_t s);
 
 // --- autograd's steps (the unfused variant) ---
 // Workspace of launch_column_sum and launch_bn_backward_reduce: partials of two sums.

@@ -5,7 +5,7 @@ namespace nb::bn_backward {
 
 std::vector<std::unique_ptr<Variant>> make_variants() {
   std::vector<std::unique_ptr<Variant>> v;
-  for (auto make : {make_naive, make_unfused, make_sums_then_cublas, make_fused_prologue, make_cudnn}) v.push_back(make());
+  for (auto make : {make_naive, make_unfused, make_sums_then_cublas, make_both_layouts, make_fused_prologue, make_cudnn}) v.push_back(make());
   return v;
 }
 
