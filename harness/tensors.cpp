@@ -4,6 +4,17 @@
 
 namespace nb {
 
+std::vector<std::int64_t> dims_of(const TensorDecl& d) {
+  if (d.shape.empty()) return {d.elements};
+  return d.shape;
+}
+
+std::string format_dims(const std::vector<std::int64_t>& dims) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + (dims.size() == 1 ? ",)" : ")");
+}
+
 const char* role_name(TensorRole r) {
   switch (r) {
     case TensorRole::input: return "input";

@@ -18,7 +18,13 @@ struct TensorDecl {
   std::string name;
   TensorRole role = TensorRole::input;
   std::int64_t elements = 0;
+  // Dimensions, row-major and contiguous (PyTorch's): empty means one dimension of `elements`.
+  std::vector<std::int64_t> shape = {};
 };
+
+// A tensor's dimensions: its declared shape, or {elements}.
+std::vector<std::int64_t> dims_of(const TensorDecl& d);
+std::string format_dims(const std::vector<std::int64_t>& dims);  // "(7, 1000)"
 
 const char* role_name(TensorRole r);
 

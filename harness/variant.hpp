@@ -24,6 +24,12 @@ struct Support {
   static Support no(std::string why) { return {false, std::move(why)}; }
 };
 
+// Where a candidate that normbench did not build comes from (normbench eval): the file the user
+// gave, its SHA-256, the nvcc command that compiled it ("" for a .so given as is), the library.
+struct ExternalSource {
+  std::string source, sha256, compile_command, library;
+};
+
 class Variant {
  public:
   virtual ~Variant() = default;
@@ -40,6 +46,9 @@ class Variant {
   // calls it before the launches of each problem, and launch() may rely on the last one.
   virtual void prepare(const Problem&) {}
   virtual void launch(const Problem&, const DeviceTensors&, void* workspace, cudaStream_t) = 0;
+
+  // Non-null for a candidate brought from outside the repository (normbench eval).
+  virtual const ExternalSource* external() const { return nullptr; }
 
   bool is_library_baseline() const { return kind() == "cudnn" || kind() == "cublas"; }
 };

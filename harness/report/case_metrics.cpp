@@ -80,6 +80,7 @@ std::vector<CaseMetrics> compute_metrics(const RunRecord& r) {
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     CaseMetrics& m = all[i];
     m.work = r.cases[i].op->work(r.cases[i].problem);
+    m.flags = r.outcomes[i].flags;
     const auto& t = r.outcomes[i].timing;
     if (!r.outcomes[i].runnable() || !t || t->samples_ms.empty() || t->stats.median <= 0) continue;
     m.gbps = m.work.bytes / (t->stats.median * 1e-3) / 1e9;

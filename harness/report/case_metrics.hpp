@@ -15,6 +15,8 @@ inline constexpr const char* kFlagFasterThanLight = "faster_than_light";
 inline constexpr const char* kFlagEscapesStream = "escapes_stream";
 inline constexpr const char* kFlagThrottled = "throttled";
 inline constexpr const char* kFlagFitsInL2 = "fits_in_l2";
+// A device allocation inside launch(), the timed path (seen by the candidate worker's interposer).
+inline constexpr const char* kFlagAllocatesInLaunch = "allocates_in_launch";
 
 struct CaseMetrics {
   WorkModel work;
@@ -25,8 +27,10 @@ struct CaseMetrics {
   std::vector<std::string> flags;
 
   bool has_flag(const std::string& f) const;
-  // Faster than light or escaping the stream: the time does not measure the work.
-  bool timing_untrusted() const { return has_flag(kFlagFasterThanLight) || has_flag(kFlagEscapesStream); }
+  // Faster than light, escaping the stream or allocating in launch: the time does not measure the work.
+  bool timing_untrusted() const {
+    return has_flag(kFlagFasterThanLight) || has_flag(kFlagEscapesStream) || has_flag(kFlagAllocatesInLaunch);
+  }
 };
 
 std::vector<CaseMetrics> compute_metrics(const RunRecord& record);

@@ -26,6 +26,10 @@ struct CaseOutcome {
   std::string reason;  // skip reason (the variant's or the library's) or the error message
   ValidationResult validation;
   std::optional<TimingResult> timing;
+  // Rule breaks the run saw itself, beside the timing flags (e.g. allocates_in_launch).
+  std::vector<std::string> flags;
+  // Cases run in a contained worker process (candidates): completed, crashed or timed_out.
+  std::string containment;
 
   void skip(std::string why) { status = CaseStatus::skipped, reason = std::move(why); }
   void fail(std::string why) { status = CaseStatus::error, reason = std::move(why); }

@@ -24,15 +24,21 @@ struct ProblemValidator::Trial {
 
 ProblemValidator::ProblemValidator(const OpSpec& op, const Problem& problem, const ProblemBuffers& buffers,
                                    cudaStream_t stream)
-    : op_(op), problem_(problem), buffers_(buffers), stream_(stream) {}
+    : op_(op), problem_(problem), buffers_(&buffers), stream_(stream) {}
+
+void ProblemValidator::renew_buffers(const std::vector<Variant*>& variants) const {
+  auto next = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(op_, problem_, variants));
+  fresh_ = std::move(next);
+  buffers_ = fresh_.get();
+}
 
 std::vector<std::uint64_t> ProblemValidator::hash_inputs() const {
   DeviceHasher hasher;
   std::vector<std::uint64_t> hashes;
-  for (std::size_t i = 0; i < buffers_.decls.size(); ++i)
-    if (buffers_.decls[i].role == TensorRole::input)
-      hashes.push_back(hasher.hash(buffers_.tensors.buffers[i].get(),
-                                   static_cast<std::size_t>(buffers_.decls[i].elements) * sizeof(float), stream_));
+  for (std::size_t i = 0; i < buffers().decls.size(); ++i)
+    if (buffers().decls[i].role == TensorRole::input)
+      hashes.push_back(hasher.hash(buffers().tensors.buffers[i].get(),
+                                   static_cast<std::size_t>(buffers().decls[i].elements) * sizeof(float), stream_));
   return hashes;
 }
 
@@ -75,9 +81,9 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
   for (std::size_t k = 0; k < variants.size(); ++k) outcomes[k].validation.tolerance = base;
   // Host buffers live for the whole problem: multi-GB vectors are allocated and faulted in once.
   Trial trial;
-  trial.inputs = allocate_host_inputs(buffers_.decls);
-  trial.reference = allocate_references(buffers_.decls);
-  HostTensors results = allocate_host_results(buffers_.decls);
+  trial.inputs = allocate_host_inputs(buffers().decls);
+  trial.reference = allocate_references(buffers().decls);
+  HostTensors results = allocate_host_results(buffers().decls);
   PinnedRanges pinned;
   for (HostTensors* host : {&trial.inputs, &results})
     for (auto& values : host->data) pinned.pin(values.data(), values.size() * sizeof(float));
@@ -100,10 +106,11 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       trial.reference.rms.clear();
       for (const auto& values : trial.reference.data) trial.reference.rms.push_back(finite_rms(values));
       const double reference_s = clock.lap();
-      const TrialTolerances tolerances = trial_tolerances(op_, problem_, buffers_.decls, trial.inputs, trial.reference);
+      if (plan.fresh_buffers_per_trial) renew_buffers(variants);
+      const TrialTolerances tolerances = trial_tolerances(op_, problem_, buffers().decls, trial.inputs, trial.reference);
       trial.tolerances = tolerances.per_tensor;
       trial.worst_condition = tolerances.worst_condition;
-      buffers_.upload(trial.inputs, {TensorRole::input}, stream_);
+      buffers().upload(trial.inputs, {TensorRole::input}, stream_);
       trial.input_hashes = hash_inputs();
       const double upload_s = clock.lap();
       for (std::size_t k = 0; k < variants.size(); ++k) {
@@ -127,22 +134,22 @@ void ProblemValidator::validate_one(Variant& variant, const Trial& trial, HostTe
                                     DistributionVerdict& verdict) const {
   const std::string name = nvtx_case_name(op_.name(), variant.name(), problem_.id());
   bool launched = guarded(outcome, name, [&] {
-    buffers_.upload(trial.inputs, {TensorRole::inout}, stream_);
-    buffers_.poison_outputs(stream_);
+    buffers().upload(trial.inputs, {TensorRole::inout}, stream_);
+    buffers().poison_outputs(stream_);
     NvtxRange range(name);
     NvtxRange phase("validate");
     EventTimer timer(stream_);
     outcome.validation.launch_ms_estimate = timer.time_ms([&] {
-      variant.launch(problem_, buffers_.tensors, buffers_.workspace.get(), stream_);
+      variant.launch(problem_, buffers().tensors, buffers().workspace.get(), stream_);
     });
-    buffers_.download_results(results, stream_);
+    buffers().download_results(results, stream_);
   });
   if (!launched) return;
   const bool modified = hash_inputs() != trial.input_hashes;
   // A kernel that wrote its inputs must not spoil the next variant's trial.
-  if (modified) buffers_.upload(trial.inputs, {TensorRole::input}, stream_);
+  if (modified) buffers().upload(trial.inputs, {TensorRole::input}, stream_);
   const auto tolerance_of = [&](int i) { return trial.tolerances.at(static_cast<std::size_t>(i)); };
-  verdict.add_trial(trial.seed, judge_trial(buffers_.decls, results, trial.reference, tolerance_of, modified));
+  verdict.add_trial(trial.seed, judge_trial(buffers().decls, results, trial.reference, tolerance_of, modified));
 }
 
 }  // namespace nb

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,10 +31,15 @@ class ProblemValidator {
   void validate_one(Variant& variant, const Trial& trial, HostTensors& results, CaseOutcome& outcome,
                     DistributionVerdict& verdict) const;
   std::vector<std::uint64_t> hash_inputs() const;
+  // The plan's fresh_buffers_per_trial: new buffers, allocated while the last ones still live so
+  // that no address repeats between consecutive trials.
+  void renew_buffers(const std::vector<Variant*>& variants) const;
+  const ProblemBuffers& buffers() const { return *buffers_; }
 
   const OpSpec& op_;
   const Problem& problem_;
-  const ProblemBuffers& buffers_;
+  mutable const ProblemBuffers* buffers_;
+  mutable std::unique_ptr<ProblemBuffers> fresh_;
   cudaStream_t stream_;
 };
 

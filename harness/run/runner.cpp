@@ -14,6 +14,7 @@
 #include "harness/run/problem_buffers.hpp"
 #include "harness/run/problem_validator.hpp"
 #include "harness/run/progress.hpp"
+#include "harness/run/timed_recheck.hpp"
 
 namespace nb {
 namespace {
@@ -131,6 +132,11 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     const WallBracket bracket = timer.wall_bracket(launches);
     t.wall_ms_per_launch = bracket.wall_ms;
     t.submit_ms_per_launch = bracket.submit_ms;
+    if (ctx.record.options.recheck_after_timing) {
+      ValidationResult& v = outcome.validation;
+      v.after_timing = recheck_after_timing(c, b, ctx.stream, v.distributions.size() * 1000 + 99991);
+      if (!v.after_timing->passed) v.disposition = Disposition::incorrect;
+    }
     const double bytes = c.op->work(c.problem).bytes;
     state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
   } catch (const std::exception& e) {
@@ -175,7 +181,8 @@ void time_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups,
   for (const auto& group : groups) {
     std::vector<Variant*> peers = variants_of(r, group);
     const RunCase& first = r.cases[group.front()];
-    std::unique_ptr<Variant> ceiling = first.op->ceiling_kernel(first.problem);
+    std::unique_ptr<Variant> ceiling =
+        r.options.time_compute_ceilings ? first.op->ceiling_kernel(first.problem) : nullptr;
     const bool any_runnable =
         std::any_of(group.begin(), group.end(), [&](std::size_t i) { return r.outcomes[i].runnable(); });
     if (ceiling && any_runnable) {
@@ -254,7 +261,7 @@ RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
   } else {
     Progress progress(options.progress);
     NvmlMonitor nvml(gpu.device);
-    r.ceiling = measure_bandwidth_ceiling(gpu, stream.get());
+    if (options.measure_copy_ceiling) r.ceiling = measure_bandwidth_ceiling(gpu, stream.get());
     validate_all(r, groups, stream.get(), progress);
     if (!options.validate_only) {
       L2Flusher flusher(gpu.l2_bytes);

@@ -21,6 +21,10 @@ struct RunOptions {
   bool progress = true;
   double ftl_noise = 0.05;   // relative margin above the copy ceiling that is still noise
   int device = 0;
+  bool measure_copy_ceiling = true;   // off in a candidate's worker: the parent measured it
+  bool time_compute_ceilings = true;  // likewise
+  // After the timed loop, one more launch on fresh inputs is validated (ValidationResult::after_timing).
+  bool recheck_after_timing = false;
   std::string suite;         // recorded in the report's settings
   std::string command_line;
 };

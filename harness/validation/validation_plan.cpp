@@ -18,6 +18,7 @@ ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const Valid
   plan.trials = elements > options.huge_problem_elements ? std::min(options.trials, options.huge_problem_trials)
                                                          : options.trials;
   plan.base_seed = options.base_seed;
+  plan.fresh_buffers_per_trial = options.fresh_buffers_per_trial;
   if (!options.distributions.empty())
     plan.distributions = options.distributions;
   else if (elements <= options.full_validation_elements)

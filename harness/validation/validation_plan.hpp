@@ -19,12 +19,16 @@ struct ValidationOptions {
   int huge_problem_trials = 1;
   std::vector<Distribution> distributions;                        // explicit choice; empty: the rule above
   std::uint64_t base_seed = 1000;
+  // Every trial in newly allocated buffers (new addresses, new contents): a candidate that
+  // caches results by pointer or by call count cannot replay an earlier trial's outputs.
+  bool fresh_buffers_per_trial = false;
 };
 
 struct ValidationPlan {
   std::vector<Distribution> distributions;
   int trials = 3;
   std::uint64_t base_seed = 1000;
+  bool fresh_buffers_per_trial = false;
 
   // Seed of trial t of distribution index d: distinct for every (d, t) of a run.
   std::uint64_t seed(std::size_t d, int t) const { return base_seed + 100 * d + static_cast<std::uint64_t>(t); }

@@ -2,6 +2,7 @@
 // What validation concluded for one variant on one problem: a verdict per distribution (worst
 // trial), and the disposition that the report and the exit status use.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct ValidationResult {
   Tolerance tolerance;       // base tolerance before scaling by the condition
   std::vector<DistributionVerdict> distributions;
   double launch_ms_estimate = 0;  // event time of the last validation launch (sets sample counts)
+  // The outputs of a launch made after the timed loop, on fresh inputs in the timing buffers
+  // (RunOptions::recheck_after_timing): catches work skipped after warm-up and stale caches.
+  std::optional<DistributionVerdict> after_timing;
 
   // passed unless a counted distribution failed; not_verified when nothing ran.
   void conclude();

@@ -28,6 +28,12 @@ inline Shape shape_of(const Problem& p) {
   return s;
 }
 
+// x's dimensions as PyTorch holds them: (N, C) for BatchNorm1d (H = W = 1), else (N, C, H, W).
+inline std::vector<std::int64_t> x_dims(const Problem& p) {
+  if (p.dim("h") * p.dim("w") == 1) return {p.dim("n"), p.dim("c")};
+  return {p.dim("n"), p.dim("c"), p.dim("h"), p.dim("w")};
+}
+
 // The parameters both ops share (n, c, h, w, eps, momentum) and their relational checks.
 std::vector<ParamDecl> param_decls();
 std::string check_params(const Params& p);

@@ -33,10 +33,11 @@ class BatchNormTrainOp final : public bn::BatchNormOpBase {
   std::vector<TensorDecl> tensors(const Problem& p) const override {
     const bn::Shape s = bn::shape_of(p);
     using R = TensorRole;
-    return {{"x", R::input, s.elements()},          {"gamma", R::input, s.c},
-            {"beta", R::input, s.c},                {"running_mean", R::inout, s.c},
-            {"running_var", R::inout, s.c},         {"y", R::output, s.elements()},
-            {"save_mean", R::output, s.c},          {"save_invstd", R::output, s.c}};
+    const std::vector<std::int64_t> x = bn::x_dims(p), c = {s.c};
+    return {{"x", R::input, s.elements(), x},     {"gamma", R::input, s.c, c},
+            {"beta", R::input, s.c, c},           {"running_mean", R::inout, s.c, c},
+            {"running_var", R::inout, s.c, c},    {"y", R::output, s.elements(), x},
+            {"save_mean", R::output, s.c, c},     {"save_invstd", R::output, s.c, c}};
   }
 
   void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& t) const override {

@@ -71,7 +71,8 @@ class RmsNormNchwOp final : public OpSpec {
 
   std::vector<TensorDecl> tensors(const Problem& p) const override {
     const std::int64_t elements = Shape::of(p).elements();
-    return {{"x", TensorRole::input, elements}, {"y", TensorRole::output, elements}};
+    const std::vector<std::int64_t> nchw = {p.dim("n"), p.dim("c"), p.dim("h"), p.dim("w")};
+    return {{"x", TensorRole::input, elements, nchw}, {"y", TensorRole::output, elements, nchw}};
   }
 
   void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& host) const override {

@@ -75,7 +75,9 @@ class RmsNormRowsOp final : public OpSpec {
 
   std::vector<TensorDecl> tensors(const Problem& p) const override {
     const Shape s = Shape::of(p);
-    return {{"x", TensorRole::input, s.elements()}, {"w", TensorRole::input, s.n}, {"y", TensorRole::output, s.elements()}};
+    return {{"x", TensorRole::input, s.elements(), {s.m, s.n}},
+            {"w", TensorRole::input, s.n, {s.n}},
+            {"y", TensorRole::output, s.elements(), {s.m, s.n}}};
   }
 
   void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& host) const override {

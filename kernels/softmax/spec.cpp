@@ -41,7 +41,7 @@ class SoftmaxSpec final : public OpSpec {
 
   std::vector<TensorDecl> tensors(const Problem& p) const override {
     const Shape s = shape_of(p);
-    return {{"x", TensorRole::input, s.elements()}, {"y", TensorRole::output, s.elements()}};
+    return {{"x", TensorRole::input, s.elements(), {s.m, s.n}}, {"y", TensorRole::output, s.elements(), {s.m, s.n}}};
   }
 
   void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& t) const override {
