@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/eval_commands.hpp"
+#include "harness/cli/npy_commands.hpp"
 #include "harness/distribution.hpp"
 #include "harness/errors.hpp"
 #include "harness/report/provenance.hpp"
@@ -18,14 +20,71 @@ struct ListArgs {
   std::string what = "ops";
   std::vector<std::string> ops;
   std::string suite;
+  std::string problem;
 };
 
 void add_list(CLI::App& app, ListArgs& a) {
   auto* list = app.add_subcommand("list", "List ops, variants, suites or problems");
-  list->add_option("what", a.what, "ops | variants | suites | problems")->check(
-      CLI::IsMember({"ops", "variants", "suites", "problems"}));
+  list->add_option("what", a.what, "ops | variants | suites | problems | tensors")->check(
+      CLI::IsMember({"ops", "variants", "suites", "problems", "tensors"}));
   list->add_option("--op", a.ops, "Only these ops")->delimiter(',');
   list->add_option("--suite", a.suite, "Only problems of this suite");
+  list->add_option("--problem", a.problem, "tensors: the shapes of this problem (default: the op's first quick problem)");
+}
+
+// The options run and eval share: validation, timing, device, output.
+void add_run_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& distributions, bool& full_validation,
+                     std::string& out_root) {
+  cmd->add_flag("--validate-only", o.validate_only, "Validate, do not time");
+  cmd->add_option("--out", out_root, "Report root folder")->capture_default_str();
+  cmd->add_option("--trials", o.validation.trials, "Fresh trials per distribution")->capture_default_str();
+  cmd->add_option("--huge-trials", o.validation.huge_problem_trials,
+                  "Trials for problems over 512M elements (at most --trials)")->capture_default_str();
+  cmd->add_option("--distributions", distributions, "Distributions to validate (default: by size)")->delimiter(',');
+  cmd->add_flag("--full-validation", full_validation, "Every distribution at every size");
+  cmd->add_option("--min-time", o.samples.min_time_s, "Timed seconds per case")->capture_default_str();
+  cmd->add_option("--max-samples", o.samples.max_samples, "Most samples per case")->capture_default_str();
+  cmd->add_option("--device", o.device, "CUDA device")->capture_default_str();
+  cmd->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
+}
+
+struct EvalArgs {
+  EvalCommand command;
+  std::vector<std::string> distributions;
+  bool full_validation = false, no_builtins = false;
+  EvalWorkerCommand worker;
+  std::vector<std::string> worker_distributions;
+  bool worker_full_validation = false;
+  std::string worker_out;
+};
+
+void add_eval(CLI::App& app, EvalArgs& a) {
+  auto* eval = app.add_subcommand(
+      "eval", "Validate and time a candidate kernel (.cu or .so, include/normbench/candidate.h) beside the built-ins");
+  EvalCommand& c = a.command;
+  c.selection.suite = "kb";
+  eval->add_option("candidate", c.candidate, "CANDIDATE.cu (compiled with nvcc) or CANDIDATE.so")->required();
+  eval->add_option("--op", c.op, "The op the candidate implements")->required();
+  eval->add_option("--suite", c.selection.suite, "Suite: kb, llm, sweep, quick")->capture_default_str();
+  eval->add_option("--problem", c.selection.problems, "Problem ids (replace the suite)")->delimiter(',');
+  eval->add_option("--variant", c.selection.variants, "Built-in variants beside it (default: all)")->delimiter(',');
+  eval->add_flag("--no-builtins", a.no_builtins, "Run the candidate alone");
+  eval->add_option("--name", c.name, "The candidate's name in the report (default: the file's stem)");
+  eval->add_option("--nvcc-flag", c.nvcc_flags, "An extra nvcc flag (repeatable)")->allow_extra_args(false);
+  eval->add_option("--case-timeout", c.case_timeout_s, "Seconds before a candidate case is killed")
+      ->capture_default_str();
+  add_run_options(eval, c.options, a.distributions, a.full_validation, c.out_root);
+  eval->allow_extras();  // --benchmark_* flags go to Google Benchmark
+
+  auto* worker = app.add_subcommand("eval-worker", "");  // hidden: a child process of eval
+  worker->group("");
+  EvalWorkerCommand& w = a.worker;
+  worker->add_flag("--probe", w.probe);
+  for (auto [flag, target] : {std::pair{"--library", &w.library}, {"--source", &w.source}, {"--sha256", &w.sha256},
+                              {"--compile-command", &w.compile_command}, {"--name", &w.name}, {"--op", &w.op},
+                              {"--problem", &w.problem}, {"--result", &w.result}})
+    worker->add_option(flag, *target);
+  add_run_options(worker, w.options, a.worker_distributions, a.worker_full_validation, a.worker_out);
 }
 
 struct RunArgs {
@@ -102,8 +161,55 @@ void add_ceilings(CLI::App& app, CeilingsArgs& a) {
   ceilings->add_flag("--json", a.json, "Print JSON instead of the table");
 }
 
+struct NpyArgs {
+  NpyTrial trial;
+  std::string dump_dir, outputs_dir;
+};
+
+void add_npy_commands(CLI::App& app, NpyArgs& a) {
+  auto* dump = app.add_subcommand("dump", "Write one trial's inputs and float64 reference as .npy files (+ manifest.json)");
+  auto* check = app.add_subcommand("check", "Judge outputs computed elsewhere (.npy files) against the reference");
+  for (CLI::App* cmd : {dump, check}) {
+    cmd->add_option("--problem", a.trial.problem, "Problem id")->required();
+    cmd->add_option("--distribution", a.trial.distribution, "Input distribution")->capture_default_str();
+    cmd->add_option("--seed", a.trial.seed, "Seed of the inputs")->capture_default_str();
+  }
+  dump->add_option("dir", a.dump_dir, "Folder to write")->required();
+  check->add_option("--outputs", a.outputs_dir, "Folder holding <tensor>.npy for each output and inout")->required();
+}
+
+void finish_run_options(RunOptions& o, const std::vector<std::string>& distributions, bool full_validation) {
+  for (const auto& d : distributions) o.validation.distributions.push_back(parse_distribution(d));
+  if (full_validation) o.validation.distributions = all_distributions();
+  check_validation_options(o.validation);
+  if (o.samples.min_time_s <= 0 || o.samples.max_samples < o.samples.min_samples)
+    throw UsageError("--min-time must be positive and --max-samples at least " + std::to_string(o.samples.min_samples));
+}
+
+int dispatch_eval(CLI::App& app, const Registry& registry, EvalArgs& eval, int argc, char** argv) {
+  if (app.got_subcommand("eval-worker")) {
+    finish_run_options(eval.worker.options, eval.worker_distributions, eval.worker_full_validation);
+    return eval_worker_command(registry, eval.worker);
+  }
+  EvalCommand& c = eval.command;
+  finish_run_options(c.options, eval.distributions, eval.full_validation);
+  c.builtins = !eval.no_builtins;
+  c.benchmark_args = app.get_subcommand("eval")->remaining();
+  for (const auto& a : c.benchmark_args)
+    if (a.rfind("--benchmark_", 0) != 0) throw UsageError("unrecognised argument '" + a + "'");
+  c.options.suite = c.selection.problems.empty() ? c.selection.suite : "";
+  c.options.command_line = quote_command_line(argc, argv);
+  c.program = argv[0];
+  return eval_command(registry, c, std::cout);
+}
+
 int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& run, ReportArgs& reports,
-             const CeilingsArgs& ceilings, int argc, char** argv) {
+             const CeilingsArgs& ceilings, EvalArgs& eval, const NpyArgs& npy, int argc, char** argv) {
+  if (app.got_subcommand("eval") || app.got_subcommand("eval-worker")) return dispatch_eval(app, registry, eval, argc, argv);
+  if (app.got_subcommand("dump")) return dump_command(registry, npy.trial, npy.dump_dir, std::cout);
+  if (app.got_subcommand("check")) return check_command(registry, npy.trial, npy.outputs_dir, std::cout);
+  if (app.got_subcommand("list") && list.what == "tensors")
+    return list_tensors_command(registry, list.ops, list.problem, std::cout);
   if (app.got_subcommand("list")) return list_command(registry, list.what, list.ops, list.suite, std::cout);
   if (app.got_subcommand("ceilings")) return ceilings_command(ceilings.device, ceilings.json, std::cout);
   if (app.got_subcommand("html")) return html_command(reports.html_input, reports.html_out);
@@ -113,12 +219,7 @@ int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& r
     return compare_command(reports.compare);
   }
   RunCommand& c = run.command;
-  for (const auto& d : run.distributions) c.options.validation.distributions.push_back(parse_distribution(d));
-  if (run.full_validation) c.options.validation.distributions = all_distributions();
-  check_validation_options(c.options.validation);
-  if (c.options.samples.min_time_s <= 0 || c.options.samples.max_samples < c.options.samples.min_samples)
-    throw UsageError("--min-time must be positive and --max-samples at least " +
-                     std::to_string(c.options.samples.min_samples));
+  finish_run_options(c.options, run.distributions, run.full_validation);
   c.benchmark_args = app.get_subcommand("run")->remaining();
   c.options.suite = c.selection.problems.empty() && c.selection.params.empty() ? c.selection.suite : "";
   c.options.command_line = quote_command_line(argc, argv);
@@ -135,13 +236,17 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   RunArgs run;
   ReportArgs reports;
   CeilingsArgs ceilings;
+  EvalArgs eval;
+  NpyArgs npy;
   add_list(app, list);
   add_run(app, run);
   add_report_commands(app, reports);
   add_ceilings(app, ceilings);
+  add_eval(app, eval);
+  add_npy_commands(app, npy);
   try {
     app.parse(argc, argv);
-    return dispatch(app, registry, list, run, reports, ceilings, argc, argv);
+    return dispatch(app, registry, list, run, reports, ceilings, eval, npy, argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return kExitOk;

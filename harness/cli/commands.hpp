@@ -14,6 +14,11 @@ namespace nb {
 int list_command(const Registry& registry, const std::string& what, const std::vector<std::string>& ops,
                  const std::string& suite, std::ostream& out);
 
+// list tensors: the op's tensors in declared order (the order a candidate receives them), with
+// shapes (of `problem`, or of the op's first quick problem) and roles.
+int list_tensors_command(const Registry& registry, const std::vector<std::string>& ops, const std::string& problem,
+                         std::ostream& out);
+
 struct RunCommand {
   Selection selection;
   RunOptions options;

@@ -55,7 +55,36 @@ void list_problems(const Registry& r, const std::vector<std::string>& ops, const
   }
 }
 
+const OpSpec& only_op(const Registry& r, const std::vector<std::string>& ops, const std::string& problem) {
+  if (!problem.empty()) return r.op_of_problem_id(problem);
+  if (ops.size() != 1) throw UsageError("list tensors needs one --op (or a --problem)");
+  return r.op(ops.front());
+}
+
 }  // namespace
+
+int list_tensors_command(const Registry& registry, const std::vector<std::string>& ops, const std::string& problem,
+                         std::ostream& out) {
+  const OpSpec& op = only_op(registry, ops, problem);
+  Problem p;
+  if (!problem.empty()) {
+    p = op.parse_problem_id(problem);
+  } else {
+    std::vector<Problem> quick = op.problems_in("quick");
+    if (quick.empty()) quick = op.problems_in("");
+    if (quick.empty()) throw UsageError(op.name() + " names no problem; give --problem");
+    p = quick.front();
+  }
+  out << op.name() << ": " << op.formula() << "\n";
+  out << "shapes of " << p.id() << "; parameters:";
+  for (const auto& [k, v] : p.params.values()) out << " " << k << "=" << v;
+  out << "\n";
+  const auto decls = op.tensors(p);
+  for (std::size_t i = 0; i < decls.size(); ++i)
+    out << "  " << i << "  " << std::left << std::setw(16) << decls[i].name << std::setw(8) << role_name(decls[i].role)
+        << format_dims(dims_of(decls[i])) << "\n";
+  return kExitOk;
+}
 
 int list_command(const Registry& registry, const std::string& what, const std::vector<std::string>& ops,
                  const std::string& suite, std::ostream& out) {

@@ -121,6 +121,7 @@ json distribution_json(const DistributionVerdict& d) {
 
 json validation_json(const ValidationResult& v) {
   if (v.distributions.empty()) return nullptr;
+  const json after_timing = v.after_timing ? distribution_json(*v.after_timing) : json(nullptr);
   json per = json::array();
   for (const auto& d : v.distributions) per.push_back(distribution_json(d));
   return {{"condition", v.condition},
@@ -128,7 +129,8 @@ json validation_json(const ValidationResult& v) {
            {{"normwise", v.tolerance.normwise}, {"elementwise", v.tolerance.elementwise},
             {"floor_fraction", v.tolerance.floor_fraction}}},
           {"per_distribution", per},
-          {"robust_to", v.robust_to()}};
+          {"robust_to", v.robust_to()},
+          {"after_timing", after_timing}};
 }
 
 json timing_json(const std::optional<TimingResult>& t) {
@@ -143,6 +145,18 @@ json timing_json(const std::optional<TimingResult>& t) {
           {"sm_clock_before_mhz", optional_json(t->sm_clock_before_mhz)},
           {"sm_clock_after_mhz", optional_json(t->sm_clock_after_mhz)},
           {"throttle_reasons", t->throttle_reasons}};
+}
+
+// A candidate from outside the repository (normbench eval): its source, hash, compile command,
+// and how its worker process ended; null for the built-in variants.
+json external_json(const RunCase& c, const CaseOutcome& o) {
+  const ExternalSource* s = c.variant->external();
+  if (!s) return nullptr;
+  return {{"source", s->source},
+          {"source_sha256", s->sha256},
+          {"compile_command", s->compile_command.empty() ? json(nullptr) : json(s->compile_command)},
+          {"library", s->library},
+          {"containment", o.containment.empty() ? json(nullptr) : json(o.containment)}};
 }
 
 json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
@@ -177,7 +191,8 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
           {"speedup_vs_baseline", optional_json(m.speedup_vs_baseline)},
           {"reproduce", reproduce_command(c)},
           {"profile", profile_command(c)},
-          {"nvtx_range", c.nvtx_name()}};
+          {"nvtx_range", c.nvtx_name()},
+          {"external", external_json(c, o)}};
 }
 
 json summary_json(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
@@ -201,6 +216,9 @@ json summary_json(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
 }  // namespace
 
 std::string reproduce_command(const RunCase& c) {
+  if (const ExternalSource* s = c.variant->external())
+    return "normbench eval " + s->source + " --op " + c.op->name() + " --problem " + c.problem.id() + " --name " +
+           c.variant->name();
   return "normbench run --problem " + c.problem.id() + " --variant " + c.variant->name();
 }
 

@@ -58,7 +58,12 @@ HtmlCell percent_of_gemm_ceiling_cell(const nlohmann::json& report, const nlohma
 // The variant with its idea as a tooltip, and its kind when the name does not already say it.
 HtmlCell variant_cell(const nlohmann::json& row) {
   std::string variant = text_of(row, "variant"), kind = text_of(row, "kind");
-  std::string html = "<span title=\"" + html_escape(text_of(row, "idea")) + "\">" + html_escape(variant) + "</span>";
+  std::string title = text_of(row, "idea");
+  const nlohmann::json external = row.value("external", nlohmann::json());
+  if (external.is_object())  // a candidate from outside: its source's hash and how it was built
+    title += "\nsha256 " + external.value("source_sha256", std::string()) + "\n" +
+             (external["compile_command"].is_string() ? external["compile_command"].get<std::string>() : "loaded as given");
+  std::string html = "<span title=\"" + html_escape(title) + "\">" + html_escape(variant) + "</span>";
   if (!kind.empty() && kind != variant) html += " <span class=\"kind\">" + html_escape(kind) + "</span>";
   return {html, "", variant};
 }

@@ -1,0 +1,31 @@
+#pragma once
+// Running a program in a child process with a time limit: its output goes to a log file, and a
+// child still running at the limit is killed (its whole process group) with SIGKILL. How it
+// ended (exit status, signal, time limit) is what the caller classifies.
+#include <string>
+#include <vector>
+
+namespace nb {
+
+struct ChildEnd {
+  enum class How { exited, signaled, timed_out };
+  How how = How::exited;
+  int code = 0;    // exit status (exited) or signal number (signaled)
+  double seconds = 0;
+};
+
+// argv[0] is looked up in PATH when it has no '/'. `environment` adds or replaces NAME=VALUE
+// pairs. Throws UsageError when the program cannot be started.
+ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s,
+                   const std::vector<std::string>& environment = {});
+
+// "SIGSEGV (segmentation fault)".
+std::string describe_signal(int signal);
+
+// The last `max_bytes` of a file ("" when missing), starting at a line boundary.
+std::string read_tail(const std::string& path, std::size_t max_bytes = 4000);
+
+// The command as a shell would read it, each argument quoted where it needs to be.
+std::string shell_join(const std::vector<std::string>& argv);
+
+}  // namespace nb
