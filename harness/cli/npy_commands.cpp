@@ -1,0 +1,127 @@
+#include "harness/cli/npy_commands.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+
+#include "harness/errors.hpp"
+#include "harness/npy/npy_file.hpp"
+#include "harness/report/atomic_write.hpp"
+#include "harness/validation/compare.hpp"
+#include "harness/validation/trial_tolerance.hpp"
+
+namespace nb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One trial as the validator builds it: inputs drawn, reference computed, tolerances per tensor.
+struct HostTrial {
+  const OpSpec* op = nullptr;
+  Problem problem;
+  std::vector<TensorDecl> decls;
+  HostTensors inputs;
+  ReferenceTensors reference;
+  TrialTolerances tolerances;
+};
+
+HostTrial host_trial(const Registry& registry, const NpyTrial& t) {
+  HostTrial h;
+  h.op = &registry.op_of_problem_id(t.problem);
+  h.problem = h.op->parse_problem_id(t.problem);
+  h.decls = h.op->tensors(h.problem);
+  const Distribution d = parse_distribution(t.distribution);
+  h.inputs = allocate_host_inputs(h.decls);
+  h.op->draw_inputs(h.problem, d, t.seed, h.inputs);
+  h.reference = allocate_references(h.decls);
+  h.op->reference(h.problem, h.inputs, h.reference);
+  for (const auto& values : h.reference.data) h.reference.rms.push_back(finite_rms(values));
+  h.tolerances = trial_tolerances(*h.op, h.problem, h.decls, h.inputs, h.reference);
+  return h;
+}
+
+std::string input_file(const TensorDecl& d) { return d.name + ".npy"; }
+std::string reference_file(const TensorDecl& d) { return d.name + ".reference.npy"; }
+
+}  // namespace
+
+int dump_command(const Registry& registry, const NpyTrial& trial, const std::string& dir, std::ostream& out) {
+  const HostTrial h = host_trial(registry, trial);
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (!fs::is_directory(dir, error)) throw UsageError(dir + ": cannot create the folder");
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < h.decls.size(); ++i) {
+    const TensorDecl& d = h.decls[i];
+    const auto dims = dims_of(d);
+    const bool has_input = d.role != TensorRole::output, has_reference = d.role != TensorRole::input;
+    if (has_input) write_npy_f32((fs::path(dir) / input_file(d)).string(), dims, h.inputs.data[i]);
+    if (has_reference) write_npy_f64((fs::path(dir) / reference_file(d)).string(), dims, h.reference.data[i]);
+    const Tolerance& tol = h.tolerances.per_tensor.at(i);
+    tensors.push_back({{"index", i},
+                       {"name", d.name},
+                       {"role", role_name(d.role)},
+                       {"shape", dims},
+                       {"dtype", "float32"},
+                       {"file", has_input ? nlohmann::ordered_json(input_file(d)) : nlohmann::ordered_json(nullptr)},
+                       {"reference_file",
+                        has_reference ? nlohmann::ordered_json(reference_file(d)) : nlohmann::ordered_json(nullptr)},
+                       {"tolerance",
+                        has_reference ? nlohmann::ordered_json({{"normwise", tol.normwise},
+                                                                {"elementwise", tol.elementwise},
+                                                                {"floor_fraction", tol.floor_fraction}})
+                                      : nlohmann::ordered_json(nullptr)}});
+  }
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : h.problem.params.values()) params[k] = v;
+  const nlohmann::ordered_json manifest = {{"schema", "normbench.npy_trial"},
+                                           {"problem", h.problem.id()},
+                                           {"op", h.op->name()},
+                                           {"params", params},
+                                           {"distribution", trial.distribution},
+                                           {"seed", trial.seed},
+                                           {"tensors", tensors},
+                                           {"check", "normbench check --problem " + h.problem.id() + " --distribution " +
+                                                         trial.distribution + " --seed " +
+                                                         std::to_string(trial.seed) + " --outputs DIR"}};
+  write_file_atomically((fs::path(dir) / "manifest.json").string(), manifest.dump(2) + "\n");
+  out << "wrote " << h.decls.size() << " tensors of " << h.problem.id() << " (" << trial.distribution << ", seed "
+      << trial.seed << ") to " << dir << "\n";
+  return kExitOk;
+}
+
+int check_command(const Registry& registry, const NpyTrial& trial, const std::string& outputs_dir, std::ostream& out) {
+  const HostTrial h = host_trial(registry, trial);
+  HostTensors results = allocate_host_results(h.decls);
+  for (std::size_t i = 0; i < h.decls.size(); ++i) {
+    const TensorDecl& d = h.decls[i];
+    if (d.role == TensorRole::input) continue;
+    const std::string path = (fs::path(outputs_dir) / (d.name + ".npy")).string();
+    const NpyArray a = read_npy(path);
+    if (a.elements() != d.elements)
+      throw UsageError(path + ": holds " + std::to_string(a.elements()) + " values, " + d.name + " has " +
+                       std::to_string(d.elements) + " " + format_dims(dims_of(d)));
+    results.data[i].assign(a.values.begin(), a.values.end());
+  }
+  const auto tolerance_of = [&](int i) { return h.tolerances.per_tensor.at(static_cast<std::size_t>(i)); };
+  const TrialJudgement j = judge_trial(h.decls, results, h.reference, tolerance_of, false);
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %12s %12s %12s %12s  %s\n", "tensor", "normwise", "(bound)", "elementwise",
+                "(bound)", "NaN/Inf placement");
+  out << h.problem.id() << " (" << trial.distribution << ", seed " << trial.seed << ")\n" << line;
+  for (const TensorErrors& e : j.tensors) {
+    std::size_t i = 0;
+    while (i < h.decls.size() && h.decls[i].name != e.name) ++i;
+    const Tolerance& tol = h.tolerances.per_tensor.at(i);
+    std::snprintf(line, sizeof line, "%-14s %12.3e %12.3e %12.3e %12.3e  %s\n", e.name.c_str(), e.normwise,
+                  tol.normwise, e.elementwise, tol.elementwise,
+                  e.nonfinite_mismatch ? (std::to_string(e.nonfinite_mismatch) + " mismatched").c_str() : "ok");
+    out << line;
+  }
+  out << (j.passed ? "passed\n" : "incorrect: " + j.failure + "\n");
+  return j.passed ? kExitOk : kExitVerdictFailed;
+}
+
+}  // namespace nb

@@ -1,0 +1,129 @@
+#include "harness/npy/npy_file.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "harness/errors.hpp"
+
+namespace nb {
+namespace {
+
+const char kMagic[] = "\x93NUMPY";
+
+std::string header_text(const std::string& descr, const std::vector<std::int64_t>& shape) {
+  std::string dims;
+  for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) dims += ",";
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  const std::size_t unpadded = 6 + 2 + 2 + h.size() + 1;  // magic, version, length, text, newline
+  h.append((64 - unpadded % 64) % 64, ' ');
+  return h + "\n";
+}
+
+template <class T>
+void write_npy(const std::string& path, const std::string& descr, const std::vector<std::int64_t>& shape,
+               const std::vector<T>& values) {
+  std::int64_t count = 1;
+  for (auto d : shape) count *= d;
+  if (count != static_cast<std::int64_t>(values.size()))
+    throw UsageError(path + ": shape holds " + std::to_string(count) + " values, given " + std::to_string(values.size()));
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw UsageError(path + ": cannot write");
+  const std::string header = header_text(descr, shape);
+  const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+  out.write(kMagic, 6);
+  out.put(1).put(0);
+  out.put(static_cast<char>(length & 0xff)).put(static_cast<char>(length >> 8));
+  out << header;
+  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T)));
+  if (!out) throw UsageError(path + ": write failed (disk full?)");
+}
+
+// The value of `key` in the header's dict, as text: "'<f4'", "False", "(3, 4)".
+std::string header_value(const std::string& header, const std::string& key, const std::string& path) {
+  const auto at = header.find("'" + key + "'");
+  if (at == std::string::npos) throw UsageError(path + ": .npy header has no '" + key + "'");
+  auto colon = header.find(':', at);
+  auto start = header.find_first_not_of(' ', colon + 1);
+  if (colon == std::string::npos || start == std::string::npos) throw UsageError(path + ": malformed .npy header");
+  std::size_t end = header[start] == '(' ? header.find(')', start) + 1 : header.find_first_of(",}", start);
+  if (end == std::string::npos || end == 0) throw UsageError(path + ": malformed .npy header");
+  return header.substr(start, end - start);
+}
+
+std::vector<std::int64_t> parse_shape(const std::string& text, const std::string& path) {
+  std::vector<std::int64_t> shape;
+  std::string inner = text.substr(1, text.size() - 2);
+  std::stringstream parts(inner);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    if (part.find_first_not_of(" ") == std::string::npos) continue;
+    try {
+      shape.push_back(std::stoll(part));
+    } catch (const std::exception&) {
+      throw UsageError(path + ": bad shape " + text);
+    }
+  }
+  return shape;
+}
+
+}  // namespace
+
+std::int64_t NpyArray::elements() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+void write_npy_f32(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<float>& values) {
+  write_npy(path, "<f4", shape, values);
+}
+
+void write_npy_f64(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<double>& values) {
+  write_npy(path, "<f8", shape, values);
+}
+
+NpyArray read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": no such .npy file");
+  char magic[8] = {};
+  in.read(magic, 8);
+  if (!in || std::memcmp(magic, kMagic, 6) != 0) throw UsageError(path + ": not a .npy file (no \\x93NUMPY magic)");
+  const int major = static_cast<unsigned char>(magic[6]);
+  std::uint32_t length = 0;
+  unsigned char bytes[4] = {};
+  if (major == 1) {
+    in.read(reinterpret_cast<char*>(bytes), 2);
+    length = bytes[0] | bytes[1] << 8;
+  } else if (major == 2 || major == 3) {
+    in.read(reinterpret_cast<char*>(bytes), 4);
+    length = bytes[0] | bytes[1] << 8 | bytes[2] << 16 | std::uint32_t(bytes[3]) << 24;
+  } else {
+    throw UsageError(path + ": .npy format version " + std::to_string(major) + " is not one of 1, 2, 3");
+  }
+  std::string header(length, '\0');
+  in.read(header.data(), length);
+  if (!in) throw UsageError(path + ": truncated .npy header");
+  NpyArray a;
+  const std::string descr = header_value(header, "descr", path);
+  a.descr = descr.size() >= 2 ? descr.substr(1, descr.size() - 2) : descr;
+  if (header_value(header, "fortran_order", path) != "False")
+    throw UsageError(path + ": Fortran-ordered array; save a C-contiguous one (np.ascontiguousarray)");
+  a.shape = parse_shape(header_value(header, "shape", path), path);
+  const std::size_t n = static_cast<std::size_t>(a.elements());
+  if (a.descr == "<f4") {
+    std::vector<float> raw(n);
+    in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(n * sizeof(float)));
+    a.values.assign(raw.begin(), raw.end());
+  } else if (a.descr == "<f8") {
+    a.values.resize(n);
+    in.read(reinterpret_cast<char*>(a.values.data()), static_cast<std::streamsize>(n * sizeof(double)));
+  } else {
+    throw UsageError(path + ": dtype " + a.descr + " is not float32 (<f4) or float64 (<f8)");
+  }
+  if (!in) throw UsageError(path + ": holds fewer values than its shape says");
+  return a;
+}
+
+}  // namespace nb
