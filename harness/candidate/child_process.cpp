@@ -18,22 +18,36 @@
 namespace nb {
 namespace {
 
-[[noreturn]] void exec_in_child(const std::vector<std::string>& argv, int log_fd,
-                                const std::vector<std::string>& environment) {
+// This process's environment with `overrides` (NAME=VALUE) added or replacing, built before
+// fork: the parent may have other threads (CUDA's), so the child calls nothing that allocates.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    bool replaced = false;
+    for (const auto& o : overrides) replaced = replaced || kv.compare(0, o.find('=') + 1, o, 0, o.find('=') + 1) == 0;
+    if (!replaced) env.push_back(kv);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> p;
+  for (auto& s : strings) p.push_back(s.data());
+  p.push_back(nullptr);
+  return p;
+}
+
+[[noreturn]] void exec_in_child(char* const* argv, char* const* envp, int log_fd) {
   setpgid(0, 0);  // its own group: a timeout kills everything it started
   dup2(log_fd, STDOUT_FILENO);
   dup2(log_fd, STDERR_FILENO);
-  int null_fd = open("/dev/null", O_RDONLY);
+  const int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-  for (const auto& kv : environment) {
-    const auto eq = kv.find('=');
-    if (eq != std::string::npos) setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
-  }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  execvp(args[0], args.data());
-  dprintf(STDERR_FILENO, "cannot run %s: %s\n", args[0], std::strerror(errno));
+  execvpe(argv[0], argv, envp);
+  const char message[] = "cannot start the program: exec failed\n";
+  if (write(STDERR_FILENO, message, sizeof message - 1) < 0) _exit(127);
   _exit(127);
 }
 
@@ -42,6 +56,8 @@ namespace {
 ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s,
                    const std::vector<std::string>& environment) {
   if (argv.empty()) throw UsageError("run_child: no program");
+  std::vector<std::string> args = argv, env = environment_with(environment);
+  const std::vector<char*> arg_pointers = pointers(args), env_pointers = pointers(env);
   const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) throw UsageError(log_path + ": cannot write the child's log: " + std::strerror(errno));
   const auto start = std::chrono::steady_clock::now();
@@ -50,7 +66,7 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_
     close(log_fd);
     throw UsageError(std::string("cannot start a child process: ") + std::strerror(errno));
   }
-  if (pid == 0) exec_in_child(argv, log_fd, environment);
+  if (pid == 0) exec_in_child(arg_pointers.data(), env_pointers.data(), log_fd);
   close(log_fd);
   setpgid(pid, pid);  // also from this side, so the kill below never races the child's own call
   ChildEnd end;

@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 #include <stdlib.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -118,7 +120,8 @@ std::vector<std::string> worker_environment() {
               << "will go unseen\n";
     return {};
   }
-  return {"LD_PRELOAD=" + intercept};
+  const char* existing = std::getenv("LD_PRELOAD");  // keep what a tool (a sanitizer) preloads
+  return {"LD_PRELOAD=" + intercept + (existing && *existing ? std::string(":") + existing : std::string())};
 }
 
 // Loads the library in a child first: a missing symbol or another ABI version is a bad input
@@ -210,6 +213,13 @@ int eval_command(const Registry& registry, const EvalCommand& c, std::ostream& o
   if (c.builtins) builtins = select_cases(registry, selection);
   if (c.case_timeout_s <= 0) throw UsageError("--case-timeout must be positive");
   const std::string dir = make_work_dir();
+  struct RemoveWhenDone {
+    std::string path;
+    ~RemoveWhenDone() {
+      std::error_code error;
+      fs::remove_all(path, error);
+    }
+  } remove_work_dir{dir};
   const std::string name = c.name.empty() ? fs::path(c.candidate).stem().string() : c.name;
   for (const RunCase& b : builtins)
     if (b.variant->name() == name) throw UsageError("--name " + name + " is a built-in variant's name; choose another");
@@ -242,8 +252,6 @@ int eval_command(const Registry& registry, const EvalCommand& c, std::ostream& o
   out << "report: " << path << "\n";
   out << "candidate " << name << " (" << source.source << ", sha256 " << source.sha256.substr(0, 16) << ")"
       << (source.compile_command.empty() ? "" : "\ncompiled with: " + source.compile_command) << "\n";
-  std::error_code error;
-  fs::remove_all(dir, error);
   return run_exit_status(record, metrics);
 }
 
