@@ -98,6 +98,8 @@ struct Planted {
   std::string problem;
 };
 
+void PrintTo(const Planted& p, std::ostream* os) { *os << p.file << " on " << p.problem; }
+
 class IncorrectCandidate : public testing::TestWithParam<Planted> {};
 
 TEST_P(IncorrectCandidate, IsIncorrectOnEveryDistribution) {
