@@ -18,7 +18,8 @@ json tensor_json(const TensorErrors& e) {
           {"unwritten", e.unwritten},
           {"first_unwritten", e.first_unwritten},
           {"nonfinite_mismatch", e.nonfinite_mismatch},
-          {"first_mismatch", e.first_mismatch}};
+          {"first_mismatch", e.first_mismatch},
+          {"bound", {e.bound.normwise, e.bound.elementwise, e.bound.floor_fraction}}};
 }
 
 TensorErrors tensor_from(const json& j) {
@@ -34,6 +35,8 @@ TensorErrors tensor_from(const json& j) {
   e.first_unwritten = j.at("first_unwritten");
   e.nonfinite_mismatch = j.at("nonfinite_mismatch");
   e.first_mismatch = j.at("first_mismatch");
+  const auto& bound = j.at("bound");
+  e.bound = {bound.at(0), bound.at(1), bound.at(2)};
   return e;
 }
 

@@ -36,6 +36,7 @@ TEST(OutcomeJson, RoundTripsEverythingTheReportReads) {
   TensorErrors e;
   e.name = "y";
   e.normwise = 0.5;
+  e.bound = {2e-5, 3e-4, 1e-3};
   d.tensors.push_back(e);
   o.validation.distributions.push_back(d);
   o.validation.after_timing = d;
@@ -51,6 +52,7 @@ TEST(OutcomeJson, RoundTripsEverythingTheReportReads) {
   EXPECT_EQ(back.validation.distributions[0].distribution, Distribution::offset);
   EXPECT_EQ(back.validation.distributions[0].seeds, d.seeds);
   EXPECT_EQ(back.validation.distributions[0].tensors[0].normwise, 0.5);
+  EXPECT_EQ(back.validation.distributions[0].tensors[0].bound.elementwise, 3e-4);
   ASSERT_TRUE(back.validation.after_timing.has_value());
   EXPECT_EQ(back.validation.after_timing->unwritten, 1);
   ASSERT_TRUE(back.timing.has_value());
