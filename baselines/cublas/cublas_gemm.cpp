@@ -13,6 +13,16 @@ namespace {
 
 cublasComputeType_t compute_type(bool tf32) { return tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; }
 
+// One column-major GEMM on the shared handle: c (m, n) = op_a(a) op_b(b) (+ c when accumulate).
+void column_major_gemm(cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const float* a, int lda,
+                       const float* b, int ldb, float* c, int ldc, bool tf32, bool accumulate, cudaStream_t stream) {
+  cublasHandle_t h = handle();
+  NB_CUBLAS_CHECK(cublasSetStream(h, stream));
+  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+  NB_CUBLAS_CHECK(cublasGemmEx(h, op_a, op_b, m, n, k, &one, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &beta, c,
+                               CUDA_R_32F, ldc, compute_type(tf32), CUBLAS_GEMM_DEFAULT));
+}
+
 }  // namespace
 
 cublasHandle_t handle() {
@@ -25,42 +35,26 @@ cublasHandle_t handle() {
 }
 
 void gemm(const gemm::Operands& op, bool tf32, float* c, bool accumulate, cudaStream_t stream) {
-  cublasHandle_t h = handle();
-  NB_CUBLAS_CHECK(cublasSetStream(h, stream));
-  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-  NB_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, op.n, op.m, op.k, &one, op.b, CUDA_R_32F, op.k, op.a,
-                               CUDA_R_32F, op.k, &beta, c, CUDA_R_32F, op.n, compute_type(tf32),
-                               CUBLAS_GEMM_DEFAULT));
+  column_major_gemm(CUBLAS_OP_T, CUBLAS_OP_N, op.n, op.m, op.k, op.b, op.k, op.a, op.k, c, op.n, tf32, accumulate,
+                    stream);
 }
 
 // dx row-major (M, K) is column-major (K, M) = W' (K, N) dg' (N, M), where W' and dg' are the
 // row-major W and dg read as column-major: both untransposed.
 void gemm_dx(const float* dg, const float* weight, float* dx, int m, int n, int k, bool tf32, cudaStream_t stream) {
-  cublasHandle_t h = handle();
-  NB_CUBLAS_CHECK(cublasSetStream(h, stream));
-  const float one = 1.0f, zero = 0.0f;
-  NB_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, k, m, n, &one, weight, CUDA_R_32F, k, dg, CUDA_R_32F, n,
-                               &zero, dx, CUDA_R_32F, k, compute_type(tf32), CUBLAS_GEMM_DEFAULT));
+  column_major_gemm(CUBLAS_OP_N, CUBLAS_OP_N, k, m, n, weight, k, dg, n, dx, k, tf32, false, stream);
 }
 
 // dW row-major (N, K) is column-major (K, N) = x' (K, M) dg'^T (M, N), dg' being dg read as the
 // column-major (N, M).
 void gemm_dw(const float* dg, const float* x, float* dweight, int m, int n, int k, bool tf32, cudaStream_t stream) {
-  cublasHandle_t h = handle();
-  NB_CUBLAS_CHECK(cublasSetStream(h, stream));
-  const float one = 1.0f, zero = 0.0f;
-  NB_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, k, n, m, &one, x, CUDA_R_32F, k, dg, CUDA_R_32F, n,
-                               &zero, dweight, CUDA_R_32F, k, compute_type(tf32), CUBLAS_GEMM_DEFAULT));
+  column_major_gemm(CUBLAS_OP_N, CUBLAS_OP_T, k, n, m, x, k, dg, n, dweight, k, tf32, false, stream);
 }
 
 // dg^T row-major (N, M) is dg read as the column-major (M, N): x' (K, M) dg (M, N), no transpose.
 void gemm_dw_from_transposed(const float* dg_t, const float* x, float* dweight, int m, int n, int k, bool tf32,
                              cudaStream_t stream) {
-  cublasHandle_t h = handle();
-  NB_CUBLAS_CHECK(cublasSetStream(h, stream));
-  const float one = 1.0f, zero = 0.0f;
-  NB_CUBLAS_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, k, n, m, &one, x, CUDA_R_32F, k, dg_t, CUDA_R_32F, m,
-                               &zero, dweight, CUDA_R_32F, k, compute_type(tf32), CUBLAS_GEMM_DEFAULT));
+  column_major_gemm(CUBLAS_OP_N, CUBLAS_OP_N, k, n, m, x, k, dg_t, m, dweight, k, tf32, false, stream);
 }
 
 LtBiasGemm::~LtBiasGemm() { release(); }

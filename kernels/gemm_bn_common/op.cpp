@@ -56,11 +56,7 @@ class BnPipelineOp final : public linear::PipelineOp {
   void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
     const linear::Shape s = linear::shape_of(p);
     linear::draw_linear(s, d, seed, t);
-    draw_uniform(t[kScale], 0.5f, 2.0f, seed, 4);
-    std::vector<float> sign(t[kScale].size());
-    draw_uniform(sign, -1.0f, 1.0f, seed, 5);
-    for (std::size_t i = 0; i < sign.size(); ++i)
-      if (sign[i] < 0) t[kScale][i] = -t[kScale][i];
+    linear::draw_signed_uniform(t[kScale], 0.5f, 2.0f, seed, 4, 5);
     draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 6);
     draw_uniform(t[kBeta], -0.5f, 0.5f, seed, 7);
     draw_uniform(t[kRunningMean], -1.0f, 1.0f, seed, 8);

@@ -44,6 +44,16 @@ struct PlainSource {
   bool vector_ok() const { return cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 };
 
+// Calls f(i, slot) for each of this thread's L float4 slots of a tile of kSlots slots.
+template <int kSlots, int THREADS, int L, class F>
+__device__ void for_each_slot(F f) {
+#pragma unroll
+  for (int i = 0; i < L; ++i) {
+    const int slot = threadIdx.x + i * THREADS;
+    if (kSlots % THREADS == 0 || slot < kSlots) f(i, slot);
+  }
+}
+
 // Register-staged tile loaders: a ROWS x BK tile moves as float4 slots, THREADS threads,
 // loads() each. store_kmajor writes the SIMT mainloop's shared layout (s[k][row], leading
 // dimension LD), store_rowmajor the tf32 mainloop's (s[row][k]); load and store must be called
@@ -64,43 +74,30 @@ struct KMajor {
   }
   template <bool kVector, int ROWS, int BK, int THREADS, bool kKFast = false, int L>
   __device__ void load(int row0, int k0, Raw (&st)[L]) const {
-    constexpr int kSlots = ROWS * BK / 4;
-#pragma unroll
-    for (int i = 0; i < L; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
+    for_each_slot<ROWS * BK / 4, THREADS, L>([&](int i, int slot) {
       int r, k;
       slot_at<BK>(slot, r, k);
-      if (kSlots % THREADS == 0 || slot < kSlots) st[i] = src.template fetch<kVector>(row0 + r, k0 + k);
-    }
+      st[i] = src.template fetch<kVector>(row0 + r, k0 + k);
+    });
   }
   template <bool kVector, int ROWS, int BK, int THREADS, int LD, int L>
   __device__ void store_kmajor(const Raw (&st)[L], int row0, int k0, float* s) const {
-    constexpr int kSlots = ROWS * BK / 4;
-#pragma unroll
-    for (int i = 0; i < L; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
-      if (kSlots % THREADS == 0 || slot < kSlots) {
-        int r, k;
-        slot_at<BK>(slot, r, k);
-        const float4 v = src.template finish<kVector>(st[i], row0 + r, k0 + k);
-        float* p = s + k * LD + r;
-        p[0] = v.x, p[LD] = v.y, p[2 * LD] = v.z, p[3 * LD] = v.w;
-      }
-    }
+    for_each_slot<ROWS * BK / 4, THREADS, L>([&](int i, int slot) {
+      int r, k;
+      slot_at<BK>(slot, r, k);
+      const float4 v = src.template finish<kVector>(st[i], row0 + r, k0 + k);
+      float* p = s + k * LD + r;
+      p[0] = v.x, p[LD] = v.y, p[2 * LD] = v.z, p[3 * LD] = v.w;
+    });
   }
   template <bool kVector, int ROWS, int BK, int THREADS, int LD, int L>
   __device__ void store_rowmajor(const Raw (&st)[L], int row0, int k0, float* s) const {
     static_assert(LD % 4 == 0, "float4 stores");
-    constexpr int kSlots = ROWS * BK / 4;
-#pragma unroll
-    for (int i = 0; i < L; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
-      if (kSlots % THREADS == 0 || slot < kSlots) {
-        int r, k;
-        slot_at<BK>(slot, r, k);
-        *reinterpret_cast<float4*>(s + r * LD + k) = src.template finish<kVector>(st[i], row0 + r, k0 + k);
-      }
-    }
+    for_each_slot<ROWS * BK / 4, THREADS, L>([&](int i, int slot) {
+      int r, k;
+      slot_at<BK>(slot, r, k);
+      *reinterpret_cast<float4*>(s + r * LD + k) = src.template finish<kVector>(st[i], row0 + r, k0 + k);
+    });
   }
   bool vector_ok() const { return src.vector_ok(); }
 };
@@ -128,43 +125,30 @@ struct MNMajor {
   }
   template <bool kVector, int ROWS, int BK, int THREADS, bool kKFast = false, int L>
   __device__ void load(int row0, int k0, Raw (&st)[L]) const {
-    constexpr int kSlots = ROWS * BK / 4;
-#pragma unroll
-    for (int i = 0; i < L; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
+    for_each_slot<ROWS * BK / 4, THREADS, L>([&](int i, int slot) {
       int r, k;
       slot_at<ROWS, BK, kKFast>(slot, r, k);
-      if (kSlots % THREADS == 0 || slot < kSlots) st[i] = src.template fetch<kVector>(k0 + k, row0 + r);
-    }
+      st[i] = src.template fetch<kVector>(k0 + k, row0 + r);
+    });
   }
   template <bool kVector, int ROWS, int BK, int THREADS, int LD, int L>
   __device__ void store_kmajor(const Raw (&st)[L], int row0, int k0, float* s) const {
     static_assert(LD % 4 == 0, "float4 stores");
-    constexpr int kSlots = ROWS * BK / 4;
-#pragma unroll
-    for (int i = 0; i < L; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
-      if (kSlots % THREADS == 0 || slot < kSlots) {
-        int r, k;
-        slot_at<ROWS, BK, false>(slot, r, k);
-        *reinterpret_cast<float4*>(s + k * LD + r) = src.template finish<kVector>(st[i], k0 + k, row0 + r);
-      }
-    }
+    for_each_slot<ROWS * BK / 4, THREADS, L>([&](int i, int slot) {
+      int r, k;
+      slot_at<ROWS, BK, false>(slot, r, k);
+      *reinterpret_cast<float4*>(s + k * LD + r) = src.template finish<kVector>(st[i], k0 + k, row0 + r);
+    });
   }
   template <bool kVector, int ROWS, int BK, int THREADS, int LD, int L>
   __device__ void store_rowmajor(const Raw (&st)[L], int row0, int k0, float* s) const {
-    constexpr int kSlots = ROWS * BK / 4;
-#pragma unroll
-    for (int i = 0; i < L; ++i) {
-      const int slot = threadIdx.x + i * THREADS;
-      if (kSlots % THREADS == 0 || slot < kSlots) {
-        int r, k;
-        slot_at<ROWS, BK, true>(slot, r, k);
-        const float4 v = src.template finish<kVector>(st[i], k0 + k, row0 + r);
-        float* p = s + r * LD + k;
-        p[0] = v.x, p[LD] = v.y, p[2 * LD] = v.z, p[3 * LD] = v.w;
-      }
-    }
+    for_each_slot<ROWS * BK / 4, THREADS, L>([&](int i, int slot) {
+      int r, k;
+      slot_at<ROWS, BK, true>(slot, r, k);
+      const float4 v = src.template finish<kVector>(st[i], k0 + k, row0 + r);
+      float* p = s + r * LD + k;
+      p[0] = v.x, p[LD] = v.y, p[2 * LD] = v.z, p[3 * LD] = v.w;
+    });
   }
   bool vector_ok() const { return src.vector_ok(); }
 };

@@ -78,6 +78,15 @@ struct Tf32Mainloop {
     float v[kFragsM][kFragsN][4];
   };
 
+  __device__ static void zero(Accumulators& acc) {
+#pragma unroll
+    for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+      for (int j = 0; j < kFragsN; ++j)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) acc.v[i][j][q] = 0.f;
+  }
+
   // Issues the copies of one BM x BK and BN x BK stage, zero-filling beyond the matrix edges.
   template <bool kVector>
   __device__ static void load_stage(const Operands& op, int row0, int col0, int k0, float* stage) {
@@ -155,12 +164,7 @@ struct Tf32Mainloop {
   template <bool kVector>
   __device__ static void run(const Operands& op, int row0, int col0, float* smem, Accumulators& acc) {
     using namespace tf32_detail;
-#pragma unroll
-    for (int i = 0; i < kFragsM; ++i)
-#pragma unroll
-      for (int j = 0; j < kFragsN; ++j)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) acc.v[i][j][q] = 0.f;
+    zero(acc);
     const int k_tiles = (op.k + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
@@ -190,12 +194,7 @@ struct Tf32Mainloop {
     constexpr int kLoadsB = OperandB::template loads<BN, BK, kThreads>();
     typename OperandA::Raw st_a[kLoadsA];
     typename OperandB::Raw st_b[kLoadsB];
-#pragma unroll
-    for (int i = 0; i < kFragsM; ++i)
-#pragma unroll
-      for (int j = 0; j < kFragsN; ++j)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) acc.v[i][j][q] = 0.f;
+    zero(acc);
     auto load = [&](int k0) {
       a.template load<kVector, BM, BK, kThreads, true>(row0, k0, st_a);
       b.template load<kVector, BN, BK, kThreads, true>(col0, k0, st_b);
