@@ -5,12 +5,15 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/gemm_scale_bn_bwd/backward_passes.hpp"
 #include "kernels/gemm_scale_bn_bwd/column_reduce.cuh"
+#include "kernels/gemm_scale_bn_bwd/dg_affine.cuh"
 
 namespace nb::bn_backward {
 namespace {
 
 using dev::chunk_total;
 using dev::column_chunks;
+using dev::dg_value;
+using dev::dg_value4;
 
 __device__ inline float xhat_of(const Args& a, std::size_t at, int col) {
   return (a.g[at] * a.scale[col] - a.save_mean[col]) * a.save_invstd[col];
@@ -56,8 +59,7 @@ __global__ void write_dg(Args a, DgCoefficients k, float* dg) {
   const std::size_t total = std::size_t(a.m) * a.n;
   for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
        e += std::size_t(gridDim.x) * blockDim.x) {
-    const int j = int(e % std::size_t(a.n));
-    dg[e] = fmaf(k.a[j], a.dy[e], fmaf(k.b[j], a.g[e] - k.shift[j], k.c[j]));
+    dg[e] = dg_value(k, int(e % std::size_t(a.n)), a.dy[e], a.g[e]);
   }
 }
 
@@ -67,18 +69,9 @@ __global__ void write_dg_vec4(Args a, DgCoefficients k, float* dg) {
   const int n4 = a.n / 4;
   for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
        e += std::size_t(gridDim.x) * blockDim.x) {
-    const int j4 = int(e % std::size_t(n4));
-    const float4 dy = __ldg(reinterpret_cast<const float4*>(a.dy) + e);
-    const float4 g = __ldg(reinterpret_cast<const float4*>(a.g) + e);
-    const float4 ka = __ldg(reinterpret_cast<const float4*>(k.a) + j4);
-    const float4 kb = __ldg(reinterpret_cast<const float4*>(k.b) + j4);
-    const float4 kc = __ldg(reinterpret_cast<const float4*>(k.c) + j4);
-    const float4 c = __ldg(reinterpret_cast<const float4*>(k.shift) + j4);
-    float4 out;
-    out.x = fmaf(ka.x, dy.x, fmaf(kb.x, g.x - c.x, kc.x));
-    out.y = fmaf(ka.y, dy.y, fmaf(kb.y, g.y - c.y, kc.y));
-    out.z = fmaf(ka.z, dy.z, fmaf(kb.z, g.z - c.z, kc.z));
-    out.w = fmaf(ka.w, dy.w, fmaf(kb.w, g.w - c.w, kc.w));
+    const int col = int(e % std::size_t(n4)) * 4;
+    const float4 out = dg_value4(k, col, __ldg(reinterpret_cast<const float4*>(a.dy) + e),
+                                 __ldg(reinterpret_cast<const float4*>(a.g) + e));
     reinterpret_cast<float4*>(dg)[e] = out;
   }
 }
@@ -92,12 +85,11 @@ __global__ void write_dg_both_layouts(Args a, DgCoefficients k, float* dg, float
   const int col0 = blockIdx.x * kTile, row0 = blockIdx.y * kTile;
   const int col = col0 + threadIdx.x;
   if (col < a.n) {
-    const float ka = k.a[col], kb = k.b[col], kc = k.c[col], shift = k.shift[col];
     for (int r = threadIdx.y; r < kTile; r += kTileRowsPerPass) {
       const int row = row0 + r;
       if (row >= a.m) break;
       const std::size_t at = std::size_t(row) * a.n + col;
-      const float v = fmaf(ka, a.dy[at], fmaf(kb, a.g[at] - shift, kc));
+      const float v = dg_value(k, col, a.dy[at], a.g[at]);
       dg[at] = v;
       tile[r][threadIdx.x] = v;
     }

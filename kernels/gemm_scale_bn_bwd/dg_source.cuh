@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "kernels/gemm_common/operand_tiles.cuh"
-#include "kernels/gemm_scale_bn_bwd/backward_passes.hpp"
+#include "kernels/gemm_scale_bn_bwd/dg_affine.cuh"
 
 namespace nb::bn_backward::dev {
 
@@ -33,25 +33,12 @@ struct DgSource {
     float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
     if (row >= rows) return v;
     if constexpr (kVector) {
-      if (col >= cols) return v;  // cols % 4 == 0: all 4 inside or none
-      const float4 a = __ldg(reinterpret_cast<const float4*>(k.a + col));
-      const float4 b = __ldg(reinterpret_cast<const float4*>(k.b + col));
-      const float4 c = __ldg(reinterpret_cast<const float4*>(k.c + col));
-      const float4 s = __ldg(reinterpret_cast<const float4*>(k.shift + col));
-      v.x = fmaf(a.x, r.dy.x, fmaf(b.x, r.g.x - s.x, c.x));
-      v.y = fmaf(a.y, r.dy.y, fmaf(b.y, r.g.y - s.y, c.y));
-      v.z = fmaf(a.z, r.dy.z, fmaf(b.z, r.g.z - s.z, c.z));
-      v.w = fmaf(a.w, r.dy.w, fmaf(b.w, r.g.w - s.w, c.w));
+      if (col < cols) v = dg_value4(k, col, r.dy, r.g);  // cols % 4 == 0: all 4 inside or none
     } else {
-      const float dys[4] = {r.dy.x, r.dy.y, r.dy.z, r.dy.w}, gs[4] = {r.g.x, r.g.y, r.g.z, r.g.w};
-      float out[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        if (col + i < cols) {
-          const int j = col + i;
-          out[i] = fmaf(__ldg(k.a + j), dys[i], fmaf(__ldg(k.b + j), gs[i] - __ldg(k.shift + j), __ldg(k.c + j)));
-        }
-      v = make_float4(out[0], out[1], out[2], out[3]);
+      if (col + 0 < cols) v.x = dg_value(k, col + 0, r.dy.x, r.g.x);
+      if (col + 1 < cols) v.y = dg_value(k, col + 1, r.dy.y, r.g.y);
+      if (col + 2 < cols) v.z = dg_value(k, col + 2, r.dy.z, r.g.z);
+      if (col + 3 < cols) v.w = dg_value(k, col + 3, r.dy.w, r.g.w);
     }
     return v;
   }
