@@ -20,6 +20,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitVerdictFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitDevice = 3;
+inline constexpr int kExitInterrupted = 130;  // SIGINT or SIGTERM: the partial report was written
 
 }  // namespace nb
 

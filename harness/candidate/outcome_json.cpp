@@ -130,7 +130,7 @@ TimingResult timing_from(const json& j) {
 }
 
 CaseStatus status_from(const std::string& name) {
-  for (CaseStatus s : {CaseStatus::ran, CaseStatus::skipped, CaseStatus::error})
+  for (CaseStatus s : {CaseStatus::ran, CaseStatus::skipped, CaseStatus::error, CaseStatus::not_run})
     if (name == case_status_name(s)) return s;
   throw UsageError("unknown case status '" + name + "'");
 }

@@ -111,6 +111,8 @@ std::optional<double> pct_of_compute_peak(const RunRecord& r, const ComputeCeili
 }
 
 int run_exit_status(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
+  if (r.interrupted) return kExitInterrupted;
+  if (!r.aborted.empty()) return kExitDevice;
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     if (r.outcomes[i].validation.disposition == Disposition::incorrect) return kExitVerdictFailed;
     if (r.outcomes[i].status == CaseStatus::error) return kExitVerdictFailed;

@@ -168,11 +168,23 @@ bool ComparedRow::verdict_regressed() const {
   return !base_verdict.empty() && !new_verdict.empty() && base_verdict == "passed" && new_verdict != "passed";
 }
 
+// "base is a partial report (aborted: ...; 12 case(s) not run)", or "" for a complete run.
+static std::string partial_run_warning(const char* side, const nlohmann::json& report) {
+  const bool interrupted = report.value("interrupted", nlohmann::json(false)) == true;
+  const std::string aborted = text_of(report, "aborted");
+  if (!interrupted && aborted.empty()) return "";
+  const std::size_t not_run = strings_of(report, "not_run").size();
+  return std::string(side) + " is a partial report (" + (interrupted ? "interrupted" : "aborted: " + aborted) + "; " +
+         std::to_string(not_run) + " case(s) not run, shown without timing)";
+}
+
 Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& candidate, const NoiseRule& rule) {
   Comparison comparison{identity_of(base), identity_of(candidate), rule, {}, gemm_ceiling_changes(base, candidate, rule), {}};
   if (comparison.base.gpu != comparison.candidate.gpu)
     comparison.warnings.push_back("the runs are on different GPUs (base: " + comparison.base.gpu + ", new: " +
                                   comparison.candidate.gpu + "); ratios compare hardware as well as code");
+  for (const auto& [side, report] : {std::pair<const char*, const nlohmann::json*>{"base", &base}, {"new", &candidate}})
+    if (std::string w = partial_run_warning(side, *report); !w.empty()) comparison.warnings.push_back(w);
   std::map<RowKey, const nlohmann::json*> base_rows;
   for (const nlohmann::json* row : all_results(base)) base_rows.emplace(key_of(*row), row);
   for (const nlohmann::json* row : all_results(candidate)) {

@@ -30,6 +30,7 @@ tr.flag-throttled td { background: #fffbe6; }
 tr.flag-escapes td { background: #fff1e3; }
 tr.flag-ftl td { background: #f5eeff; }
 tr.skipped td { background: #f4f4f4; color: var(--muted); font-style: italic; }
+.run-state { background: #fbe1df; border: 1px solid #e39a93; border-radius: 6px; padding: 4px 12px; margin: 8px 0; }
 tr.fail-incorrect td { background: #fdecea; }
 tr.fail-unwritten td:first-child, tr.fail-incorrect td:first-child { box-shadow: inset 4px 0 0 #c62828; }
 tr.error td { background: #fbd9d6; color: #7a1010; }

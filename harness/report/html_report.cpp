@@ -15,7 +15,7 @@ namespace {
 
 std::vector<std::string> verdicts_present(const ResultRows& rows) {
   std::vector<std::string> present;
-  for (const char* verdict : {"passed", "incorrect", "not_verified", "skipped", "error"})
+  for (const char* verdict : {"passed", "incorrect", "not_verified", "skipped", "error", "not_run"})
     for (const nlohmann::json* row : rows)
       if (verdict_of(*row) == verdict) {
         present.push_back(verdict);
@@ -26,9 +26,26 @@ std::vector<std::string> verdicts_present(const ResultRows& rows) {
 
 std::string summary_html(const nlohmann::json& report) {
   std::string html = "<p class=\"summary\">";
-  for (const char* key : {"cases", "ran", "skipped", "errors", "passed", "incorrect", "not_verified", "flagged", "exit_status"})
+  for (const char* key : {"cases", "ran", "skipped", "errors", "not_run", "passed", "incorrect", "not_verified", "flagged", "exit_status"})
     html += "<span class=\"chip\">" + std::string(key) + " " + html_escape(text_of(report, std::string("summary.") + key)) + "</span>";
   return html + "</p>\n";
+}
+
+// A partial run says so before anything else: interrupted, or aborted and why, and the cases not run.
+std::string run_state_html(const nlohmann::json& report) {
+  const bool interrupted = report.value("interrupted", nlohmann::json(false)) == true;
+  const std::string aborted = text_of(report, "aborted");
+  std::vector<std::string> not_run = strings_of(report, "not_run");
+  if (!interrupted && aborted.empty() && not_run.empty()) return "";
+  std::string html = "<section class=\"run-state\" id=\"run-state\"><p><b>Partial report: ";
+  html += interrupted ? std::string("the run was interrupted") : "the run was aborted: " + html_escape(aborted);
+  html += ".</b> " + std::to_string(not_run.size()) + " case(s) not run.</p>\n";
+  if (!not_run.empty()) {
+    html += "<details><summary>cases not run</summary><ul class=\"not-run\">";
+    for (const std::string& name : not_run) html += "<li>" + html_escape(name) + "</li>";
+    html += "</ul></details>";
+  }
+  return html + "</section>\n";
 }
 
 std::string controls_html(const ResultRows& rows) {
@@ -56,7 +73,7 @@ std::string op_section_html(const nlohmann::json& report, const std::string& op,
 
 std::string render_report_html(const nlohmann::json& report) {
   ResultRows rows = all_results(report);
-  std::string body = render_provenance_html(report) + summary_html(report) + render_ceilings_html(report);
+  std::string body = run_state_html(report) + render_provenance_html(report) + summary_html(report) + render_ceilings_html(report);
   body += controls_html(rows);
   for (const std::string& op : distinct_values(rows, "op")) body += op_section_html(report, op, rows_where(rows, "op", op));
   return render_html_page("normbench report: " + gpu_name_of(report), body);

@@ -175,6 +175,7 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
           {"status", case_status_name(o.status)},
           {"skip_reason", o.status == CaseStatus::skipped ? json(o.reason) : json(nullptr)},
           {"error", o.status == CaseStatus::error ? json(o.reason) : json(nullptr)},
+          {"not_run_reason", o.status == CaseStatus::not_run ? json(o.reason) : json(nullptr)},
           {"disposition", disposition_name(ran ? o.validation.disposition : Disposition::not_verified)},
           {"validation", ran ? validation_json(o.validation) : json(nullptr)},
           {"timing", ran ? timing_json(o.timing) : json(nullptr)},
@@ -196,12 +197,13 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
 }
 
 json summary_json(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
-  int ran = 0, skipped = 0, errors = 0, passed = 0, incorrect = 0, not_verified = 0, flagged = 0;
+  int ran = 0, skipped = 0, errors = 0, not_run = 0, passed = 0, incorrect = 0, not_verified = 0, flagged = 0;
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     const CaseOutcome& o = r.outcomes[i];
     ran += o.status == CaseStatus::ran;
     skipped += o.status == CaseStatus::skipped;
     errors += o.status == CaseStatus::error;
+    not_run += o.status == CaseStatus::not_run;
     const Disposition d = o.status == CaseStatus::ran ? o.validation.disposition : Disposition::not_verified;
     passed += d == Disposition::passed;
     incorrect += d == Disposition::incorrect;
@@ -209,8 +211,17 @@ json summary_json(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
     flagged += metrics[i].timing_untrusted();
   }
   return {{"cases", r.cases.size()}, {"ran", ran},         {"skipped", skipped},
-          {"errors", errors},        {"passed", passed},   {"incorrect", incorrect},
+          {"errors", errors},        {"not_run", not_run},      {"passed", passed},   {"incorrect", incorrect},
           {"not_verified", not_verified}, {"flagged", flagged}, {"exit_status", run_exit_status(r, metrics)}};
+}
+
+// How the run ended: interrupted (SIGINT/SIGTERM), aborted (why: a fault that left the CUDA
+// context unusable), and the cases it did not finish.
+json not_run_json(const RunRecord& r) {
+  json names = json::array();
+  for (std::size_t i = 0; i < r.cases.size(); ++i)
+    if (r.outcomes[i].status == CaseStatus::not_run) names.push_back(r.cases[i].name());
+  return names;
 }
 
 }  // namespace
@@ -238,6 +249,9 @@ nlohmann::ordered_json build_report_json(const RunRecord& r, const std::vector<C
           {"ceilings", ceilings_json(r.ceiling, r.provenance.gpu)},
           {"compute_ceilings", compute_ceilings_json(r)},
           {"settings", settings_json(r)},
+          {"interrupted", r.interrupted},
+          {"aborted", r.aborted.empty() ? json(nullptr) : json(r.aborted)},
+          {"not_run", not_run_json(r)},
           {"results", results},
           {"summary", summary_json(r, metrics)}};
 }

@@ -21,6 +21,10 @@ void require_readable_report(const nlohmann::json& report, const std::string& or
                      std::to_string(kReportSchemaVersion) + "); update normbench");
   if (!report.contains("results") || !report["results"].is_array())
     throw UsageError(origin + ": no results[] array (see docs/report-schema.md)");
+  const nlohmann::json& results = report["results"];
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!results[i].is_object())
+      throw UsageError(origin + ": results[" + std::to_string(i) + "] is not an object (see docs/report-schema.md)");
 }
 
 void fill_fields_of_newer_minors(nlohmann::json& report) {
@@ -44,6 +48,12 @@ void fill_fields_of_newer_minors(nlohmann::json& report) {
     if (row.contains("validation") && row["validation"].is_object() && !row["validation"].contains("after_timing"))
       row["validation"]["after_timing"] = nullptr;
   }
+  // Minor 3: how a partial run ended, and the not_run status of a row.
+  if (!report.contains("interrupted") || !report["interrupted"].is_boolean()) report["interrupted"] = false;
+  if (!report.contains("aborted") || !report["aborted"].is_string()) report["aborted"] = nullptr;
+  if (!report.contains("not_run") || !report["not_run"].is_array()) report["not_run"] = nlohmann::json::array();
+  for (auto& row : report["results"])
+    if (row.is_object() && !row.contains("not_run_reason")) row["not_run_reason"] = nullptr;
 }
 
 nlohmann::json load_report_file(const std::string& path) {

@@ -59,10 +59,11 @@ HtmlCell percent_of_gemm_ceiling_cell(const nlohmann::json& report, const nlohma
 HtmlCell variant_cell(const nlohmann::json& row) {
   std::string variant = text_of(row, "variant"), kind = text_of(row, "kind");
   std::string title = text_of(row, "idea");
-  const nlohmann::json external = row.value("external", nlohmann::json());
-  if (external.is_object())  // a candidate from outside: its source's hash and how it was built
-    title += "\nsha256 " + external.value("source_sha256", std::string()) + "\n" +
-             (external["compile_command"].is_string() ? external["compile_command"].get<std::string>() : "loaded as given");
+  const nlohmann::json* external = field(row, "external");
+  if (external != nullptr && external->is_object()) {  // a candidate from outside: its source's hash and how it was built
+    const std::string command = text_of(*external, "compile_command");
+    title += "\nsha256 " + text_of(*external, "source_sha256") + "\n" + (command.empty() ? "loaded as given" : command);
+  }
   std::string html = "<span title=\"" + html_escape(title) + "\">" + html_escape(variant) + "</span>";
   if (!kind.empty() && kind != variant) html += " <span class=\"kind\">" + html_escape(kind) + "</span>";
   return {html, "", variant};
@@ -73,6 +74,9 @@ HtmlCell verdict_cell(const nlohmann::json& row) {
   std::string classes = failure_class_attribute(row);
   if (verdict == "skipped")
     return {html_chip("skipped", "skipped") + " <span class=\"reason\">" + html_escape(text_of(row, "skip_reason")) + "</span>",
+            classes, verdict};
+  if (verdict == "not_run")
+    return {html_chip("not run", "skipped") + " <span class=\"reason\">" + html_escape(text_of(row, "not_run_reason")) + "</span>",
             classes, verdict};
   if (verdict == "error")
     return {html_chip("error", "fail") + " <span class=\"reason\">" + html_escape(text_of(row, "error")) + "</span>", classes, verdict};

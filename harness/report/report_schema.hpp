@@ -5,9 +5,10 @@ namespace nb {
 inline constexpr const char* kReportSchema = "normbench.report";
 // The major version: readers refuse a newer one. The minor version counts additions a reader of
 // the same major version may ignore (1: compute ceilings, TFLOP/s, compute peaks; 2: external
-// candidates per row, validation.after_timing, the allocates_in_launch flag); a report without
+// candidates per row, validation.after_timing, the allocates_in_launch flag; 3: interrupted,
+// aborted and not_run[] of a partial run, the not_run status and not_run_reason); a report without
 // schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
-inline constexpr int kReportSchemaMinorVersion = 2;
+inline constexpr int kReportSchemaMinorVersion = 3;
 
 }  // namespace nb

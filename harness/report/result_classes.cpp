@@ -8,7 +8,7 @@ namespace nb {
 
 std::string verdict_of(const nlohmann::json& row) {
   std::string status = text_of(row, "status");
-  if (status == "skipped" || status == "error") return status;
+  if (status == "skipped" || status == "error" || status == "not_run") return status;
   std::string disposition = text_of(row, "disposition");
   return disposition.empty() ? "not_verified" : disposition;
 }
@@ -36,7 +36,7 @@ std::vector<std::string> failure_classes(const nlohmann::json& row) {
   std::vector<std::string> classes;
   std::string verdict = verdict_of(row);
   if (verdict == "error") classes.push_back("error");
-  if (verdict == "skipped") classes.push_back("skipped");
+  if (verdict == "skipped" || verdict == "not_run") classes.push_back("skipped");
   if (verdict == "incorrect") classes.push_back("fail-incorrect");
   if (unwritten_elements(row) > 0) classes.push_back("fail-unwritten");
   std::vector<std::string> flags = strings_of(row, "flags");

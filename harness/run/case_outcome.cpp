@@ -7,6 +7,7 @@ const char* case_status_name(CaseStatus s) {
     case CaseStatus::ran: return "ran";
     case CaseStatus::skipped: return "skipped";
     case CaseStatus::error: return "error";
+    case CaseStatus::not_run: return "not_run";
   }
   return "?";
 }

@@ -9,7 +9,8 @@
 
 namespace nb {
 
-enum class CaseStatus { ran, skipped, error };
+// not_run: the run ended (aborted or interrupted) before this case finished.
+enum class CaseStatus { ran, skipped, error, not_run };
 const char* case_status_name(CaseStatus s);
 
 struct TimingResult {
@@ -23,7 +24,7 @@ struct TimingResult {
 
 struct CaseOutcome {
   CaseStatus status = CaseStatus::ran;
-  std::string reason;  // skip reason (the variant's or the library's) or the error message
+  std::string reason;  // skip reason (the variant's, the library's, or memory), the error message, or why not run
   ValidationResult validation;
   std::optional<TimingResult> timing;
   // Rule breaks the run saw itself, beside the timing flags (e.g. allocates_in_launch).
@@ -33,6 +34,7 @@ struct CaseOutcome {
 
   void skip(std::string why) { status = CaseStatus::skipped, reason = std::move(why); }
   void fail(std::string why) { status = CaseStatus::error, reason = std::move(why); }
+  void not_run(std::string why) { status = CaseStatus::not_run, reason = std::move(why); }
   bool runnable() const { return status == CaseStatus::ran; }
 };
 

@@ -50,6 +50,10 @@ struct RunRecord {
   std::size_t l2_flush_bytes = 0;
   std::vector<RunCase> cases;
   std::vector<CaseOutcome> outcomes;  // outcomes[i] belongs to cases[i]
+  // A partial run: stopped by SIGINT/SIGTERM, or aborted (why) by a fault that left the CUDA
+  // context unusable. Either way every case it did not finish has status not_run.
+  bool interrupted = false;
+  std::string aborted;
 
   const ComputeCeiling* compute_ceiling_of(const std::string& problem_id) const;  // null when none
 };
