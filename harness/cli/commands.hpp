@@ -25,7 +25,12 @@ struct RunCommand {
   std::string out_root = "reports";
   std::vector<std::string> benchmark_args;  // --benchmark_* flags, passed to Google Benchmark
   std::string program = "normbench";
+  std::string run_id;   // the report folder's name (default: <UTC time>-<commit>); set by run --devices
+  std::string devices;  // "all" or "0,2": one worker process per GPU (harness/cli/devices_run.hpp)
+  std::vector<std::string> argv;  // the command line as given, for the workers of --devices
 };
+// SIGINT/SIGTERM end the run at the next sample with a partial report (exit 130); a lost CUDA
+// context ends it with a partial report marked aborted (exit 3).
 int run_command(const Registry& registry, const RunCommand& command, std::ostream& out);
 
 // The copy ceiling, the read / write / read2_write1 pattern ceilings and the theoretical peak, as a

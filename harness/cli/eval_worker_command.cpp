@@ -40,6 +40,9 @@ CaseOutcome run_candidate_case(const Registry& registry, const EvalWorkerCommand
     std::fprintf(stderr, "normbench eval-worker: allocation interposer not loaded: allocations in launch go unseen\n");
   RunRecord record = run_cases({{&op, &variant, problem, {}}}, options);
   CaseOutcome outcome = record.outcomes.at(0);
+  // A lost context ends the worker as a crash: the parent reports the case as crashed.
+  if (!record.aborted.empty())
+    throw DeviceError(outcome.status == CaseStatus::error ? outcome.reason : record.aborted);
   if (variant.allocations_in_launch() > 0) {
     outcome.flags.push_back(kFlagAllocatesInLaunch);
     std::fprintf(stderr, "normbench eval-worker: %ld allocation call(s) in launch, the first %s\n",

@@ -1,5 +1,6 @@
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <ostream>
 
 #include "harness/cli/commands.hpp"
@@ -8,6 +9,7 @@
 #include "harness/report/case_metrics.hpp"
 #include "harness/report/report_json.hpp"
 #include "harness/report/report_writer.hpp"
+#include "harness/run/interrupt.hpp"
 
 namespace nb {
 namespace {
@@ -31,6 +33,7 @@ int run_command(const Registry& registry, const RunCommand& c, std::ostream& out
   for (const auto& a : c.benchmark_args)
     if (a.rfind("--benchmark_", 0) != 0) throw UsageError("unrecognised argument '" + a + "'");
   if (!c.options.validate_only && !c.options.profile) initialise_benchmark(c);
+  install_interrupt_handlers();
   RunRecord record = run_cases(std::move(cases), c.options);
   if (c.options.profile) {
     out << "profiled " << record.cases.size() << " case(s): one launch each inside its NVTX range\n";
@@ -38,7 +41,13 @@ int run_command(const Registry& registry, const RunCommand& c, std::ostream& out
   }
   const std::vector<CaseMetrics> metrics = compute_metrics(record);
   print_summary_table(record, metrics, out);
-  const std::string path = write_run_report(build_report_json(record, metrics), c.out_root);
+  const std::string path = write_run_report(build_report_json(record, metrics), c.out_root, c.run_id);
+  if (record.interrupted || !record.aborted.empty()) {
+    const auto not_run = std::count_if(record.outcomes.begin(), record.outcomes.end(),
+                                       [](const CaseOutcome& o) { return o.status == CaseStatus::not_run; });
+    out << (record.interrupted ? std::string("interrupted") : "aborted: " + record.aborted) << "; " << not_run
+        << " case(s) not run; partial report written\n";
+  }
   out << "report: " << path << "\n";
   return run_exit_status(record, metrics);
 }

@@ -9,11 +9,14 @@
 
 namespace nb {
 
-std::string write_run_report(const nlohmann::ordered_json& report, const std::string& out_root) {
+std::string new_run_id(const std::string& commit) { return utc_now_compact() + "-" + commit.substr(0, 7); }
+
+std::string write_run_report(const nlohmann::ordered_json& report, const std::string& out_root,
+                             const std::string& run_id) {
   namespace fs = std::filesystem;
   const std::string slug = report.at("provenance").at("gpu").at("slug").get<std::string>();
   std::string commit = report.at("provenance").value("git_commit", "unknown").substr(0, 7);
-  fs::path dir = fs::path(out_root) / slug / (utc_now_compact() + "-" + commit);
+  fs::path dir = fs::path(out_root) / slug / (run_id.empty() ? new_run_id(commit) : run_id);
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create report folder " + dir.string() + ": " + ec.message());

@@ -8,6 +8,7 @@
 #include "harness/host_memory.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/run/guarded_launch.hpp"
+#include "harness/run/interrupt.hpp"
 #include "harness/timing/event_timer.hpp"
 #include "harness/validation/trial_tolerance.hpp"
 
@@ -97,6 +98,7 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       verdicts[k].counts = stress.reason.empty() || claims(*variants[k], dist);
     }
     for (int t = 0; t < plan.trials; ++t) {
+      if (interrupt_requested()) throw RunInterrupted{};
       PhaseClock clock;
       trial.seed = plan.seed(d, t);
       op_.draw_inputs(problem_, dist, trial.seed, trial.inputs);
@@ -115,6 +117,7 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       const double upload_s = clock.lap();
       for (std::size_t k = 0; k < variants.size(); ++k) {
         if (!outcomes[k].runnable()) continue;
+        if (interrupt_requested()) throw RunInterrupted{};
         outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, trial.worst_condition);
         validate_one(*variants[k], trial, results, outcomes[k], verdicts[k]);
       }

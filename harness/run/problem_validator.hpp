@@ -1,7 +1,8 @@
 #pragma once
 // Validates every variant of one problem. For each distribution and trial it draws fresh inputs,
 // computes the float64 reference once, and then, per variant: resets inout tensors, poisons the
-// outputs, launches, hashes the inputs again, downloads the results and judges them.
+// outputs, launches, hashes the inputs again, downloads the results and judges them. An interrupt
+// (harness/run/interrupt.hpp) stops it between launches with RunInterrupted.
 #include <cuda_runtime.h>
 
 #include <functional>

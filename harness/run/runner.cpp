@@ -7,10 +7,14 @@
 #include <memory>
 
 #include "harness/cuda_check.hpp"
+#include "harness/errors.hpp"
 #include "harness/cuda_stream.hpp"
 #include "harness/device/nvml_monitor.hpp"
 #include "harness/nvtx_ranges.hpp"
+#include "harness/run/context_loss.hpp"
 #include "harness/run/guarded_launch.hpp"
+#include "harness/run/interrupt.hpp"
+#include "harness/run/memory_footprint.hpp"
 #include "harness/run/problem_buffers.hpp"
 #include "harness/run/problem_validator.hpp"
 #include "harness/run/progress.hpp"
@@ -75,20 +79,75 @@ void prepare_group(RunRecord& r, const std::vector<std::size_t>& group) {
   store_outcomes(r, group, outcomes);
 }
 
+// Why the problem cannot be validated and timed in the memory that is free now, or nullopt.
+std::optional<std::string> memory_shortfall(const RunRecord& r, const RunCase& first, const std::vector<Variant*>& variants) {
+  FootprintInputs in;
+  in.decls = first.op->tensors(first.problem);
+  in.element_bytes = dtype_size(first.problem.dtype);
+  for (Variant* v : variants) in.workspace_bytes = std::max(in.workspace_bytes, v->workspace_bytes(first.problem));
+  const bool timed = !r.options.validate_only && !r.options.profile;
+  in.flush_bytes = timed ? 2 * (r.provenance.gpu.l2_bytes ? r.provenance.gpu.l2_bytes : (64u << 20)) : 0;
+  in.fresh_buffers_per_trial = r.options.validation.fresh_buffers_per_trial;
+  std::size_t free_device = 0, total_device = 0;
+  if (cudaMemGetInfo(&free_device, &total_device) != cudaSuccess) {
+    cudaGetLastError();
+    return std::nullopt;  // unknown: try, and let an allocation failure speak
+  }
+  return why_it_does_not_fit(estimate_footprint(in), static_cast<double>(free_device), host_memory_available());
+}
+
+// Marks the group's cases that are still runnable: failed (error) or not run.
+void settle_runnable(std::vector<CaseOutcome>& outcomes, CaseStatus status, const std::string& why) {
+  for (CaseOutcome& o : outcomes) {
+    if (!o.runnable()) continue;
+    o.validation = {};
+    if (status == CaseStatus::error) o.fail(why);
+    else if (status == CaseStatus::skipped) o.skip(why);
+    else o.not_run(why);
+  }
+}
+
+// Validates one problem's cases. An allocation that fails (device or host) makes its cases
+// errors and the run goes on; a lost CUDA context throws ContextLost; an interrupt throws RunInterrupted.
+void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStream_t stream, Progress& progress) {
+  const RunCase& first = r.cases[group.front()];
+  std::vector<Variant*> variants = variants_of(r, group);
+  std::vector<CaseOutcome> outcomes = outcomes_of(r, group);
+  try {
+    prepare_variants(first.problem, variants, outcomes);
+    if (auto why = memory_shortfall(r, first, variants)) {
+      progress.note("skipped: " + *why);
+      settle_runnable(outcomes, CaseStatus::skipped, *why);
+    } else {
+      ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants);
+      ValidationPlan plan = plan_validation(buffers.decls, r.options.validation);
+      ProblemValidator(*first.op, first.problem, buffers, stream)
+          .run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
+    }
+  } catch (const RunInterrupted&) {
+    settle_runnable(outcomes, CaseStatus::not_run, "interrupted before its validation finished");
+    store_outcomes(r, group, outcomes);
+    throw;
+  } catch (const std::bad_alloc&) {
+    settle_runnable(outcomes, CaseStatus::error, "host memory allocation failed (std::bad_alloc)");
+  } catch (const DeviceError& e) {
+    if (auto lost = cuda_context_lost()) {
+      settle_runnable(outcomes, CaseStatus::not_run, "the CUDA context was lost before its validation finished");
+      store_outcomes(r, group, outcomes);
+      throw ContextLost{std::string(e.what())};
+    }
+    settle_runnable(outcomes, CaseStatus::error, e.what());
+  }
+  store_outcomes(r, group, outcomes);
+}
+
 void validate_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream,
                   Progress& progress) {
   progress.set_total(static_cast<int>(groups.size()));
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const RunCase& first = r.cases[groups[g].front()];
-    progress.begin(static_cast<int>(g + 1), first.problem.id());
-    std::vector<Variant*> variants = variants_of(r, groups[g]);
-    std::vector<CaseOutcome> outcomes = outcomes_of(r, groups[g]);
-    prepare_variants(first.problem, variants, outcomes);
-    ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants);
-    ValidationPlan plan = plan_validation(buffers.decls, r.options.validation);
-    ProblemValidator(*first.op, first.problem, buffers, stream)
-        .run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
-    store_outcomes(r, groups[g], outcomes);
+    if (interrupt_requested()) throw RunInterrupted{};
+    progress.begin(static_cast<int>(g + 1), r.cases[groups[g].front()].problem.id());
+    validate_group(r, groups[g], stream, progress);
   }
 }
 
@@ -101,8 +160,13 @@ struct TimingContext {
 };
 
 // The benchmark loop: one flushed, event-timed launch per iteration.
+// An interrupt abandons the loop after the current sample.
 void sample_into(benchmark::State& state, CaseTimer& timer, std::vector<double>& samples_ms) {
   for (auto _ : state) {
+    if (interrupt_requested()) {
+      state.SkipWithError("interrupted");
+      break;
+    }
     const double ms = timer.sample_ms();
     state.SetIterationTime(ms * 1e-3);
     samples_ms.push_back(ms);
@@ -112,6 +176,10 @@ void sample_into(benchmark::State& state, CaseTimer& timer, std::vector<double>&
 void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, const std::vector<Variant*>& peers) {
   RunCase& c = ctx.record.cases[index];
   CaseOutcome& outcome = ctx.record.outcomes[index];
+  if (interrupt_requested()) {
+    state.SkipWithError("interrupted");
+    return;  // not timed: marked not_run when the run ends
+  }
   try {
     c.variant->prepare(c.problem);  // launches use the last prepared problem: this one
     const ProblemBuffers& b = ctx.buffers.acquire(c, peers, ctx.stream);
@@ -124,6 +192,10 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
       NvtxRange range(c.nvtx_name());
       NvtxRange phase("timed");
       sample_into(state, timer, t.samples_ms);
+    }
+    if (interrupt_requested()) {
+      outcome.timing.reset();
+      return;
     }
     t.sm_clock_after_mhz = ctx.nvml.sm_clock_mhz();
     t.throttle_reasons = ctx.nvml.throttle_reasons();
@@ -143,7 +215,7 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     outcome.timing.reset();
     outcome.fail(std::string("timing: ") + e.what());
     state.SkipWithError(e.what());
-    if (cudaDeviceSynchronize() != cudaSuccess) throw;
+    if (cuda_context_lost()) throw ContextLost{c.name() + ": " + e.what()};
   }
 }
 
@@ -152,6 +224,10 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
 void time_ceiling(benchmark::State& state, TimingContext& ctx, std::size_t first_case, Variant& kernel,
                   const std::vector<Variant*>& peers) {
   const RunCase& c = ctx.record.cases[first_case];
+  if (interrupt_requested()) {
+    state.SkipWithError("interrupted");
+    return;
+  }
   try {
     kernel.prepare(c.problem);
     const ProblemBuffers& b = ctx.buffers.acquire(c, peers, ctx.stream);
@@ -170,7 +246,7 @@ void time_ceiling(benchmark::State& state, TimingContext& ctx, std::size_t first
     ctx.record.compute_ceilings.push_back(std::move(ceiling));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
-    if (cudaDeviceSynchronize() != cudaSuccess) throw;
+    if (cuda_context_lost()) throw ContextLost{"ceiling " + kernel.name() + ": " + e.what()};
   }
 }
 
@@ -214,7 +290,12 @@ void time_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups,
           ->Unit(benchmark::kMillisecond);
     }
   }
-  benchmark::RunSpecifiedBenchmarks();
+  try {
+    benchmark::RunSpecifiedBenchmarks();
+  } catch (...) {
+    benchmark::ClearRegisteredBenchmarks();
+    throw;
+  }
   benchmark::ClearRegisteredBenchmarks();
   for (auto& o : r.outcomes)
     if (o.timing && !o.timing->samples_ms.empty()) o.timing->stats = summarize(o.timing->samples_ms);
@@ -247,6 +328,21 @@ const ComputeCeiling* RunRecord::compute_ceiling_of(const std::string& problem_i
   return nullptr;
 }
 
+// Every case the run did not finish (not validated, or validated but not timed) becomes not_run.
+void mark_unfinished_not_run(RunRecord& r, const std::string& why) {
+  for (CaseOutcome& o : r.outcomes) {
+    if (o.status != CaseStatus::ran) continue;
+    const bool validated = !o.validation.distributions.empty();
+    const bool timed = o.timing && !o.timing->samples_ms.empty();
+    if (validated && (r.options.validate_only || timed)) continue;
+    std::string note = why;
+    if (validated)
+      note += " (validated: " + std::string(disposition_name(o.validation.disposition)) + "; not timed)";
+    o.timing.reset();
+    o.not_run(note);
+  }
+}
+
 RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
   RunRecord r;
   r.options = options;
@@ -256,19 +352,29 @@ RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
   r.provenance = collect_provenance(gpu, options.command_line);
   CudaStream stream;
   const auto groups = group_by_problem(r.cases);
-  if (options.profile) {
-    profile_all(r, groups, stream.get());
-  } else {
-    Progress progress(options.progress);
-    NvmlMonitor nvml(gpu.device);
-    if (options.measure_copy_ceiling) r.ceiling = measure_bandwidth_ceiling(gpu, stream.get());
-    validate_all(r, groups, stream.get(), progress);
-    if (!options.validate_only) {
-      L2Flusher flusher(gpu.l2_bytes);
-      r.l2_flush_bytes = flusher.bytes();
-      time_all(r, groups, stream.get(), flusher, nvml);
+  try {
+    if (options.profile) {
+      profile_all(r, groups, stream.get());
+    } else {
+      Progress progress(options.progress);
+      NvmlMonitor nvml(gpu.device);
+      if (options.measure_copy_ceiling) r.ceiling = measure_bandwidth_ceiling(gpu, stream.get());
+      validate_all(r, groups, stream.get(), progress);
+      if (!options.validate_only) {
+        L2Flusher flusher(gpu.l2_bytes);
+        r.l2_flush_bytes = flusher.bytes();
+        time_all(r, groups, stream.get(), flusher, nvml);
+      }
     }
+  } catch (const RunInterrupted&) {
+  } catch (const ContextLost& lost) {
+    r.aborted = "the CUDA context was lost: " + lost.why;
+  } catch (const DeviceError& e) {  // outside any case (the ceiling, the flush buffer): nothing more can run
+    r.aborted = e.what();
   }
+  r.interrupted = interrupt_requested();
+  if (r.interrupted) mark_unfinished_not_run(r, "interrupted");
+  else if (!r.aborted.empty()) mark_unfinished_not_run(r, "the run was aborted");
   r.provenance.finished_at = utc_now_iso8601();
   return r;
 }

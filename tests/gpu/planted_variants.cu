@@ -2,6 +2,8 @@
 // with a copy or a tiny kernel on the same stream, so that only the planted fault differs.
 #include "planted_variants.hpp"
 
+#include <cstdint>
+
 #include "harness/cuda_check.hpp"
 #include "harness/validation/compare.hpp"
 
@@ -12,6 +14,8 @@ __global__ void transpose_kernel(const float* in, float* out, std::int64_t rows,
   std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (i < rows * cols) out[(i % cols) * rows + i / cols] = in[i];
 }
+
+__global__ void wild_write_kernel(float* wild) { wild[threadIdx.x * 1024] = 1.0f; }
 
 int index_of(const std::vector<TensorDecl>& decls, TensorRole role) {
   for (std::size_t i = 0; i < decls.size(); ++i)
@@ -36,6 +40,11 @@ class PlantedVariant final : public Variant {
   void prepare(const Problem& p) override {
     correct_.prepare(p);
     if (fault_ == Fault::other_stream && !side_) NB_CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+    if (fault_ == Fault::oom_in_prepare) {
+      void* petabyte = nullptr;
+      NB_CUDA_CHECK(cudaMalloc(&petabyte, std::size_t(1) << 50));
+      cudaFree(petabyte);
+    }
   }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override;
 
@@ -62,6 +71,11 @@ void PlantedVariant::launch(const Problem& p, const DeviceTensors& t, void* ws, 
     case Fault::skips_work: return;
     case Fault::zero_output: NB_CUDA_CHECK(cudaMemsetAsync(y, 0, bytes, s)); return;
     case Fault::other_stream: correct_.launch(p, t, ws, side_); return;
+    case Fault::illegal_address:
+      wild_write_kernel<<<1, 32, 0, s>>>(reinterpret_cast<float*>(std::uintptr_t(0xdead0000)));
+      NB_CHECK_LAUNCH();
+      NB_CUDA_CHECK(cudaStreamSynchronize(s));
+      return;
     default: correct_.launch(p, t, ws, s);
   }
   if (fault_ == Fault::one_unwritten) {
@@ -95,6 +109,8 @@ std::string fault_name(Fault f) {
     case Fault::writes_input: return "writes_input";
     case Fault::other_stream: return "other_stream";
     case Fault::skips_work: return "skips_work";
+    case Fault::illegal_address: return "illegal_address";
+    case Fault::oom_in_prepare: return "oom_in_prepare";
   }
   return "?";
 }

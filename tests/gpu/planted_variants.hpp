@@ -17,6 +17,8 @@ enum class Fault {
   writes_input,      // correct, but it modifies its input
   other_stream,      // correct work, but on a stream of its own that the timed stream never waits for
   skips_work,        // launches nothing at all
+  illegal_address,   // writes through a wild pointer: the CUDA context is lost for the whole process
+  oom_in_prepare,    // prepare() asks cudaMalloc for a petabyte: out of memory, the context survives
 };
 
 std::string fault_name(Fault f);
