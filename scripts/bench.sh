@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set-up, build, run the default suite (kb: the KernelBench shapes), write the
 # report under reports/<gpu>/<run-id>/ and say where it is. Extra arguments go to `normbench run`.
+# By default it runs on every visible GPU (--devices all: one worker per GPU, side by side, then
+# one fleet page); --device N or --devices LIST among the arguments chooses instead.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 cd "$NB_ROOT"
@@ -8,12 +10,17 @@ cd "$NB_ROOT"
 NB_PRESET="${NB_PRESET:-release}" nb_configure_and_build
 bin="$NB_ROOT/build/${NB_PRESET:-release}/normbench"
 set +e
-"$bin" run --suite kb --out "$NB_ROOT/reports" "$@"
+devices=(--devices all)
+for a in "$@"; do
+  case "$a" in --device|--device=*|--devices|--devices=*|--profile) devices=() ;; esac
+done
+"$bin" run --suite kb --out "$NB_ROOT/reports" ${devices[@]+"${devices[@]}"} "$@"
 status=$?
 set -e
 case $status in
   0) nb_say "every verdict passed" ;;
   1) nb_say "some verdict failed or some timing was flagged: see the report" ;;
+  130) nb_say "interrupted: the partial report says which cases did not run" ;;
   *) nb_say "normbench run failed (exit $status)" ;;
 esac
 exit $status

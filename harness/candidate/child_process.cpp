@@ -53,14 +53,15 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 }  // namespace
 
-ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s,
-                   const std::vector<std::string>& environment) {
+StartedChild start_child(const std::vector<std::string>& argv, const std::string& log_path,
+                         const std::vector<std::string>& environment) {
   if (argv.empty()) throw UsageError("run_child: no program");
   std::vector<std::string> args = argv, env = environment_with(environment);
   const std::vector<char*> arg_pointers = pointers(args), env_pointers = pointers(env);
   const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) throw UsageError(log_path + ": cannot write the child's log: " + std::strerror(errno));
-  const auto start = std::chrono::steady_clock::now();
+  StartedChild child;
+  child.start = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   if (pid < 0) {
     close(log_fd);
@@ -68,26 +69,20 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_
   }
   if (pid == 0) exec_in_child(arg_pointers.data(), env_pointers.data(), log_fd);
   close(log_fd);
-  setpgid(pid, pid);  // also from this side, so the kill below never races the child's own call
+  setpgid(pid, pid);  // also from this side, so a kill never races the child's own call
+  child.pid = pid;
+  return child;
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+ChildEnd end_of(int status, double seconds) {
   ChildEnd end;
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  int status = 0;
-  for (;;) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) throw UsageError(std::string("waitpid: ") + std::strerror(errno));
-    if (timeout_s > 0 && elapsed() > timeout_s) {
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      end.how = ChildEnd::How::timed_out;
-      end.seconds = elapsed();
-      return end;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  end.seconds = elapsed();
+  end.seconds = seconds;
   if (WIFSIGNALED(status)) {
     end.how = ChildEnd::How::signaled;
     end.code = WTERMSIG(status);
@@ -95,6 +90,42 @@ ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_
     end.code = WEXITSTATUS(status);
   }
   return end;
+}
+
+}  // namespace
+
+std::optional<ChildEnd> poll_child(const StartedChild& child) {
+  int status = 0;
+  pid_t done = waitpid(child.pid, &status, WNOHANG);
+  while (done < 0 && errno == EINTR) done = waitpid(child.pid, &status, WNOHANG);
+  if (done < 0) throw UsageError(std::string("waitpid: ") + std::strerror(errno));
+  if (done == 0) return std::nullopt;
+  return end_of(status, seconds_since(child.start));
+}
+
+void signal_child(const StartedChild& child, int signal) {
+  if (child.pid <= 0) return;
+  kill(-child.pid, signal);
+  kill(child.pid, signal);
+}
+
+ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s,
+                   const std::vector<std::string>& environment) {
+  const StartedChild child = start_child(argv, log_path, environment);
+  for (;;) {
+    if (auto end = poll_child(child)) return *end;
+    if (timeout_s > 0 && seconds_since(child.start) > timeout_s) {
+      signal_child(child, SIGKILL);
+      int status = 0;
+      while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      ChildEnd end;
+      end.how = ChildEnd::How::timed_out;
+      end.seconds = seconds_since(child.start);
+      return end;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 std::string describe_signal(int signal) {

@@ -2,6 +2,8 @@
 // Running a program in a child process with a time limit: its output goes to a log file, and a
 // child still running at the limit is killed (its whole process group) with SIGKILL. How it
 // ended (exit status, signal, time limit) is what the caller classifies.
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,19 @@ struct ChildEnd {
 // pairs. Throws UsageError when the program cannot be started.
 ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s,
                    const std::vector<std::string>& environment = {});
+
+// A child started and not yet reaped, for running several side by side (run --devices). Its own
+// process group, output to the log file, stdin from /dev/null, as for run_child.
+struct StartedChild {
+  int pid = -1;
+  std::chrono::steady_clock::time_point start;
+};
+StartedChild start_child(const std::vector<std::string>& argv, const std::string& log_path,
+                         const std::vector<std::string>& environment = {});
+// How it ended, or nullopt while it still runs (never blocks).
+std::optional<ChildEnd> poll_child(const StartedChild& child);
+// Sends `signal` to the child's whole process group.
+void signal_child(const StartedChild& child, int signal);
 
 // "SIGSEGV (segmentation fault)".
 std::string describe_signal(int signal);

@@ -2,9 +2,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/devices_run.hpp"
 #include "harness/cli/eval_commands.hpp"
 #include "harness/cli/npy_commands.hpp"
 #include "harness/distribution.hpp"
@@ -117,6 +120,9 @@ void add_run(CLI::App& app, RunArgs& a) {
   run->add_option("--min-time", o.samples.min_time_s, "Timed seconds per case")->capture_default_str();
   run->add_option("--max-samples", o.samples.max_samples, "Most samples per case")->capture_default_str();
   run->add_option("--device", o.device, "CUDA device")->capture_default_str();
+  run->add_option("--devices", a.command.devices,
+                  "all or 0,2: one worker process per GPU, side by side, then one fleet page");
+  run->add_option("--run-id", a.command.run_id, "The report folder's name (default: <UTC time>-<commit>)");
   run->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
   run->allow_extras();  // --benchmark_* flags go to Google Benchmark
 }
@@ -182,7 +188,8 @@ void finish_run_options(RunOptions& o, const std::vector<std::string>& distribut
   for (const auto& d : distributions) o.validation.distributions.push_back(parse_distribution(d));
   if (full_validation) o.validation.distributions = all_distributions();
   check_validation_options(o.validation);
-  if (o.samples.min_time_s <= 0 || o.samples.max_samples < o.samples.min_samples)
+  if (!(o.samples.min_time_s > 0) || !std::isfinite(o.samples.min_time_s) ||
+      o.samples.max_samples < o.samples.min_samples)
     throw UsageError("--min-time must be positive and --max-samples at least " + std::to_string(o.samples.min_samples));
 }
 
@@ -224,6 +231,18 @@ int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& r
   c.options.suite = c.selection.problems.empty() && c.selection.params.empty() ? c.selection.suite : "";
   c.options.command_line = quote_command_line(argc, argv);
   c.program = argv[0];
+  c.argv.assign(argv, argv + argc);
+  if (!c.run_id.empty() && (c.run_id[0] == '.' || c.run_id.size() > 100 ||
+                            c.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789._-") != std::string::npos))
+    throw UsageError("--run-id '" + c.run_id + "': use letters, digits, '.', '_' and '-' only, not starting with '.'");
+  if (!c.devices.empty()) {
+    if (c.options.profile) throw UsageError("--profile runs on one --device, not --devices");
+    select_cases(registry, c.selection);  // a bad selection is one usage error here, not one per GPU
+    for (const auto& a : c.benchmark_args)
+      if (a.rfind("--benchmark_", 0) != 0) throw UsageError("unrecognised argument '" + a + "'");
+    return devices_run_command(c, std::cout);
+  }
   return run_command(registry, c, std::cout);
 }
 
@@ -259,6 +278,9 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   } catch (const DeviceError& e) {
     std::cerr << "normbench: device error: " << e.what() << "\n";
     return kExitDevice;
+  } catch (const nlohmann::json::exception& e) {  // a report or result file with a field of the wrong type
+    std::cerr << "normbench: malformed JSON content: " << e.what() << "\n";
+    return kExitUsage;
   }
 }
 
