@@ -34,6 +34,7 @@ Params Params::parse(const std::string& text) {
     double v = std::strtod(value.c_str(), &stop);
     if (stop == value.c_str() || *stop != '\0' || !std::isfinite(v))
       throw UsageError("bad value '" + value + "' for parameter '" + name + "'");
+    if (out.has(name)) throw UsageError("parameter '" + name + "' is given twice");
     out.set(name, v);
     pos = end + 1;
   }

@@ -1,0 +1,140 @@
+// Bad input of every kind ends in a clear message and exit 2, never a crash: non-finite,
+// overflowing and negative parameters, bad --devices and --run-id values, and report files that
+// are malformed or hostile, given to html, compare and fleet.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "harness/cli/cli.hpp"
+#include "harness/errors.hpp"
+#include "kernels/ops.hpp"
+#include "report_test_support.hpp"
+
+namespace nb {
+namespace {
+
+struct CliResult {
+  int status;
+  std::string out, err;
+};
+
+CliResult run_cli(std::vector<std::string> args) {
+  static const Registry registry(make_ops());
+  args.insert(args.begin(), "normbench");
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  int status = cli_main(static_cast<int>(args.size()), argv.data(), registry);
+  std::string out = testing::internal::GetCapturedStdout();
+  return {status, out, testing::internal::GetCapturedStderr()};
+}
+
+void expect_usage_error(const std::vector<std::string>& args, const std::string& message) {
+  CliResult r = run_cli(args);
+  std::string joined;
+  for (const auto& a : args) joined += a + " ";
+  EXPECT_EQ(r.status, kExitUsage) << joined << "\n" << r.err;
+  EXPECT_NE(r.err.find(message), std::string::npos) << joined << "\nstderr was: " << r.err;
+}
+
+TEST(HostileInput, NonFiniteOverflowingAndNegativeParameters) {
+  for (const char* value : {"nan", "NaN", "inf", "-inf", "1e400", "0x1p99999"})
+    expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", std::string("m=4,n=") + value}, "bad value");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=-4,n=4"}, "out of range");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4,n=1e18"}, "out of range");
+  expect_usage_error({"run", "--op", "rmsnorm_nchw", "--params", "n=1e9,c=1e9,h=1e9,w=1e9"}, "rmsnorm_nchw");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4,n=4,m=5"}, "");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4,,n=4"}, "bad parameter");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "=4"}, "bad parameter");
+  expect_usage_error({"run", "--problem", "rmsnorm_rows/m4_nnan/fp32"}, "rmsnorm_rows");
+  expect_usage_error({"run", "--problem", "rmsnorm_rows/m-4_n4/fp32"}, "rmsnorm_rows");
+  expect_usage_error({"run", "--trials", "-3"}, "--trials");
+  expect_usage_error({"run", "--max-samples", "99999999999999999999"}, "max-samples");
+  expect_usage_error({"run", "--min-time", "nan"}, "--min-time");
+}
+
+TEST(HostileInput, DevicesAndRunIds) {
+  expect_usage_error({"run", "--suite", "quick", "--devices", "0,x"}, "--devices");
+  expect_usage_error({"run", "--suite", "quick", "--devices", "0,0"}, "");
+  expect_usage_error({"run", "--suite", "quick", "--run-id", "../../etc"}, "--run-id");
+  expect_usage_error({"run", "--suite", "quick", "--run-id", ".hidden"}, "--run-id");
+  expect_usage_error({"run", "--suite", "quick", "--devices", "all", "--profile"}, "--profile");
+  expect_usage_error({"run", "--suite", "nope", "--devices", "all"}, "unknown suite");
+}
+
+// Each text is given as a report.json to html, compare (as both sides) and fleet.
+TEST(HostileInput, MalformedReportFilesAreUsageErrors) {
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"empty", ""},
+      {"garbage", std::string("\x00\xff\xfe{{", 5)},
+      {"truncated", R"({"schema": "normbench.report", "schema_version": 1, "results": [)"},
+      {"array", "[1, 2, 3]"},
+      {"string", "\"normbench.report\""},
+      {"wrong schema", R"({"schema": "other", "schema_version": 1, "results": []})"},
+      {"version as text", R"({"schema": "normbench.report", "schema_version": "1", "results": []})"},
+      {"version fraction", R"({"schema": "normbench.report", "schema_version": 1.5, "results": []})"},
+      {"version huge", R"({"schema": "normbench.report", "schema_version": 1e300, "results": []})"},
+      {"results object", R"({"schema": "normbench.report", "schema_version": 1, "results": {}})"},
+      {"row not an object", R"({"schema": "normbench.report", "schema_version": 1, "results": [{}, 1, null]})"},
+      {"deep", std::string(100000, '[') + std::string(100000, ']')},
+  };
+  test::TempFolder dir;
+  for (const auto& [name, text] : files) {
+    const std::string path = dir.file("bad.json");
+    std::ofstream(path, std::ios::binary) << text;
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"html", path, "-o", dir.file("out.html")},
+             {"compare", path, path},
+             {"fleet", path, "-o", dir.file("fleet.html")}}) {
+      CliResult r = run_cli(args);
+      EXPECT_EQ(r.status, kExitUsage) << name << ": " << args[0] << "\n" << r.err;
+      EXPECT_NE(r.err.find("bad.json"), std::string::npos) << name << ": " << args[0] << " names the file: " << r.err;
+    }
+  }
+}
+
+// Readable reports whose fields have the wrong types or hold markup: rendered or refused, never a
+// crash, and nothing from the file is live HTML.
+TEST(HostileInput, WrongTypesAndMarkupInAReport) {
+  const std::string evil = "<script>alert(1)</script>";
+  nlohmann::json rows = nlohmann::json::array();
+  rows.push_back({{"op", evil}, {"variant", evil}, {"problem", evil}, {"problem_name", evil}, {"status", "ran"},
+                  {"disposition", "passed"}, {"timing", {{"median_ms", "fast"}}}, {"flags", evil},
+                  {"validation", {{"per_distribution", {{{"distribution", evil}, {"unwritten", "many"}}}}}}});
+  rows.push_back({{"op", 5}, {"variant", {1, 2}}, {"problem", {{"a", 1}}}, {"status", 7}, {"timing", 3},
+                  {"gbps", "x"}, {"pct_of_copy", -1e308}, {"params", "p"}, {"suites", 4}});
+  rows.push_back({{"op", "softmax"}, {"variant", "v"}, {"problem", "softmax/m1_n1/fp32"}, {"status", "ran"},
+                  {"disposition", "passed"}, {"timing", {{"median_ms", 0.0}}}, {"gbps", 1e308}});
+  rows.push_back({{"op", "softmax"}, {"variant", "w"}, {"problem", "softmax/m1_n1/fp32"}, {"status", "ran"},
+                  {"disposition", "passed"}, {"timing", {{"median_ms", -1.0}, {"p10_ms", "a"}}}});
+  const nlohmann::json report = {{"schema", "normbench.report"}, {"schema_version", 1},
+                                 {"schema_minor_version", "x"}, {"provenance", evil}, {"ceilings", {1, 2}},
+                                 {"compute_ceilings", evil}, {"settings", 5}, {"summary", {{"cases", evil}}},
+                                 {"interrupted", evil}, {"aborted", evil}, {"not_run", {evil, 3}},
+                                 {"results", rows}};
+  test::TempFolder dir;
+  const std::string path = dir.file("report.json");
+  test::write_json(path, report);
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"html", path, "-o", dir.file("out.html")},
+           {"compare", path, path, "--html", dir.file("compare.html")},
+           {"compare", path, path, "--json"},
+           {"fleet", path, dir.path.string(), "-o", dir.file("fleet.html")}}) {
+    CliResult r = run_cli(args);
+    EXPECT_TRUE(r.status == kExitOk || r.status == kExitUsage || r.status == kExitVerdictFailed)
+        << args[0] << " exit " << r.status << "\n" << r.err;
+  }
+  for (const char* page : {"out.html", "compare.html", "fleet.html"}) {
+    const std::string html = test::read_text(dir.file(page));
+    EXPECT_NE(html.find("</html>"), std::string::npos) << page << " was not written";
+    EXPECT_EQ(html.find(evil), std::string::npos) << page << " carries the script tag unescaped";
+  }
+}
+
+}  // namespace
+}  // namespace nb
