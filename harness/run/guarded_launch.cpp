@@ -20,6 +20,7 @@ bool guarded(CaseOutcome& outcome, const std::string& case_name, const std::func
     if (sticky != cudaSuccess)
       throw DeviceError(case_name + " left the CUDA context unusable: " + e.what() + "; then " +
                         cudaGetErrorString(sticky));
+    cudaGetLastError();  // a failed cudaMalloc leaves its error behind: the next variant's launch check must not see it
   }
   return false;
 }
