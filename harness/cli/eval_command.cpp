@@ -3,7 +3,6 @@
 // cases runs in a worker process of its own under a watchdog; the built-in variants run here as
 // in `normbench run`. The worker's outcome, or what its end says (a signal, a CUDA fault, the
 // time limit), joins the same run record, summary table, report and exit status.
-#include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 #include <stdlib.h>
 
@@ -20,6 +19,7 @@
 #include "harness/candidate/child_process.hpp"
 #include "harness/candidate/outcome_json.hpp"
 #include "harness/cli/eval_commands.hpp"
+#include "harness/cli/benchmark_flags.hpp"
 #include "harness/cli/summary_table.hpp"
 #include "harness/errors.hpp"
 #include "harness/report/case_metrics.hpp"
@@ -180,16 +180,6 @@ std::vector<RunCase> problems_of(const Registry& registry, Selection selection) 
   return problems;
 }
 
-void initialise_benchmark(const EvalCommand& c) {
-  std::vector<std::string> args = {c.program};
-  args.insert(args.end(), c.benchmark_args.begin(), c.benchmark_args.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(args.size());
-  benchmark::Initialize(&argc, argv.data());
-  if (argc > 1) throw UsageError(std::string("unrecognised argument '") + argv[1] + "'");
-}
 
 // Puts each candidate case right after the last built-in case of its problem.
 void merge_candidate(RunRecord& record, std::vector<RunCase> cases, std::vector<CaseOutcome> outcomes) {
@@ -225,7 +215,7 @@ int eval_command(const Registry& registry, const EvalCommand& c, std::ostream& o
     if (b.variant->name() == name) throw UsageError("--name " + name + " is a built-in variant's name; choose another");
   const ExternalSource source = build_candidate({c.candidate, c.nvcc_flags, gpu_arch(c.options.device), dir});
   probe_candidate(c, source, dir);
-  if (!c.options.validate_only) initialise_benchmark(c);
+  if (!c.options.validate_only) initialise_benchmark(c.program, c.benchmark_args);
 
   RunRecord record = run_cases(builtins, c.options);
   CandidateRecord candidate(name, source);

@@ -1,8 +1,7 @@
-#include <benchmark/benchmark.h>
-
 #include <algorithm>
 #include <ostream>
 
+#include "harness/cli/benchmark_flags.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/summary_table.hpp"
 #include "harness/errors.hpp"
@@ -12,27 +11,12 @@
 #include "harness/run/interrupt.hpp"
 
 namespace nb {
-namespace {
-
-// Hands the --benchmark_* flags to Google Benchmark; anything it does not take is an error.
-void initialise_benchmark(const RunCommand& c) {
-  std::vector<std::string> args = {c.program};
-  args.insert(args.end(), c.benchmark_args.begin(), c.benchmark_args.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(args.size());
-  benchmark::Initialize(&argc, argv.data());
-  if (argc > 1) throw UsageError(std::string("unrecognised argument '") + argv[1] + "'");
-}
-
-}  // namespace
 
 int run_command(const Registry& registry, const RunCommand& c, std::ostream& out) {
   std::vector<RunCase> cases = select_cases(registry, c.selection);
   for (const auto& a : c.benchmark_args)
     if (a.rfind("--benchmark_", 0) != 0) throw UsageError("unrecognised argument '" + a + "'");
-  if (!c.options.validate_only && !c.options.profile) initialise_benchmark(c);
+  if (!c.options.validate_only && !c.options.profile) initialise_benchmark(c.program, c.benchmark_args);
   install_interrupt_handlers();
   RunRecord record = run_cases(std::move(cases), c.options);
   if (c.options.profile) {
