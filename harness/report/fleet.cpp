@@ -1,5 +1,8 @@
 #include "harness/report/fleet.hpp"
 
+#include <filesystem>
+#include <map>
+
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_page.hpp"
 #include "harness/report/html_table.hpp"
@@ -11,6 +14,7 @@
 #include "harness/report/svg_chart.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 namespace nb {
@@ -130,7 +134,11 @@ std::vector<FleetRun> label_fleet_runs(std::vector<std::pair<std::string, nlohma
   std::vector<FleetRun> runs;
   for (auto& [path, report] : path_and_report) {
     std::string label = gpu_name_of(report);
-    if (uses[label] > 1) label += " (" + text_of(report, "provenance.started_at") + ")";
+    // Several reports of one GPU model (two H200s of a host, or runs of different days): the
+    // run id, which is the report's folder name (<UTC>-gpu<i> for `run --devices`), else the
+    // start time.
+    const std::string run_id = std::filesystem::path(path).parent_path().filename().string();
+    if (uses[label] > 1) label += " (" + (run_id.empty() ? text_of(report, "provenance.started_at") : run_id) + ")";
     runs.push_back({path, label, std::move(report)});
   }
   return runs;

@@ -63,6 +63,17 @@ TEST(ReportFleet, TwoRunsOfOneGpuGetDistinctLabels) {
   EXPECT_NE(runs[1].label.find("2026-11-29"), std::string::npos);
 }
 
+// run --devices starts both GPUs of a host at once: the run id (the report's folder) tells them
+// apart where the start time cannot.
+TEST(ReportFleet, TwoGpusOfOneHostStartedTogetherGetTheirRunIds) {
+  const nlohmann::json report = load_fixture("report_fixture.json");
+  auto runs = label_fleet_runs({{"reports/h200/20261123T015905Z-gpu0/report.json", report},
+                                {"reports/h200/20261123T015905Z-gpu1/report.json", report}});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_NE(runs[0].label.find("20261123T015905Z-gpu0"), std::string::npos) << runs[0].label;
+  EXPECT_NE(runs[1].label.find("20261123T015905Z-gpu1"), std::string::npos) << runs[1].label;
+}
+
 TEST(ReportFleetCommand, SearchesFoldersRecursivelyForReportJson) {
   test::TempFolder folder;
   std::filesystem::create_directories(folder.path / "h100" / "run1");
