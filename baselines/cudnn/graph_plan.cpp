@@ -267,4 +267,14 @@ PlannedGraph plan_graph(cudnnHandle_t handle, const std::function<Graph()>& buil
   return out;
 }
 
+void execute_plan(cudnnHandle_t handle, cudnnBackendDescriptor_t plan, std::vector<int64_t> uids,
+                  std::vector<void*> pointers, void* workspace) {
+  Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids.data(), int64_t(uids.size()))
+      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, pointers.data(), int64_t(pointers.size()))
+      .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace);
+  pack.finalize();
+  NB_CUDNN_CHECK(cudnnBackendExecute(handle, plan, pack.get()));
+}
+
 }  // namespace nb::cudnn_backend

@@ -50,6 +50,10 @@ struct PlannedGraph {
 // DOWN_CONVERT_INPUTS (cuDNN's marks of TF32 math on fp32 data) is skipped.
 PlannedGraph plan_graph(cudnnHandle_t handle, const std::function<Graph()>& build, bool allow_tf32);
 
+// Runs a finalized plan on the handle's stream with its variant pack (the tensors by unique id).
+void execute_plan(cudnnHandle_t handle, cudnnBackendDescriptor_t plan, std::vector<int64_t> uids,
+                  std::vector<void*> pointers, void* workspace);
+
 // An nb::Unsupported message without " from <call> (<file>:<line>)".
 std::string brief(const std::string& what);
 

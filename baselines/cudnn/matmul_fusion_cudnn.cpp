@@ -152,12 +152,7 @@ void MatmulBiasScaleStats::run(cudaStream_t stream, const float* x, const float*
     uids.push_back(kUidSumSq);
     ptrs.push_back(col_sumsq);
   }
-  Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-  pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids.data(), int64_t(uids.size()))
-      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs.data(), int64_t(ptrs.size()))
-      .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace);
-  pack.finalize();
-  NB_CUDNN_CHECK(cudnnBackendExecute(handle_, plan_, pack.get()));
+  execute_plan(handle_, plan_, uids, ptrs, workspace);
 }
 
 }  // namespace nb

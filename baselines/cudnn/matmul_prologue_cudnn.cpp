@@ -66,16 +66,6 @@ Graph build_graph(cudnnHandle_t handle, const PrologueGemmShape& s, Product prod
   return g;
 }
 
-void execute(cudnnHandle_t handle, cudnnBackendDescriptor_t plan, std::vector<int64_t> uids,
-             std::vector<void*> ptrs, void* workspace) {
-  Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-  pack.set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, uids.data(), int64_t(uids.size()))
-      .set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, ptrs.data(), int64_t(ptrs.size()))
-      .set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, &workspace);
-  pack.finalize();
-  NB_CUDNN_CHECK(cudnnBackendExecute(handle, plan, pack.get()));
-}
-
 }  // namespace
 
 MatmulPrologueGemms::MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGemmShape& shape)
@@ -122,9 +112,9 @@ void MatmulPrologueGemms::run(cudaStream_t stream, const ProloguePointers& dg, c
     return pack;
   };
   const auto dx_pack = with({kUidWeight, kUidDx}, {in(weight), dx});
-  execute(handle_, dx_plan_, dx_pack.first, dx_pack.second, workspace);
+  execute_plan(handle_, dx_plan_, dx_pack.first, dx_pack.second, workspace);
   const auto dw_pack = with({kUidX, kUidDw}, {in(x), dweight});
-  execute(handle_, dw_plan_, dw_pack.first, dw_pack.second, workspace);
+  execute_plan(handle_, dw_plan_, dw_pack.first, dw_pack.second, workspace);
 }
 
 }  // namespace nb
