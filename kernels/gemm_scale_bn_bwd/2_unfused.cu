@@ -3,6 +3,7 @@
 // (dg = dh * s, ds = sum(dh * g)), then nn.Linear's: two cuBLAS GEMMs and db = sum(dg).
 #include "baselines/cublas/cublas_gemm.hpp"
 #include "kernels/gemm_pipeline_common/linear_shape.hpp"
+#include "kernels/gemm_pipeline_common/post_gemm.hpp"
 #include "kernels/gemm_scale_bn_bwd/backward_passes.hpp"
 
 namespace nb::bn_backward {
@@ -17,8 +18,8 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
   void* partials = dg + std::size_t(a.m) * a.n;
   launch_bn_backward_reduce(a, partials, s);
   launch_bn_backward_elementwise(a, dh, s);
-  launch_multiply(dh, a.scale, nullptr, dg, a.m, a.n, s);
-  launch_multiply(dh, nullptr, a.g, dh, a.m, a.n, s);  // dh * g, in place: dh is not read again
+  linear::launch_scale(dh, dg, a.scale, a.m, a.n, true, s);
+  launch_multiply(dh, a.g, dh, a.m, a.n, s);  // dh * g, in place: dh is not read again
   launch_column_sum(dh, a.dscale, a.m, a.n, partials, s);
   cublas::gemm_dx(dg, a.weight, a.dx, a.m, a.n, a.k, a.tf32, s);
   cublas::gemm_dw(dg, a.x, a.dweight, a.m, a.n, a.k, a.tf32, s);

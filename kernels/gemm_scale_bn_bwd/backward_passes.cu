@@ -129,11 +129,11 @@ __global__ void bn_backward_elementwise(Args a, float* dh) {
   }
 }
 
-__global__ void multiply(const float* in, const float* column_vector, const float* other, float* out, int m, int n) {
+__global__ void multiply(const float* a, const float* b, float* out, int m, int n) {
   const std::size_t total = std::size_t(m) * n;
   for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
        e += std::size_t(gridDim.x) * blockDim.x)
-    out[e] = in[e] * (column_vector != nullptr ? column_vector[e % std::size_t(n)] : other[e]);
+    out[e] = a[e] * b[e];
 }
 
 struct PlainTerms {
@@ -209,9 +209,8 @@ void launch_bn_backward_elementwise(const Args& a, float* dh, cudaStream_t s) {
   NB_CHECK_LAUNCH();
 }
 
-void launch_multiply(const float* in, const float* column_vector, const float* other, float* out, int m, int n,
-                     cudaStream_t s) {
-  multiply<<<elementwise_blocks(std::size_t(m) * n), kThreads, 0, s>>>(in, column_vector, other, out, m, n);
+void launch_multiply(const float* a, const float* b, float* out, int m, int n, cudaStream_t s) {
+  multiply<<<elementwise_blocks(std::size_t(m) * n), kThreads, 0, s>>>(a, b, out, m, n);
   NB_CHECK_LAUNCH();
 }
 

@@ -39,9 +39,8 @@ std::size_t column_sum_workspace_bytes(int m, int n);
 void launch_bn_backward_reduce(const Args& a, void* workspace, cudaStream_t s);
 // BatchNorm's backward elementwise step: dh = gamma invstd (dy - dbeta / M - xhat dgamma / M).
 void launch_bn_backward_elementwise(const Args& a, float* dh, cudaStream_t s);
-// out = in * column[j] (column_vector) or out = in * other (elementwise), (M, N).
-void launch_multiply(const float* in, const float* column_vector, const float* other, float* out, int m, int n,
-                     cudaStream_t s);
+// out = a * b elementwise, (M, N) (a per-column scale is linear::launch_scale).
+void launch_multiply(const float* a, const float* b, float* out, int m, int n, cudaStream_t s);
 // out[j] = sum over rows of mat[i][j].
 void launch_column_sum(const float* mat, float* out, int m, int n, void* workspace, cudaStream_t s);
 
