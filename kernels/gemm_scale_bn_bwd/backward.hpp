@@ -47,9 +47,9 @@ Args args_of(const Problem& p, const DeviceTensors& t);
 std::unique_ptr<Variant> make_naive();             // 1_naive.cu
 std::unique_ptr<Variant> make_unfused();           // 2_unfused.cu
 std::unique_ptr<Variant> make_sums_then_cublas();  // 3_sums_then_cublas.cu
-std::unique_ptr<Variant> make_both_layouts();      // 4_both_layouts.cu
-std::unique_ptr<Variant> make_fused_prologue();    // 5_fused_prologue.cu
-std::unique_ptr<Variant> make_cudnn();             // 6_cudnn.cu
+std::unique_ptr<Variant> make_both_layouts();      // 3_sums_then_cublas.cu
+std::unique_ptr<Variant> make_fused_prologue();    // 4_fused_prologue.cu
+std::unique_ptr<Variant> make_cudnn();             // 5_cudnn.cu
 std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
 
 }  // namespace nb::bn_backward
