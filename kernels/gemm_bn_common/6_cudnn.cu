@@ -2,14 +2,13 @@
 // the engine takes them, the column sums and sums of squares (baselines/cudnn/matmul_fusion_cudnn);
 // our kernels commit those statistics (E[h^2] - E[h]^2, so `offset` data is not claimed) and
 // normalize, or take the statistics themselves when cuDNN fuses no reduction.
-#include <map>
-#include <tuple>
 #include <vector>
 
 #include "baselines/cudnn/matmul_fusion_cudnn.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/library_check.hpp"
 #include "kernels/gemm_bn_common/pipeline.hpp"
+#include "kernels/gemm_pipeline_common/cudnn_plans.hpp"
 #include "kernels/gemm_pipeline_common/linear_shape.hpp"
 #include "kernels/gemm_pipeline_common/post_gemm.hpp"
 
@@ -19,10 +18,6 @@ namespace {
 class CudnnMatmulFusion final : public Variant {
  public:
   explicit CudnnMatmulFusion(BnTail tail) : tail_(tail) {}
-  ~CudnnMatmulFusion() override {
-    plans_.clear();
-    if (handle_) cudnnDestroy(handle_);
-  }
   std::string name() const override { return "cudnn"; }
   std::string kind() const override { return "cudnn"; }
   std::string idea() const override {
@@ -31,42 +26,32 @@ class CudnnMatmulFusion final : public Variant {
   }
   // Plans are built in prepare(), which runs before any allocation for the problem.
   std::size_t workspace_bytes(const Problem& p) const override {
-    const auto it = plans_.find(key_of(p));
-    if (it == plans_.end()) return 0;
-    return aligned(it->second->workspace_bytes()) + extra_bytes(p);
+    const MatmulBiasScaleStats* plan = plans_.find(p);
+    if (!plan) return 0;
+    return plans_.aligned(plan->workspace_bytes()) + extra_bytes(p);
   }
   void prepare(const Problem& p) override {
-    if (!handle_) NB_CUDNN_CHECK(cudnnCreate(&handle_));
     const linear::Shape s = linear::shape_of(p);
     if (ones_.bytes() < std::size_t(s.n) * sizeof(float)) {  // L2#84 has no column scale: multiply by 1
       ones_ = DeviceBuffer(std::size_t(s.n) * sizeof(float));
       const std::vector<float> ones(std::size_t(s.n), 1.0f);
       NB_CUDA_CHECK(cudaMemcpy(ones_.get(), ones.data(), ones_.bytes(), cudaMemcpyHostToDevice));
     }
-    const auto key = key_of(p);
-    current_ = nullptr;
-    if (refusals_.count(key)) throw Unsupported(refusals_[key]);  // probing again would only repeat it
-    if (!plans_.count(key)) {
-      try {
-        plans_[key] =
-            std::make_unique<MatmulBiasScaleStats>(handle_, MatmulFusionShape{int(s.m), int(s.n), int(s.k), s.tf32()});
-      } catch (const Unsupported& e) {
-        refusals_[key] = e.what();
-        throw;
-      }
-    }
-    current_ = plans_[key].get();
+    plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& shape) {
+      return std::make_unique<MatmulBiasScaleStats>(
+          handle, MatmulFusionShape{int(shape.m), int(shape.n), int(shape.k), shape.tf32()});
+    });
   }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
-    if (!current_) throw Unsupported("cuDNN matmul fusion was not prepared");
+    const MatmulBiasScaleStats& plan = plans_.current();
     const Args a = args_of(tail_, p, t);
-    char* extra = static_cast<char*>(ws) + aligned(current_->workspace_bytes());
+    char* extra = static_cast<char*>(ws) + plans_.aligned(plan.workspace_bytes());
     float* sum = reinterpret_cast<float*>(extra);
     float* sumsq = sum + a.n;
     float* affine = sumsq + a.n;
     const float* scale = a.column_scale ? a.column_scale : ones_.as<float>();
-    current_->run(s, a.op.a, a.op.b, a.bias, scale, a.y, sum, sumsq, current_->workspace_bytes() ? ws : nullptr);
-    if (current_->has_sum() && current_->has_sumsq()) {
+    plan.run(s, a.op.a, a.op.b, a.bias, scale, a.y, sum, sumsq, plan.workspace_bytes() ? ws : nullptr);
+    if (plan.has_sum() && plan.has_sumsq()) {
       linear::launch_commit_column_sums(sum, sumsq, a.m, a.bn, a.post_scale, affine, a.n, s);
     } else if (tail_ == BnTail::normalize) {  // h is already scaled
       linear::launch_bn_columns(a.y, nullptr, a.bn, a.m, a.n, s, affine + 2 * a.n);
@@ -78,24 +63,15 @@ class CudnnMatmulFusion final : public Variant {
   }
 
  private:
-  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, bool>;
-  static Key key_of(const Problem& p) {
-    const linear::Shape s = linear::shape_of(p);
-    return {s.m, s.n, s.k, s.tf32()};
-  }
   // Column sums, sums of squares and the affine (4N floats) follow cuDNN's own workspace, then
   // the statistics' own workspace where cuDNN fuses no column sums.
   static std::size_t extra_bytes(const Problem& p) {
     const linear::Shape s = linear::shape_of(p);
     return 4 * std::size_t(s.n) * sizeof(float) + linear::bn_columns_workspace_bytes(int(s.m), int(s.n));
   }
-  static std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
   BnTail tail_;
-  cudnnHandle_t handle_ = nullptr;
-  std::map<Key, std::unique_ptr<MatmulBiasScaleStats>> plans_;
-  std::map<Key, std::string> refusals_;
-  MatmulBiasScaleStats* current_ = nullptr;
+  linear::CudnnPlans<MatmulBiasScaleStats> plans_;
   DeviceBuffer ones_;
 };
 
