@@ -17,8 +17,6 @@ namespace {
 
 namespace bb = bn_backward;
 
-unsigned blocks(long long count) { return unsigned((count + 255) / 256); }
-
 // out[c][j] = in[j][c]: an (N, K) matrix written as (K, N).
 __global__ void transpose_kernel(const float* in, float* out, int n, int k) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;

@@ -13,6 +13,9 @@
 
 namespace nb::test {
 
+// CTAs of 256 threads for one thread per element of a planted step's kernel.
+inline unsigned blocks(long long count) { return unsigned((count + 255) / 256); }
+
 // A correct variant, then one planted step on the same stream (or a different call of it).
 class Planted final : public Variant {
  public:

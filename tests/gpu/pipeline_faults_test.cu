@@ -48,8 +48,6 @@ __global__ void fill_kernel(float* y, float value, long long count) {
   if (i < count) y[i] = value;
 }
 
-unsigned blocks(long long count) { return unsigned((count + 255) / 256); }
-
 TEST(PipelineFault, InferenceBatchNormFoldedIntoTheGemm) {
   const OpSpec& op = registry().op("gemm_scale_bn");
   const Problem p = op.make_problem({{"m", 64}, {"n", 96}, {"k", 128}});
