@@ -29,15 +29,26 @@ double gaussian(std::uint64_t seed, std::uint32_t salt, std::uint64_t i) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
-double sample(Distribution d, std::uint64_t seed, std::uint32_t salt, std::uint64_t i) {
+// The decades `wide` spans in a storage type: fp32 and bf16 share an 8-bit exponent; fp16's tops
+// out at 65504 and its normals start at 6.1e-5.
+double wide_decades(DType storage) { return storage == DType::f16 ? 4.0 : 20.0; }
+
+double sample(Distribution d, std::uint64_t seed, std::uint32_t salt, std::uint64_t i, DType storage) {
   switch (d) {
     case Distribution::uniform01: return unit(word(seed, salt, i, 0)) * (1.0 - 0x1.0p-24);
     case Distribution::normal:
     case Distribution::special: return gaussian(seed, salt, i);
-    case Distribution::offset: return 1e4 + gaussian(seed, salt, i);
+    case Distribution::offset: {
+      // Narrow types: 1e3 with a spread of two ulps of 1e3 (bf16 8, fp16 1), so the deviations
+      // survive the rounding to storage and mean/spread (125, 1000) still ruins E[x^2] - E[x]^2.
+      if (storage == DType::bf16) return 1e3 + 8.0 * gaussian(seed, salt, i);
+      if (storage == DType::f16) return 1e3 + gaussian(seed, salt, i);
+      return 1e4 + gaussian(seed, salt, i);
+    }
     case Distribution::tiny_var: return 1.0 + 1e-3 * gaussian(seed, salt, i);
     case Distribution::wide: {
-      double exponent = -20.0 + 40.0 * unit(word(seed, salt, i, 3));
+      const double decades = wide_decades(storage);
+      double exponent = -decades + 2.0 * decades * unit(word(seed, salt, i, 3));
       double sign = (word(seed, salt, i, 4) & 1) ? -1.0 : 1.0;
       return sign * std::pow(10.0, exponent);
     }
@@ -66,7 +77,10 @@ std::string distribution_name(Distribution d) {
   return "?";
 }
 
-std::string distribution_formula(Distribution d) {
+std::string distribution_formula(Distribution d, DType storage) {
+  if (d == Distribution::offset && storage == DType::bf16) return "1e3 + 8 N(0,1)";
+  if (d == Distribution::offset && storage == DType::f16) return "1e3 + N(0,1)";
+  if (d == Distribution::wide && storage == DType::f16) return "+-10^U(-4,4)";
   switch (d) {
     case Distribution::uniform01: return "U[0,1)";
     case Distribution::normal: return "N(0,1)";
@@ -90,11 +104,11 @@ std::int64_t special_count(std::int64_t n) {
   return std::min<std::int64_t>(n, 3 + n / (1 << 22));
 }
 
-void draw(std::vector<float>& data, Distribution d, std::uint64_t seed, std::uint32_t salt) {
+void draw(std::vector<float>& data, Distribution d, std::uint64_t seed, std::uint32_t salt, DType storage) {
   const std::int64_t n = static_cast<std::int64_t>(data.size());
   parallel_for(n, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t i = b; i < e; ++i)
-      data[static_cast<std::size_t>(i)] = static_cast<float>(sample(d, seed, salt, static_cast<std::uint64_t>(i)));
+      data[static_cast<std::size_t>(i)] = static_cast<float>(sample(d, seed, salt, static_cast<std::uint64_t>(i), storage));
   });
   if (d != Distribution::special) return;
   const float specials[3] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/dtype.hpp"
+
 namespace nb {
 
 enum class Distribution {
@@ -20,10 +22,14 @@ enum class Distribution {
 const std::vector<Distribution>& all_distributions();
 std::string distribution_name(Distribution d);
 Distribution parse_distribution(const std::string& name);  // throws UsageError
-std::string distribution_formula(Distribution d);
+// What the distribution draws for a storage type: `offset` and `wide` adapt to bf16 and fp16 so
+// that they keep their meaning there (distribution.cpp says how).
+std::string distribution_formula(Distribution d, DType storage = DType::f32);
 
-// Fills data with the distribution; salt tells tensors of one problem apart.
-void draw(std::vector<float>& data, Distribution d, std::uint64_t seed, std::uint32_t salt);
+// Fills data with the distribution as stated for `storage`; salt tells tensors of one problem
+// apart. The harness rounds the values to the storage type afterwards (draw_stored_inputs).
+void draw(std::vector<float>& data, Distribution d, std::uint64_t seed, std::uint32_t salt,
+          DType storage = DType::f32);
 
 // Fills data with U[lo, hi): parameters such as weights, which do not follow the distribution.
 void draw_uniform(std::vector<float>& data, float lo, float hi, std::uint64_t seed, std::uint32_t salt);

@@ -6,8 +6,16 @@
 #include <sstream>
 
 #include "harness/errors.hpp"
+#include "harness/narrow_float.hpp"
 
 namespace nb {
+
+void draw_stored_inputs(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls, Distribution d,
+                        std::uint64_t seed, HostTensors& host) {
+  op.draw_inputs(p, d, seed, host);
+  for (std::size_t i = 0; i < decls.size(); ++i)
+    if (decls[i].role != TensorRole::output) round_to_storage(host.data.at(i), decls[i].dtype);
+}
 
 Variant* OpSpec::find_variant(const std::string& name) const {
   for (const auto& v : variants_)

@@ -91,4 +91,10 @@ class OpSpec {
   std::vector<std::unique_ptr<Variant>> variants_;
 };
 
+// The op's draw_inputs, then every input and inout rounded to its tensor's storage type: the host
+// copies hold exactly what the device tensors will, and the float64 reference is computed from
+// those rounded values (a bf16 problem is judged on the bf16 inputs it was given).
+void draw_stored_inputs(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls, Distribution d,
+                        std::uint64_t seed, HostTensors& host);
+
 }  // namespace nb

@@ -48,6 +48,10 @@ HostTensors allocate_host_results(const std::vector<TensorDecl>& decls) {
   return t;
 }
 
+std::size_t storage_bytes(const TensorDecl& d) {
+  return static_cast<std::size_t>(d.elements) * dtype_size(d.dtype);
+}
+
 std::int64_t total_elements(const std::vector<TensorDecl>& decls) {
   std::int64_t n = 0;
   for (const auto& d : decls) n += d.elements;

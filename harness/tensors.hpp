@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/dtype.hpp"
+
 namespace nb {
 
 enum class TensorRole {
@@ -20,7 +22,13 @@ struct TensorDecl {
   std::int64_t elements = 0;
   // Dimensions, row-major and contiguous (PyTorch's): empty means one dimension of `elements`.
   std::vector<std::int64_t> shape = {};
+  // How the device stores it: fp32, or the problem's narrow type (storage_type(problem.dtype)).
+  // Statistics such as saved mean and rstd stay fp32 in a bf16 problem, as in PyTorch.
+  DType dtype = DType::f32;
 };
+
+// Bytes of the device tensor: elements times the storage size.
+std::size_t storage_bytes(const TensorDecl& d);
 
 // A tensor's dimensions: its declared shape, or {elements}.
 std::vector<std::int64_t> dims_of(const TensorDecl& d);

@@ -14,8 +14,23 @@ Tolerance default_tolerance(DType t) {
     // output's single element sits ~5 sigma out of 8M at 4e-3 of rms; the floor of 0.1 rms keeps
     // near-zero elements from demanding more (docs/tolerance.md derives both).
     case DType::tf32: return {3e-3, 1e-1, 1e-1};
+    // bf16 and fp16 problems compute in fp32: their storage adds storage_rounding per tensor.
+    case DType::bf16:
+    case DType::f16: return {1e-5, 1e-4, 1e-2};
   }
   return {1e-5, 1e-4, 1e-2};
+}
+
+Tolerance storage_rounding(DType storage) {
+  if (!is_narrow(storage)) return {0, 0, 0, 0};
+  const double u = unit_roundoff(storage);
+  const double half_subnormal = storage == DType::f16 ? 0x1.0p-25 : 0.0;  // bf16's: 2^-134
+  return {1.25 * u, 4.0 * u, 0, half_subnormal};
+}
+
+Tolerance plus_rounding(const Tolerance& a, const Tolerance& rounding) {
+  return {a.normwise + rounding.normwise, a.elementwise + rounding.elementwise, a.floor_fraction,
+          a.absolute + rounding.absolute};
 }
 
 }  // namespace nb

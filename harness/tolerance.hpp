@@ -9,14 +9,28 @@ struct Tolerance {
   double normwise = 0;        // ||y - ref||_2 / ||ref||_2 over the finite reference positions
   double elementwise = 0;     // max_i |y_i - ref_i| / (|ref_i| + floor)
   double floor_fraction = 0;  // floor = floor_fraction * rms(ref)
+  // An absolute error every element may carry before either measure counts it: half the spacing
+  // of the storage type's subnormals (fp16 softmax rows longer than 16384 store values below
+  // fp16's smallest normal). 0 for fp32 and bf16, whose subnormals lie far below any output.
+  double absolute = 0;
 
   Tolerance scaled(double condition) const {
     double c = condition < 1 ? 1 : condition;
-    return {normwise * c, elementwise * c, floor_fraction};
+    return {normwise * c, elementwise * c, floor_fraction, absolute};
   }
 };
 
+// The bounds of the computation at a precision (bf16 and fp16 problems compute in fp32).
 Tolerance default_tolerance(DType t);
+
+// What storing an output in a narrow type adds to its bounds, unscaled by any condition (the
+// rounding is relative to the output itself): normwise 1.25 u, elementwise 4 u (two roundings
+// of one element, y = round(round(x * rstd) * w), with room), and the subnormal allowance.
+// All zero for fp32 storage. docs/tolerance.md derives them.
+Tolerance storage_rounding(DType storage);
+
+// a + b, boundwise (the floor fraction of a).
+Tolerance plus_rounding(const Tolerance& a, const Tolerance& rounding);
 
 // How much a correct fp32 reduction of n terms may drift beyond a short one: rounding errors of
 // sequential accumulation walk like sqrt(n) (tree reductions do better). 1 up to n = 64.

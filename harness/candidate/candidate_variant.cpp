@@ -31,7 +31,7 @@ std::vector<nb_tensor> tensor_descriptors(const std::vector<TensorDecl>& decls, 
     const std::vector<std::int64_t> dims = dims_of(decls[i]);
     if (dims.size() > NB_MAX_DIMS) throw UsageError(decls[i].name + ": more than NB_MAX_DIMS dimensions");
     d.data = i < t.buffers.size() ? t.buffers[i].get() : nullptr;
-    d.dtype = NB_FLOAT32;
+    d.dtype = decls[i].dtype == DType::bf16 ? NB_BFLOAT16 : decls[i].dtype == DType::f16 ? NB_FLOAT16 : NB_FLOAT32;
     d.role = role_of(decls[i].role);
     d.ndim = static_cast<std::int32_t>(dims.size());
     std::int64_t stride = 1;

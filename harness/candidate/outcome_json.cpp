@@ -19,7 +19,7 @@ json tensor_json(const TensorErrors& e) {
           {"first_unwritten", e.first_unwritten},
           {"nonfinite_mismatch", e.nonfinite_mismatch},
           {"first_mismatch", e.first_mismatch},
-          {"bound", {e.bound.normwise, e.bound.elementwise, e.bound.floor_fraction}}};
+          {"bound", {e.bound.normwise, e.bound.elementwise, e.bound.floor_fraction, e.bound.absolute}}};
 }
 
 TensorErrors tensor_from(const json& j) {
@@ -36,7 +36,7 @@ TensorErrors tensor_from(const json& j) {
   e.nonfinite_mismatch = j.at("nonfinite_mismatch");
   e.first_mismatch = j.at("first_mismatch");
   const auto& bound = j.at("bound");
-  e.bound = {bound.at(0), bound.at(1), bound.at(2)};
+  e.bound = {bound.at(0), bound.at(1), bound.at(2), bound.at(3)};
   return e;
 }
 

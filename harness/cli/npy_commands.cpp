@@ -34,7 +34,7 @@ HostTrial host_trial(const Registry& registry, const NpyTrial& t) {
   h.decls = h.op->tensors(h.problem);
   const Distribution d = parse_distribution(t.distribution);
   h.inputs = allocate_host_inputs(h.decls);
-  h.op->draw_inputs(h.problem, d, t.seed, h.inputs);
+  draw_stored_inputs(*h.op, h.problem, h.decls, d, t.seed, h.inputs);
   h.reference = allocate_references(h.decls);
   h.op->reference(h.problem, h.inputs, h.reference);
   for (const auto& values : h.reference.data) h.reference.rms.push_back(finite_rms(values));

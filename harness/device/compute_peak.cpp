@@ -35,6 +35,9 @@ double flops_per_clock_per_sm(const std::string& compute_capability, DType dtype
     switch (dtype) {
       case DType::f32: return peak.fp32;
       case DType::tf32: return peak.tf32;
+      // bf16 and fp16 problems store narrow values and compute in fp32 (no tensor-core math).
+      case DType::bf16:
+      case DType::f16: return peak.fp32;
     }
     return 0;
   }

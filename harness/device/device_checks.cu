@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "harness/cuda_check.hpp"
+#include "harness/narrow_float.hpp"
 #include "harness/validation/compare.hpp"
 
 namespace nb {
@@ -17,10 +18,10 @@ __host__ __device__ inline std::uint64_t mix_word(std::uint64_t word, std::uint6
   return x ^ (x >> 31);
 }
 
-__global__ void poison_kernel(std::uint32_t* data, std::size_t words) {
+__global__ void poison_kernel(std::uint32_t* data, std::size_t words, std::uint32_t pattern) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < words;
        i += std::size_t(gridDim.x) * blockDim.x)
-    data[i] = kPoisonBits;
+    data[i] = pattern;
 }
 
 // Words are 8 bytes; a trailing 4-byte word (odd element count) is hashed zero-extended.
@@ -47,9 +48,10 @@ int grid_for(std::size_t items) {
 
 }  // namespace
 
-void poison_async(void* data, std::size_t bytes, cudaStream_t stream) {
+void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narrow) {
   const std::size_t words = bytes / 4;
-  poison_kernel<<<grid_for(words), 256, 0, stream>>>(static_cast<std::uint32_t*>(data), words);
+  const std::uint32_t pattern = narrow ? (std::uint32_t{kNarrowPoisonBits} << 16 | kNarrowPoisonBits) : kPoisonBits;
+  poison_kernel<<<grid_for(words), 256, 0, stream>>>(static_cast<std::uint32_t*>(data), words, pattern);
   NB_CHECK_LAUNCH();
 }
 

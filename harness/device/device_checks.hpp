@@ -10,8 +10,9 @@
 
 namespace nb {
 
-// Fills `bytes` (a multiple of 4) with kPoisonBits.
-void poison_async(void* data, std::size_t bytes, cudaStream_t stream);
+// Fills `bytes` (a multiple of 4) with kPoisonBits, or with kNarrowPoisonBits in each 2-byte
+// half for a bf16 or fp16 tensor.
+void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narrow = false);
 
 // An order-independent hash of a buffer's bytes: sum over 8-byte words of mix(word, index).
 // Any change to any word changes it with overwhelming probability.

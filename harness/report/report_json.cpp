@@ -100,11 +100,11 @@ json tensor_errors_json(const TensorErrors& e) {
           {"worst_index", e.worst_index}, {"unwritten", e.unwritten},  {"nonfinite_mismatch", e.nonfinite_mismatch}};
 }
 
-json distribution_json(const DistributionVerdict& d) {
+json distribution_json(const DistributionVerdict& d, DType storage) {
   json tensors = json::array();
   for (const auto& t : d.tensors) tensors.push_back(tensor_errors_json(t));
   return {{"distribution", distribution_name(d.distribution)},
-          {"formula", distribution_formula(d.distribution)},
+          {"formula", distribution_formula(d.distribution, storage)},
           {"verdict", d.passed ? "passed" : "failed"},
           {"counts", d.counts},
           {"stress_reason", d.stress_reason.empty() ? json(nullptr) : json(d.stress_reason)},
@@ -119,11 +119,11 @@ json distribution_json(const DistributionVerdict& d) {
           {"tensors", tensors}};
 }
 
-json validation_json(const ValidationResult& v) {
+json validation_json(const ValidationResult& v, DType storage) {
   if (v.distributions.empty()) return nullptr;
-  const json after_timing = v.after_timing ? distribution_json(*v.after_timing) : json(nullptr);
+  const json after_timing = v.after_timing ? distribution_json(*v.after_timing, storage) : json(nullptr);
   json per = json::array();
-  for (const auto& d : v.distributions) per.push_back(distribution_json(d));
+  for (const auto& d : v.distributions) per.push_back(distribution_json(d, storage));
   return {{"condition", v.condition},
           {"tolerance",
            {{"normwise", v.tolerance.normwise}, {"elementwise", v.tolerance.elementwise},
@@ -177,7 +177,7 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
           {"error", o.status == CaseStatus::error ? json(o.reason) : json(nullptr)},
           {"not_run_reason", o.status == CaseStatus::not_run ? json(o.reason) : json(nullptr)},
           {"disposition", disposition_name(ran ? o.validation.disposition : Disposition::not_verified)},
-          {"validation", ran ? validation_json(o.validation) : json(nullptr)},
+          {"validation", ran ? validation_json(o.validation, storage_type(c.problem.dtype)) : json(nullptr)},
           {"timing", ran ? timing_json(o.timing) : json(nullptr)},
           {"bytes", m.work.bytes},
           {"bytes_formula", m.work.formula},

@@ -9,16 +9,16 @@
 namespace nb {
 
 MemoryFootprint estimate_footprint(const FootprintInputs& in) {
-  double all = 0, inputs = 0, results = 0;  // elements: every tensor; inputs and inout; outputs and inout
+  double device = 0, inputs = 0, results = 0;  // device bytes; elements of inputs and inout; of outputs and inout
   for (const TensorDecl& d : in.decls) {
     const double n = static_cast<double>(d.elements);
-    all += n;
+    device += n * static_cast<double>(dtype_size(d.dtype));
     if (d.role != TensorRole::output) inputs += n;
     if (d.role != TensorRole::input) results += n;
   }
   const double sets = in.fresh_buffers_per_trial ? 2.0 : 1.0;
   MemoryFootprint f;
-  f.device_bytes = sets * (all * static_cast<double>(in.element_bytes) + static_cast<double>(in.workspace_bytes)) +
+  f.device_bytes = sets * (device + static_cast<double>(in.workspace_bytes)) +
                    static_cast<double>(in.flush_bytes) + kDeviceHeadroomBytes;
   // Host: float inputs, and the float64 reference and float result of every output and inout tensor.
   f.host_bytes = inputs * sizeof(float) + results * (sizeof(double) + sizeof(float));

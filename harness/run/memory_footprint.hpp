@@ -19,7 +19,6 @@ struct MemoryFootprint {
 
 struct FootprintInputs {
   std::vector<TensorDecl> decls;
-  std::size_t element_bytes = 4;     // the device element size of the problem's dtype
   std::size_t workspace_bytes = 0;   // the largest among the problem's variants
   std::size_t flush_bytes = 0;       // the L2 flush buffer (0 when nothing is timed)
   bool fresh_buffers_per_trial = false;  // a second set of tensors and workspace lives during renewal

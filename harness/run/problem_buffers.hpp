@@ -3,6 +3,7 @@
 // copies that validation and timing use.
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "harness/device_buffer.hpp"
@@ -24,6 +25,11 @@ struct ProblemBuffers {
   void download_results(HostTensors& host, cudaStream_t stream) const;
   // Writes the poison pattern into every output tensor.
   void poison_outputs(cudaStream_t stream) const;
+  // A hash of every input tensor's device bytes, in declaration order.
+  std::vector<std::uint64_t> input_hashes(cudaStream_t stream) const;
+  // Device bytes of tensor i that hashing covers: its storage rounded up to 4-byte words (the
+  // allocation is padded and zeroed, so the pad hashes the same before and after a launch).
+  std::size_t hashed_bytes(std::size_t i) const;
 };
 
 }  // namespace nb

@@ -34,13 +34,7 @@ void ProblemValidator::renew_buffers(const std::vector<Variant*>& variants) cons
 }
 
 std::vector<std::uint64_t> ProblemValidator::hash_inputs() const {
-  DeviceHasher hasher;
-  std::vector<std::uint64_t> hashes;
-  for (std::size_t i = 0; i < buffers().decls.size(); ++i)
-    if (buffers().decls[i].role == TensorRole::input)
-      hashes.push_back(hasher.hash(buffers().tensors.buffers[i].get(),
-                                   static_cast<std::size_t>(buffers().decls[i].elements) * sizeof(float), stream_));
-  return hashes;
+  return buffers().input_hashes(stream_);
 }
 
 namespace {
@@ -101,7 +95,7 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       if (interrupt_requested()) throw RunInterrupted{};
       PhaseClock clock;
       trial.seed = plan.seed(d, t);
-      op_.draw_inputs(problem_, dist, trial.seed, trial.inputs);
+      draw_stored_inputs(op_, problem_, buffers().decls, dist, trial.seed, trial.inputs);
       const double draw_s = clock.lap();
       trial.reference.condition = 1.0;
       op_.reference(problem_, trial.inputs, trial.reference);

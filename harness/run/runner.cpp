@@ -44,7 +44,7 @@ class TimingBuffers {
       current_.reset();
       current_ = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(*c.op, c.problem, variants));
       HostTensors inputs = allocate_host_inputs(current_->decls);
-      c.op->draw_inputs(c.problem, Distribution::uniform01, 7, inputs);
+      draw_stored_inputs(*c.op, c.problem, current_->decls, Distribution::uniform01, 7, inputs);
       current_->upload(inputs, {TensorRole::input, TensorRole::inout}, stream);
       id_ = c.problem.id();
     }
@@ -83,7 +83,6 @@ void prepare_group(RunRecord& r, const std::vector<std::size_t>& group) {
 std::optional<std::string> memory_shortfall(const RunRecord& r, const RunCase& first, const std::vector<Variant*>& variants) {
   FootprintInputs in;
   in.decls = first.op->tensors(first.problem);
-  in.element_bytes = dtype_size(first.problem.dtype);
   for (Variant* v : variants) in.workspace_bytes = std::max(in.workspace_bytes, v->workspace_bytes(first.problem));
   const bool timed = !r.options.validate_only && !r.options.profile;
   in.flush_bytes = timed ? 2 * (r.provenance.gpu.l2_bytes ? r.provenance.gpu.l2_bytes : (64u << 20)) : 0;

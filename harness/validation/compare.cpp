@@ -78,7 +78,7 @@ TensorErrors compare_tensor(const std::string& name, const std::vector<float>& o
         if (local.nonfinite_mismatch++ == 0) local.first_mismatch = i;
         continue;
       }
-      const double d = static_cast<double>(y) - r;
+      const double d = std::max(0.0, std::fabs(static_cast<double>(y) - r) - tol.absolute);
       d2 += d * d;
       r2 += r * r;
       const double denominator = std::fabs(r) + floor;  // 0 only when the reference is all zeros

@@ -13,7 +13,7 @@ TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::
   for (std::size_t i = 0; i < decls.size(); ++i) {
     const double own = op.tensor_condition(p, static_cast<int>(i), inputs, reference);
     const double effective = condition * std::max(1.0, own);
-    t.per_tensor.push_back(base.scaled(effective));
+    t.per_tensor.push_back(plus_rounding(base.scaled(effective), storage_rounding(decls[i].dtype)));
     t.worst_condition = std::max(t.worst_condition, effective);
   }
   return t;

@@ -25,7 +25,9 @@ extern "C" {
 #define NB_MAX_DIMS 8
 #define NB_MESSAGE_BYTES 512
 
-typedef enum nb_dtype { NB_FLOAT32 = 0 } nb_dtype;
+/* How a tensor is stored. A bf16 or fp16 problem stores its activations and weights narrow and its
+   statistics (saved mean, rstd) as float32: read each tensor's dtype. */
+typedef enum nb_dtype { NB_FLOAT32 = 0, NB_BFLOAT16 = 1, NB_FLOAT16 = 2 } nb_dtype;
 /* tf32 problems store fp32 too: nb_problem.precision says whether tensor cores in TF32 may be used. */
 typedef enum nb_precision { NB_PRECISION_FP32 = 0, NB_PRECISION_TF32 = 1 } nb_precision;
 typedef enum nb_role { NB_INPUT = 0, NB_OUTPUT = 1, NB_INOUT = 2 } nb_role;

@@ -1,0 +1,54 @@
+#include "harness/narrow_float.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "harness/parallel.hpp"
+#include "harness/validation/compare.hpp"
+
+namespace nb {
+namespace {
+
+std::uint16_t bits_of(float v, DType storage) {
+  if (storage == DType::bf16) return static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(v)).x;
+  return static_cast<__half_raw>(__float2half_rn(v)).x;
+}
+
+float value_of(std::uint16_t bits, DType storage) {
+  if (storage == DType::bf16) {
+    __nv_bfloat16_raw raw;
+    raw.x = bits;
+    return __bfloat162float(__nv_bfloat16(raw));
+  }
+  __half_raw raw;
+  raw.x = bits;
+  return __half2float(__half(raw));
+}
+
+}  // namespace
+
+float round_to_storage(float v, DType storage) {
+  return is_narrow(storage) ? value_of(bits_of(v, storage), storage) : v;
+}
+
+void round_to_storage(std::vector<float>& values, DType storage) {
+  if (!is_narrow(storage)) return;
+  parallel_for(static_cast<std::int64_t>(values.size()), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) values[static_cast<std::size_t>(i)] = round_to_storage(values[static_cast<std::size_t>(i)], storage);
+  });
+}
+
+void encode_narrow(const float* in, std::uint16_t* out, std::int64_t n, DType storage) {
+  parallel_for(n, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) out[i] = bits_of(in[i], storage);
+  });
+}
+
+void decode_narrow(const std::uint16_t* in, float* out, std::int64_t n, DType storage) {
+  const float poison = poison_value();
+  parallel_for(n, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) out[i] = in[i] == kNarrowPoisonBits ? poison : value_of(in[i], storage);
+  });
+}
+
+}  // namespace nb
