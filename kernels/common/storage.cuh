@@ -1,0 +1,90 @@
+#pragma once
+// The storage element types of the row ops (float, bf16, fp16) seen from a kernel: conversion to
+// and from the fp32 the kernels compute in, and packs of VEC consecutive elements moved as one
+// access (16 bytes when VEC * sizeof(T) == 16), converted to floats in registers. Host code picks
+// the instantiation for a problem's dtype with dispatch_storage.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "harness/dtype.hpp"
+
+namespace nb::dev {
+
+template <class T> __device__ __forceinline__ float to_float(T v);
+template <> __device__ __forceinline__ float to_float<float>(float v) { return v; }
+template <> __device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <> __device__ __forceinline__ float to_float<__half>(__half v) { return __half2float(v); }
+
+// Round to nearest even, as PyTorch's .to(dtype).
+template <class T> __device__ __forceinline__ T from_float(float v);
+template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <> __device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+
+// How many elements of T fill 16 bytes: 4 floats, 8 bf16 or fp16.
+template <class T> constexpr int kPack16 = static_cast<int>(16 / sizeof(T));
+
+// VEC consecutive elements of T as stored; VEC * sizeof(T) is 2, 4, 8 or 16 bytes, or one element.
+template <class T, int VEC>
+struct alignas(sizeof(T) * VEC) StoredPack {
+  T v[VEC];
+};
+
+// VEC values in fp32 registers.
+template <int VEC>
+struct FloatPack {
+  float v[VEC];
+};
+
+// The raw bits of a pack as one access: 16, 8, 4 or 2 bytes.
+template <int BYTES> struct RawWord;
+template <> struct RawWord<16> { using type = uint4; };
+template <> struct RawWord<8> { using type = uint2; };
+template <> struct RawWord<4> { using type = unsigned; };
+template <> struct RawWord<2> { using type = unsigned short; };
+
+// Read-only path (ld.global.nc): the kernels never write their inputs. The caller guarantees
+// sizeof(T) * VEC alignment.
+template <class T, int VEC>
+__device__ __forceinline__ FloatPack<VEC> load_as_float(const T* p) {
+  using Raw = typename RawWord<static_cast<int>(sizeof(T)) * VEC>::type;
+  const Raw raw = __ldg(reinterpret_cast<const Raw*>(p));
+  StoredPack<T, VEC> s;
+  *reinterpret_cast<Raw*>(&s) = raw;
+  FloatPack<VEC> out;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) out.v[i] = to_float(s.v[i]);
+  return out;
+}
+
+// One store of the rounded pack (write-back: the next kernel may read it from L2).
+template <class T, int VEC>
+__device__ __forceinline__ void store_from_float(T* p, const FloatPack<VEC>& a) {
+  using Raw = typename RawWord<static_cast<int>(sizeof(T)) * VEC>::type;
+  StoredPack<T, VEC> s;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) s.v[i] = from_float<T>(a.v[i]);
+  __stwb(reinterpret_cast<Raw*>(p), *reinterpret_cast<const Raw*>(&s));
+}
+
+}  // namespace nb::dev
+
+namespace nb {
+
+// Calls f(T{}) with T the device storage type of `storage` (float, __nv_bfloat16, __half).
+template <class F>
+decltype(auto) dispatch_storage(DType storage, F&& f) {
+  switch (storage_type(storage)) {
+    case DType::bf16: return f(__nv_bfloat16{});
+    case DType::f16: return f(__half{});
+    case DType::f32:
+    case DType::tf32: return f(float{});
+  }
+  throw std::logic_error("dispatch_storage: unknown dtype " + dtype_name(storage));
+}
+
+}  // namespace nb
