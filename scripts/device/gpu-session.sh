@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One GPU-host session in one command: build, GPU tests, compute-sanitizer on the quick suite,
 # the default suite, and a short table last. Logs and the report land in $OUT (or out/).
-#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench profile torch
-#   (default: build test sanitize bench)
+#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench profile torch torch_rows
+#   (default: build test sanitize bench; NB_BENCH_SUITE picks the bench suite, kb by default)
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 cd "$NB_ROOT"
@@ -34,9 +34,10 @@ step_sanitize() {
 }
 step_bench() {
   local start=$SECONDS
-  "$bin" run --suite kb --out "$NB_ROOT/reports" "${NB_BENCH_ARGS[@]}" > "$OUT/bench.log" 2> "$OUT/bench-progress.log"
+  local suite=${NB_BENCH_SUITE:-kb}
+  "$bin" run --suite "$suite" --out "$NB_ROOT/reports" "${NB_BENCH_ARGS[@]}" > "$OUT/bench.log" 2> "$OUT/bench-progress.log"
   local s=$?
-  summary+=("bench (kb suite): exit $s in $((SECONDS - start)) s")
+  summary+=("bench ($suite suite): exit $s in $((SECONDS - start)) s")
   local report; report=$(grep -o 'report: .*' "$OUT/bench.log" | tail -1 | cut -d' ' -f2)
   [ -n "$report" ] && tar -czf "$OUT/report.tgz" -C "$NB_ROOT" "$(realpath --relative-to="$NB_ROOT" "$(dirname "$report")")"
   sed -n '/^copy ceiling/,$p' "$OUT/bench.log"
@@ -67,6 +68,14 @@ step_torch() {
   PYTHONUNBUFFERED=1 python3 "$NB_ROOT/scripts/device/torch_pipelines.py" --out "$OUT/torch_pipelines.json" \
     ${NB_TORCH_ARGS:-} > "$OUT/torch.log" 2>&1
   local s=$?; summary+=("torch: exit $s"); sed -n '/^forward, median/,$p' "$OUT/torch.log"
+}
+
+# The same for the row normalizations (rms_norm, layer_norm, softmax; forward and backward) in the
+# llm suite's shapes; NB_TORCH_ROWS_ARGS adds options (--dtypes bf16,fp16, --quick, --ops ...).
+step_torch_rows() {
+  PYTHONUNBUFFERED=1 python3 "$NB_ROOT/scripts/device/torch_rows.py" --out "$OUT/torch_rows.json" \
+    ${NB_TORCH_ROWS_ARGS:-} > "$OUT/torch_rows.log" 2>&1
+  local s=$?; summary+=("torch_rows: exit $s"); sed -n '/^median ms/,$p' "$OUT/torch_rows.log"
 }
 
 NB_BENCH_ARGS=(${NB_BENCH_ARGS:-})
