@@ -107,7 +107,7 @@ void add_run(CLI::App& app, RunArgs& a) {
   run->add_option("--problem", s.problems, "Problem ids (replace the suite)")->delimiter(',');
   run->add_option("--params", s.params, "One custom problem of the one --op, e.g. n=3,c=65,h=7,w=9");
   run->add_option("--dtype", s.dtype,
-                  "Element type or precision: fp32, tf32 (default: each problem's own; fp32 with --params)");
+                  "Element type or precision: fp32, tf32, bf16, fp16 (default: each problem's own; fp32 with --params)");
   run->add_flag("--validate-only", o.validate_only, "Validate, do not time");
   run->add_flag("--profile", o.profile, "One launch per case inside its NVTX range (for ncu/nsys)");
   run->add_option("--out", a.command.out_root, "Report root folder")->capture_default_str();
