@@ -1,7 +1,8 @@
 // Shared-memory tree: one block of 256 threads per row. Each thread sums the squares of every
-// 256th float, a halving tree in shared memory adds the 256 partial sums, and the block writes
-// y, re-reading its row (at most a few hundred KB) from L2.
+// 256th element (in fp32, whatever the storage type), a halving tree in shared memory adds the
+// 256 partial sums, and the block writes y, re-reading its row (at most a few hundred KB) from L2.
 #include "harness/cuda_check.hpp"
+#include "kernels/common/storage.cuh"
 #include "kernels/rmsnorm_common/grid.hpp"
 #include "kernels/rmsnorm_rows/spec.hpp"
 
@@ -10,16 +11,20 @@ namespace {
 
 constexpr int kThreads = 256;
 
+template <class T>
 __global__ void __launch_bounds__(kThreads)
-    rmsnorm_rows_smem(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
-                      long long rows, long long n, float eps) {
+    rmsnorm_rows_smem(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, long long rows, long long n,
+                      float eps) {
   __shared__ float partial[kThreads];
   const int tid = threadIdx.x;
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-    const float* xr = x + row * n;
-    float* yr = y + row * n;
+    const T* xr = x + row * n;
+    T* yr = y + row * n;
     float sum_sq = 0.0f;
-    for (long long j = tid; j < n; j += kThreads) sum_sq += xr[j] * xr[j];
+    for (long long j = tid; j < n; j += kThreads) {
+      const float v = dev::to_float(xr[j]);
+      sum_sq += v * v;
+    }
     partial[tid] = sum_sq;
     __syncthreads();
     for (int half = kThreads / 2; half > 0; half /= 2) {
@@ -27,14 +32,18 @@ __global__ void __launch_bounds__(kThreads)
       __syncthreads();
     }
     const float inv = rsqrtf(partial[0] / n + eps);
-    for (long long j = tid; j < n; j += kThreads) yr[j] = xr[j] * inv * w[j];
+    for (long long j = tid; j < n; j += kThreads) yr[j] = dev::from_float<T>(dev::to_float(xr[j]) * inv * dev::to_float(w[j]));
     __syncthreads();  // partial[0] is read above before the next row overwrites it
   }
 }
 
 void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t stream) {
   const Shape s = Shape::of(problem);
-  rmsnorm_rows_smem<<<rms::grid_blocks(s.m), kThreads, 0, stream>>>(t.in(X), t.in(W), t.out(Y), s.m, s.n, s.eps);
+  dispatch_storage(problem.dtype, [&](auto type) {
+    using T = decltype(type);
+    rmsnorm_rows_smem<T><<<rms::grid_blocks(s.m), kThreads, 0, stream>>>(t.ptr<const T>(X), t.ptr<const T>(W),
+                                                                          t.ptr<T>(Y), s.m, s.n, s.eps);
+  });
   NB_CHECK_LAUNCH();
 }
 

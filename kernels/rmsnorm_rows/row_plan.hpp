@@ -1,36 +1,68 @@
 #pragma once
-// How 4_register_row.cu lays a row over threads: packs of 4 floats when it can (else 1), as
-// many blocks per row (a thread-block cluster) as keep each block at <= 8192 floats, threads
-// enough for at most 32 floats each in registers (8 packs of 4, or 16 single floats), and
-// short rows several to a block. Host code, so the unit tests can check that every row length
-// gets a plan that covers it.
+// How 4_register_row.cu lays a row over threads, counted in elements and bytes so that one plan
+// serves fp32 (4-byte) and bf16/fp16 (2-byte) storage. A pack is 16 bytes when the row allows it
+// (4 floats, 8 bf16 or fp16), else one element. Rows of up to 8192 elements live in registers:
+// threads enough for at most 32 elements each (the registers hold fp32 values after conversion,
+// so the budget is in elements, whatever the storage), short rows several to a block. Longer
+// rows of 16-byte packs are staged in shared memory over a persistent grid of clusters of up to
+// 8 blocks (staged_rows.cuh), two slices of x (this row, the next one in flight) and one of w per
+// block, each at most 64 KB. What fits neither is split over a cluster in registers, and rows too
+// long for that stream their part twice. Host code, so the unit tests can check that every row
+// length gets a plan that covers it.
 #include <cstdint>
 
 namespace nb::rmsnorm_rows {
 
-// Registers per thread for the row: 8 packs of 4, or 16 single floats (each of which needs its
-// own address and predicate: 32 of them spill under the 64-register cap of 1024-thread blocks).
-inline constexpr int max_floats_per_thread(int vec) { return vec == 4 ? 32 : 16; }
-inline constexpr std::int64_t kFloatsPerBlock = 8192;  // 256 threads x 32 floats before a row is split
-inline constexpr int kMaxParts = 8;                    // the portable cluster size
+inline constexpr int kPackBytes = 16;  // one LDG.128 / STG.128 / cp.async of 16 bytes
+
+// Registers per thread for the row: 32 elements in packs, or 16 single elements (each of which
+// needs its own address and predicate: 32 of them spill under the 64-register cap of
+// 1024-thread blocks).
+inline constexpr int max_elements_per_thread(int vec) { return vec > 1 ? 32 : 16; }
+inline constexpr std::int64_t kElementsPerBlock = 8192;  // 256 threads x 32 elements in registers
+inline constexpr int kMaxParts = 8;                      // the portable cluster size
 inline constexpr int kMaxLanes = 1024;
-inline constexpr int kLaneGroupThreads = 128;          // block size when several rows share a block
+inline constexpr int kLaneGroupThreads = 128;            // block size when several rows share a block
 
-struct RowPlan {
-  int vec = 1;                         // floats per pack: 4 (16-byte accesses) or 1
-  std::int64_t packs = 0;              // packs per row
-  int parts = 1;                       // blocks per row; a thread-block cluster when > 1
-  std::int64_t packs_per_part = 0;
-  int lanes = 1;                       // threads per row and part: blockDim.x
-  int rows_per_block = 1;              // blockDim.y; > 1 only when lanes <= 32
-  int packs_per_thread = 0;            // a power of two within max_floats_per_thread; 0: streamed twice
+// Staged rows: a cluster splits a row until each block's slice is at most 32 KB (then two blocks
+// fit an SM: 3 x 32 KB of shared memory each), or up to 64 KB at 8 blocks (one per SM).
+inline constexpr std::int64_t kStagedSliceBytes = 32 * 1024;
+inline constexpr std::int64_t kMaxStagedSliceBytes = 64 * 1024;
+inline constexpr int kStagedSlices = 3;            // x of this row, x of the next row, w
+inline constexpr int kStagedPacksPerThread = 8;    // 128 bytes of each slice per thread
 
-  bool streamed() const { return packs_per_thread == 0; }
-  bool lane_groups() const { return rows_per_block > 1; }  // lanes <= 32: shuffles only
-  std::int64_t capacity() const;       // floats one row's threads can hold (streamed: unbounded)
+enum class RowLayout {
+  lane_groups,  // lanes (a power of two <= 32) per row, rows_per_block rows per block: shuffles only
+  block,        // one block of lanes (a multiple of 32) per row, registers
+  cluster,      // parts blocks per row (a thread-block cluster), registers
+  staged,       // parts blocks per row, the slices in shared memory, a persistent grid
+  streamed,     // parts blocks per row, each part read twice
 };
 
-// packs_of_4: n % 4 == 0 and every pointer 16-byte aligned.
-RowPlan plan_register_row(std::int64_t n, bool packs_of_4);
+struct RowPlan {
+  int element_bytes = 4;               // storage: 4 (fp32) or 2 (bf16, fp16)
+  int vec = 1;                         // elements per pack: 16 / element_bytes, or 1
+  std::int64_t packs = 0;              // packs per row
+  int parts = 1;                       // blocks per row; a thread-block cluster when > 1
+  std::int64_t packs_per_part = 0;     // the last part may hold fewer
+  int lanes = 1;                       // threads per row and part: blockDim.x
+  int rows_per_block = 1;              // blockDim.y; > 1 only for lane groups
+  int packs_per_thread = 0;            // registers: a power of two within the budget; staged: its share
+  RowLayout layout = RowLayout::block;
+
+  bool streamed() const { return layout == RowLayout::streamed; }
+  bool staged() const { return layout == RowLayout::staged; }
+  bool lane_groups() const { return layout == RowLayout::lane_groups; }
+  int pack_bytes() const { return vec * element_bytes; }
+  // Elements one row's threads can hold (streamed: unbounded).
+  std::int64_t capacity() const;
+  // Dynamic shared memory of one staged block: kStagedSlices slices of packs_per_part packs.
+  std::int64_t staged_smem_bytes() const;
+};
+
+// element_bytes: the storage size. packs16: the row length is a whole number of 16-byte packs
+// and x, w, y are 16-byte aligned. staged_allowed: false when the staged clusters cannot be
+// resident on the device (the plan then keeps the row in registers or streams it).
+RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, bool staged_allowed = true);
 
 }  // namespace nb::rmsnorm_rows

@@ -1,5 +1,6 @@
-// rmsnorm_rows register_row: every row length gets a launch plan that covers the row with the
-// thread shapes its kernels assume (lane groups, cluster sizes, packs per thread).
+// rmsnorm_rows register_row: every row length, in 4-byte (fp32) and 2-byte (bf16, fp16) storage,
+// gets a launch plan that covers the row with the thread shapes its kernels assume (lane groups,
+// cluster sizes, packs per thread, shared-memory slices).
 #include <gtest/gtest.h>
 
 #include "kernels/rmsnorm_rows/row_plan.hpp"
@@ -7,8 +8,12 @@
 namespace nb::rmsnorm_rows {
 namespace {
 
-void expect_valid(const RowPlan& plan, std::int64_t n) {
-  SCOPED_TRACE("n=" + std::to_string(n) + " vec=" + std::to_string(plan.vec));
+void expect_valid(const RowPlan& plan, std::int64_t n, int element_bytes, bool packs16) {
+  SCOPED_TRACE("n=" + std::to_string(n) + " element_bytes=" + std::to_string(element_bytes) +
+               " vec=" + std::to_string(plan.vec));
+  EXPECT_EQ(plan.element_bytes, element_bytes);
+  EXPECT_EQ(plan.pack_bytes(), packs16 ? kPackBytes : element_bytes);
+  EXPECT_EQ(plan.packs, (n + plan.vec - 1) / plan.vec);
   EXPECT_GE(plan.parts, 1);
   EXPECT_LE(plan.parts, kMaxParts);
   EXPECT_EQ(plan.parts & (plan.parts - 1), 0);
@@ -24,49 +29,137 @@ void expect_valid(const RowPlan& plan, std::int64_t n) {
     EXPECT_EQ(plan.lanes % 32, 0);
     EXPECT_LE(plan.lanes, kMaxLanes);
   }
+  if (plan.layout == RowLayout::block) {
+    EXPECT_EQ(plan.parts, 1);
+  }
+  if (plan.layout == RowLayout::cluster) {
+    EXPECT_GT(plan.parts, 1);
+  }
   if (plan.streamed()) return;
-  EXPECT_EQ(plan.packs_per_thread & (plan.packs_per_thread - 1), 0) << "instances exist for powers of two";
-  EXPECT_LE(plan.vec * plan.packs_per_thread, max_floats_per_thread(plan.vec));
   EXPECT_GE(static_cast<std::int64_t>(plan.lanes) * plan.packs_per_thread, plan.packs_per_part);
   EXPECT_GE(plan.capacity(), n);
-}
-
-TEST(RmsNormRowPlan, EveryLengthIsCovered) {
-  for (std::int64_t n = 1; n <= 70000; n += (n < 5000 ? 1 : 37)) {
-    expect_valid(plan_register_row(n, false), n);
-    if (n % 4 == 0) expect_valid(plan_register_row(n, true), n);
+  if (plan.staged()) {
+    EXPECT_TRUE(packs16) << "cp.async copies 16-byte packs";
+    EXPECT_GT(n, kElementsPerBlock) << "rows that fit a block's registers stay there";
+    EXPECT_LE(plan.packs_per_part * plan.pack_bytes(), kMaxStagedSliceBytes);
+    EXPECT_LE(plan.staged_smem_bytes(), kStagedSlices * kMaxStagedSliceBytes);
+    EXPECT_LE(plan.packs_per_thread, kStagedPacksPerThread);
+    if (plan.parts < kMaxParts) {
+      EXPECT_LE(plan.packs_per_part * plan.pack_bytes(), kStagedSliceBytes);
+    }
+    return;
   }
-  for (std::int64_t n : {262144LL, 262148LL, 524288LL, 1LL << 30}) expect_valid(plan_register_row(n, true), n);
+  EXPECT_EQ(plan.packs_per_thread & (plan.packs_per_thread - 1), 0) << "instances exist for powers of two";
+  EXPECT_LE(plan.vec * plan.packs_per_thread, max_elements_per_thread(plan.vec)) << "the register budget";
 }
 
-TEST(RmsNormRowPlan, KnownShapes) {
-  const RowPlan hidden4096 = plan_register_row(4096, true);
-  EXPECT_EQ(hidden4096.parts, 1);
+void expect_valid_plans(std::int64_t n, int element_bytes) {
+  const bool whole_packs = n % (kPackBytes / element_bytes) == 0;
+  expect_valid(plan_register_row(n, element_bytes, false), n, element_bytes, false);
+  if (!whole_packs) return;
+  expect_valid(plan_register_row(n, element_bytes, true), n, element_bytes, true);
+  const RowPlan in_registers = plan_register_row(n, element_bytes, true, /*staged_allowed=*/false);
+  EXPECT_FALSE(in_registers.staged());
+  expect_valid(in_registers, n, element_bytes, true);
+}
+
+TEST(RmsNormRowPlan, EveryLengthIsCoveredInEveryStorageSize) {
+  for (int element_bytes : {4, 2}) {
+    for (std::int64_t n = 1; n <= 70000; n += (n < 5000 ? 1 : 37)) expect_valid_plans(n, element_bytes);
+    for (std::int64_t n : {131072LL, 262144LL, 262152LL, 524288LL, 1LL << 30}) expect_valid_plans(n, element_bytes);
+  }
+}
+
+TEST(RmsNormRowPlan, KnownShapesFp32) {
+  const RowPlan hidden4096 = plan_register_row(4096, 4, true);
+  EXPECT_EQ(hidden4096.layout, RowLayout::block);
   EXPECT_EQ(hidden4096.lanes, 128);
   EXPECT_EQ(hidden4096.packs_per_thread, 8);
 
-  const RowPlan hidden8192 = plan_register_row(8192, true);
+  const RowPlan hidden8192 = plan_register_row(8192, 4, true);
   EXPECT_EQ(hidden8192.lanes, 256);
   EXPECT_EQ(hidden8192.parts, 1);
 
-  const RowPlan short_rows = plan_register_row(256, true);
+  const RowPlan short_rows = plan_register_row(256, 4, true);
   EXPECT_TRUE(short_rows.lane_groups());
   EXPECT_EQ(short_rows.lanes, 8);
 
-  const RowPlan longest_in_registers = plan_register_row(262144, true);
+  const RowPlan hidden16384 = plan_register_row(16384, 4, true);  // 64 KB: two 32 KB slices
+  EXPECT_TRUE(hidden16384.staged());
+  EXPECT_EQ(hidden16384.parts, 2);
+  EXPECT_EQ(hidden16384.lanes, 256);
+  EXPECT_EQ(hidden16384.packs_per_thread, 8);
+
+  const RowPlan staged_longest = plan_register_row(131072, 4, true);  // 512 KB: 8 slices of 64 KB
+  EXPECT_TRUE(staged_longest.staged());
+  EXPECT_EQ(staged_longest.parts, 8);
+  EXPECT_EQ(staged_longest.lanes, 512);
+  EXPECT_EQ(staged_longest.staged_smem_bytes(), 3 * 65536);
+
+  const RowPlan longest_in_registers = plan_register_row(262144, 4, true);  // 1 MB: past the slices
+  EXPECT_EQ(longest_in_registers.layout, RowLayout::cluster);
   EXPECT_EQ(longest_in_registers.parts, 8);
   EXPECT_EQ(longest_in_registers.lanes, 1024);
-  EXPECT_FALSE(longest_in_registers.streamed());
 
-  EXPECT_TRUE(plan_register_row(524288, true).streamed());
-  EXPECT_EQ(plan_register_row(65537, false).parts, 8);
-  EXPECT_FALSE(plan_register_row(65537, false).streamed());
-  EXPECT_TRUE(plan_register_row(262147, false).streamed());
+  EXPECT_TRUE(plan_register_row(524288, 4, true).streamed());
+  EXPECT_EQ(plan_register_row(65537, 4, false).parts, 8);
+  EXPECT_FALSE(plan_register_row(65537, 4, false).streamed());
+  EXPECT_TRUE(plan_register_row(262147, 4, false).streamed());
 
-  const RowPlan odd = plan_register_row(4097, false);  // single floats, 16 per thread, one block
+  const RowPlan odd = plan_register_row(4097, 4, false);  // single floats, 16 per thread, one block
   EXPECT_EQ(odd.parts, 1);
   EXPECT_EQ(odd.lanes, 288);
   EXPECT_EQ(odd.packs_per_thread, 16);
+}
+
+// bf16 and fp16: 8 elements to a 16-byte pack, so 4 packs fill the 32-element budget.
+TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
+  const RowPlan hidden1024 = plan_register_row(1024, 2, true);
+  EXPECT_EQ(hidden1024.vec, 8);
+  EXPECT_TRUE(hidden1024.lane_groups());
+  EXPECT_EQ(hidden1024.lanes, 32);
+  EXPECT_EQ(hidden1024.rows_per_block, 4);
+  EXPECT_EQ(hidden1024.packs_per_thread, 4);
+
+  const RowPlan hidden4096 = plan_register_row(4096, 2, true);
+  EXPECT_EQ(hidden4096.layout, RowLayout::block);
+  EXPECT_EQ(hidden4096.lanes, 128);
+  EXPECT_EQ(hidden4096.packs_per_thread, 4);
+
+  const RowPlan hidden8192 = plan_register_row(8192, 2, true);
+  EXPECT_EQ(hidden8192.layout, RowLayout::block);
+  EXPECT_EQ(hidden8192.lanes, 256);
+
+  const RowPlan hidden16384 = plan_register_row(16384, 2, true);  // 32 KB: one block, two per SM
+  EXPECT_TRUE(hidden16384.staged());
+  EXPECT_EQ(hidden16384.parts, 1);
+  EXPECT_EQ(hidden16384.lanes, 256);
+  EXPECT_EQ(hidden16384.staged_smem_bytes(), 3 * 32768);
+
+  const RowPlan hidden131072 = plan_register_row(131072, 2, true);
+  EXPECT_TRUE(hidden131072.staged());
+  EXPECT_EQ(hidden131072.parts, 8);
+  EXPECT_EQ(hidden131072.packs_per_part * 16, 32768);
+
+  const RowPlan longest_staged = plan_register_row(262144, 2, true);  // 512 KB: 8 slices of 64 KB
+  EXPECT_TRUE(longest_staged.staged());
+  EXPECT_EQ(longest_staged.parts, 8);
+  EXPECT_EQ(longest_staged.lanes, 512);
+  EXPECT_EQ(longest_staged.packs_per_thread, 8);
+
+  EXPECT_TRUE(plan_register_row(524288, 2, true).streamed());  // 32 per thread x 1024 x 8 = 262144 < N
+
+  // Without the staged clusters, rows over a block's registers split in registers as in fp32.
+  const RowPlan in_registers = plan_register_row(16384, 2, true, /*staged_allowed=*/false);
+  EXPECT_EQ(in_registers.layout, RowLayout::cluster);
+  EXPECT_EQ(in_registers.parts, 2);
+  EXPECT_EQ(in_registers.lanes, 256);
+
+  const RowPlan odd = plan_register_row(4097, 2, false);  // single elements, 16 per thread
+  EXPECT_EQ(odd.vec, 1);
+  EXPECT_EQ(odd.lanes, 288);
+  EXPECT_EQ(odd.packs_per_thread, 16);
+  EXPECT_FALSE(plan_register_row(16388, 2, false).staged()) << "no cp.async without 16-byte packs";
 }
 
 }  // namespace
