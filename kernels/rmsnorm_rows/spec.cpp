@@ -16,6 +16,9 @@ namespace {
 
 Params rows(double m, double n) { return {{"m", m}, {"n", n}}; }
 
+const std::vector<DType> kNarrow = {DType::bf16, DType::f16};
+const std::vector<DType> kEveryStorage = {DType::f32, DType::bf16, DType::f16};
+
 std::vector<NamedProblem> kb_problems() {
   return {{rows(4096, 4096), {"kb", "llm"}, "4096 tokens x hidden 4096"},
           {rows(32768, 8192), {"kb", "llm"}, "32768 tokens x hidden 8192"}};
@@ -30,24 +33,52 @@ std::vector<NamedProblem> sweep_problems() {
   return out;
 }
 
-// Small and odd shapes for tests and the sanitizer, each under 2M elements. Multi-row shapes
-// have at least 4 rows, so `special` (3 NaN/Inf planted) always leaves a clean row to compare.
+// The LLM shapes in the 2-byte types, as models run them. The bf16 sweep below holds (32768, 8192)
+// and (16384, 16384) in bf16 (M*N = 2^28), so those two are named here in fp16 only: one id, one
+// problem.
+std::vector<NamedProblem> llm_problems() {
+  return {{rows(4096, 4096), {"llm"}, "4096 tokens x hidden 4096", kNarrow},
+          {rows(32768, 8192), {"llm"}, "32768 tokens x hidden 8192", {DType::f16}},
+          {rows(16384, 16384), {"llm"}, "16384 tokens x hidden 16384", {DType::f16}}};
+}
+
+// Row length scaling in bf16 at M*N = 2^28 (512 MiB of x, 1 GiB moved): 256 to 262144.
+std::vector<NamedProblem> bf16_sweep_problems() {
+  std::vector<NamedProblem> out;
+  for (double n = 256; n <= 262144; n *= 2) {
+    std::string note = "bf16 row length scaling at M*N = 2^28";
+    if (n == 8192) note += "; 32768 tokens x hidden 8192";
+    if (n == 16384) note += "; 16384 tokens x hidden 16384";
+    out.push_back({rows(268435456 / n, n), {"llm", "sweep"}, note, {DType::bf16}});
+  }
+  return out;
+}
+
+// Small and odd shapes for tests and the sanitizer, in every storage type, each under 2M
+// elements. Multi-row shapes have at least 4 rows, so `special` (3 NaN/Inf planted) always leaves
+// a clean row to compare. Row plans named for bf16/fp16 (packs of 8) where they differ from fp32.
 std::vector<NamedProblem> quick_problems() {
-  return {{rows(1, 1), {"quick"}, "one element"},
-          {rows(7, 3), {"quick"}, "N=3"},
-          {rows(7, 31), {"quick"}, "N=31: less than a warp"},
-          {rows(5, 33), {"quick"}, "N=33: one past a warp"},
-          {rows(5, 63), {"quick"}, "N=63"},
-          {rows(7, 65), {"quick"}, "N=65"},
-          {rows(7, 1000), {"quick"}, "N=1000: packs of 4, lane groups"},
-          {rows(64, 256), {"quick"}, "many short rows"},
-          {rows(1, 4096), {"quick"}, "one row, one block"},
-          {rows(5, 4097), {"quick"}, "N=4097: odd, 1-float packs, 16 per thread"},
-          {rows(4, 20000), {"quick"}, "N=20000: packs of 4 over a cluster of 4"},
-          {rows(4, 131072), {"quick"}, "N=131072: a cluster of 8 blocks"},
-          {rows(4, 65537), {"quick"}, "N=65537: odd, a cluster of 8 blocks"},
-          {rows(4, 262147), {"quick"}, "N=262147: odd and too long for registers: streamed"},
-          {rows(1, 524288), {"quick"}, "N=524288: too long for registers: streamed"}};
+  std::vector<NamedProblem> out = {
+      {rows(1, 1), {"quick"}, "one element"},
+      {rows(7, 3), {"quick"}, "N=3"},
+      {rows(7, 31), {"quick"}, "N=31: less than a warp"},
+      {rows(5, 33), {"quick"}, "N=33: one past a warp"},
+      {rows(5, 63), {"quick"}, "N=63"},
+      {rows(7, 65), {"quick"}, "N=65"},
+      {rows(7, 1000), {"quick"}, "N=1000: 16-byte packs, lane groups"},
+      {rows(7, 1004), {"quick"}, "N=1004: packs of 4 floats; single bf16/fp16 elements"},
+      {rows(64, 256), {"quick"}, "many short rows"},
+      {rows(1, 4096), {"quick"}, "one row, one block"},
+      {rows(5, 4097), {"quick"}, "N=4097: odd, single elements, 16 per thread"},
+      {rows(6, 8200), {"quick"}, "N=8200: staged, one block per row (bf16/fp16) or two (fp32)"},
+      {rows(4, 20000), {"quick"}, "N=20000: staged over a cluster of 4 (fp32) or 2"},
+      {rows(4, 131072), {"quick"}, "N=131072: staged over a cluster of 8"},
+      {rows(4, 65537), {"quick"}, "N=65537: odd, registers over a cluster of 8"},
+      {rows(4, 262144), {"quick"}, "N=262144: staged, 64 KB slices (bf16/fp16); registers over 8 blocks (fp32)"},
+      {rows(4, 262147), {"quick"}, "N=262147: odd and too long for registers: streamed"},
+      {rows(1, 524288), {"quick"}, "N=524288: too long for registers: streamed"}};
+  for (auto& p : out) p.dtypes = kEveryStorage;
+  return out;
 }
 
 class RmsNormRowsOp final : public OpSpec {
@@ -58,6 +89,8 @@ class RmsNormRowsOp final : public OpSpec {
 
   std::string name() const override { return "rmsnorm_rows"; }
   std::string formula() const override { return "y = x / sqrt(mean(x^2 over the last dim) + eps) * w, x of shape (M,N)"; }
+
+  std::vector<DType> dtypes() const override { return kEveryStorage; }
 
   std::vector<ParamDecl> param_decls() const override {
     return {{"m", true, 0, true, 1, 1e12, "rows M (tokens), >= 1"},
@@ -70,18 +103,19 @@ class RmsNormRowsOp final : public OpSpec {
   }
 
   std::vector<NamedProblem> named_problems() const override {
-    return rms::all_suites({kb_problems(), sweep_problems(), quick_problems()});
+    return rms::all_suites({kb_problems(), sweep_problems(), llm_problems(), bf16_sweep_problems(), quick_problems()});
   }
 
   std::vector<TensorDecl> tensors(const Problem& p) const override {
     const Shape s = Shape::of(p);
-    return {{"x", TensorRole::input, s.elements(), {s.m, s.n}},
-            {"w", TensorRole::input, s.n, {s.n}},
-            {"y", TensorRole::output, s.elements(), {s.m, s.n}}};
+    const DType storage = storage_type(p.dtype);
+    return {{"x", TensorRole::input, s.elements(), {s.m, s.n}, storage},
+            {"w", TensorRole::input, s.n, {s.n}, storage},
+            {"y", TensorRole::output, s.elements(), {s.m, s.n}, storage}};
   }
 
-  void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& host) const override {
-    draw(host[X], d, seed, /*salt=*/1);
+  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& host) const override {
+    draw(host[X], d, seed, /*salt=*/1, storage_type(p.dtype));
     draw_uniform(host[W], 0.5f, 1.5f, seed, /*salt=*/2);
   }
 
@@ -95,8 +129,10 @@ class RmsNormRowsOp final : public OpSpec {
   WorkModel work(const Problem& p) const override {
     const Shape s = Shape::of(p);
     const double elements = static_cast<double>(s.elements());
-    return {4.0 * (2.0 * elements + static_cast<double>(s.n)), 4.0 * elements,
-            "read x + write y + read w: 4 * (2*M*N + N) bytes; flops: square-add, scale, weight: 4 per element"};
+    const double size = static_cast<double>(dtype_size(storage_type(p.dtype)));
+    return {size * (2.0 * elements + static_cast<double>(s.n)), 4.0 * elements,
+            "read x + write y + read w, each in its storage type: s * (2*M*N + N) bytes with s = 4 (fp32) or 2 "
+            "(bf16, fp16); flops: square-add, scale, weight: 4 per element"};
   }
 
   std::vector<StressDistribution> stress() const override { return {rms::wide_overflows("the whole row")}; }

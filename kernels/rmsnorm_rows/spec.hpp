@@ -1,6 +1,7 @@
 #pragma once
 // rmsnorm_rows: y[i,j] = x[i,j] / sqrt(mean_j x[i,j]^2 + eps) * w[j] for x of shape (M, N),
-// contiguous: the LLM layout, each row reduced over its N contiguous floats.
+// contiguous: the LLM layout, each row reduced over its N contiguous elements. x, w and y are
+// stored in the problem's type (fp32, bf16 or fp16); the kernels compute in fp32.
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "reference_trial.hpp"
 #include "harness/errors.hpp"
+#include "harness/narrow_float.hpp"
 #include "harness/op_spec.hpp"
 #include "kernels/ops.hpp"
 
@@ -181,14 +184,73 @@ TEST(RmsNormProblems, SuitesHoldTheKernelBenchShapesAndSmallQuickOnes) {
   EXPECT_TRUE(packed && unpacked);
 
   const auto rows = make_rmsnorm_rows_op();
-  EXPECT_EQ(rows->problems_in("llm").size(), 2u);
+  EXPECT_EQ(rows->problems_in("kb").size(), 2u);
   EXPECT_EQ(rows->problems_in("kb")[1].id(), "rmsnorm_rows/m32768_n8192/fp32");
   for (const Problem& p : rows->problems_in("quick")) EXPECT_LT(p.dim("m") * p.dim("n"), 2000000) << p.id();
   for (const Problem& p : rows->problems_in("sweep")) {
-    if (p.dim("n") % 4 == 0) {
-      EXPECT_EQ(p.dim("m") * p.dim("n"), 1 << 26) << p.id();
-    }
+    if (p.dim("n") % 4 != 0) continue;
+    const std::int64_t elements = p.dtype == DType::bf16 ? std::int64_t(1) << 28 : std::int64_t(1) << 26;
+    EXPECT_EQ(p.dim("m") * p.dim("n"), elements) << p.id();
   }
+}
+
+bool has(const std::vector<Problem>& problems, const std::string& id) {
+  for (const Problem& p : problems)
+    if (p.id() == id) return true;
+  return false;
+}
+
+// The 2-byte types: quick problems in every storage, the LLM shapes in bf16 and fp16, a bf16
+// sweep from 256 to 262144 at M*N = 2^28; the fp32 kb and sweep problems stay fp32.
+TEST(RmsNormProblems, NarrowStorageSuites) {
+  const auto rows = make_rmsnorm_rows_op();
+  for (const char* suite : {"quick", "llm", "sweep", "kb", ""}) {
+    std::set<std::string> ids;
+    for (const Problem& p : rows->problems_in(suite)) EXPECT_TRUE(ids.insert(p.id()).second) << "twice: " << p.id();
+  }
+  std::map<DType, int> quick;
+  for (const Problem& p : rows->problems_in("quick")) ++quick[p.dtype];
+  EXPECT_GT(quick[DType::f32], 10);
+  EXPECT_EQ(quick[DType::bf16], quick[DType::f32]);
+  EXPECT_EQ(quick[DType::f16], quick[DType::f32]);
+  for (const Problem& p : rows->problems_in("kb")) EXPECT_EQ(p.dtype, DType::f32) << p.id();
+
+  const auto llm = rows->problems_in("llm");
+  for (const char* shape : {"m4096_n4096", "m32768_n8192", "m16384_n16384"})
+    for (const char* dtype : {"bf16", "fp16"}) EXPECT_TRUE(has(llm, std::string("rmsnorm_rows/") + shape + "/" + dtype));
+  EXPECT_TRUE(has(llm, "rmsnorm_rows/m4096_n4096/fp32"));
+  EXPECT_TRUE(has(llm, "rmsnorm_rows/m32768_n8192/fp32"));
+
+  int bf16_sweep = 0;
+  for (const Problem& p : rows->problems_in("sweep")) {
+    if (p.dtype != DType::bf16) continue;
+    ++bf16_sweep;
+    EXPECT_TRUE(has(llm, p.id())) << p.id() << " is in llm too";
+  }
+  EXPECT_EQ(bf16_sweep, 11);  // N = 256, 512, ..., 262144
+  EXPECT_TRUE(has(rows->problems_in("sweep"), "rmsnorm_rows/m1024_n262144/bf16"));
+  EXPECT_TRUE(has(rows->problems_in("sweep"), "rmsnorm_rows/m1048576_n256/bf16"));
+  EXPECT_EQ(rows->parse_problem_id("rmsnorm_rows/m1024_n262144/bf16").dtype, DType::bf16);
+  EXPECT_THROW(rows->parse_problem_id("rmsnorm_rows/m4_n4/tf32"), UsageError);
+}
+
+// A bf16 problem stores x, w and y in bf16 and draws x for bf16 (offset: 1e3 + 8 N(0,1)); the
+// harness rounds what was drawn, and the reference starts from the rounded values.
+TEST(RmsNormProblems, NarrowProblemsDeclareAndDrawTheirStorage) {
+  const auto rows = make_rmsnorm_rows_op();
+  const Problem p = rows->make_problem({{"m", 4}, {"n", 1000}}, DType::bf16);
+  const auto decls = rows->tensors(p);
+  ASSERT_EQ(decls.size(), 3u);
+  for (const TensorDecl& d : decls) EXPECT_EQ(d.dtype, DType::bf16) << d.name;
+  HostTensors in = allocate_host_inputs(decls);
+  draw_stored_inputs(*rows, p, decls, Distribution::offset, 3, in);
+  double mean = 0;
+  for (float v : in[0]) {
+    EXPECT_EQ(round_to_storage(v, DType::bf16), v);
+    mean += v / 4000.0;
+  }
+  EXPECT_NEAR(mean, 1e3, 2.0);
+  for (float v : in[1]) EXPECT_EQ(round_to_storage(v, DType::bf16), v);
 }
 
 TEST(RmsNormProblems, ByteModelsCountEachTensorOnce) {
@@ -197,6 +259,11 @@ TEST(RmsNormProblems, ByteModelsCountEachTensorOnce) {
   const auto rows = make_rmsnorm_rows_op();
   EXPECT_DOUBLE_EQ(rows->work(rows->make_problem({{"m", 4096}, {"n", 4096}})).bytes,
                    4.0 * (2.0 * 4096 * 4096 + 4096));
+  for (DType t : {DType::bf16, DType::f16}) {  // every tensor by its storage size: 2 bytes
+    const WorkModel w = rows->work(rows->make_problem({{"m", 4096}, {"n", 4096}}, t));
+    EXPECT_DOUBLE_EQ(w.bytes, 2.0 * (2.0 * 4096 * 4096 + 4096));
+    EXPECT_DOUBLE_EQ(w.flops, 4.0 * 4096 * 4096);
+  }
 }
 
 // Only the variants that survive x^2 overflow claim `wide`: naive (double sums) and the best
