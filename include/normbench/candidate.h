@@ -77,7 +77,9 @@ int nb_candidate_launch(const nb_problem* problem, const nb_tensor* tensors, int
                         void* workspace, size_t workspace_bytes, nb_stream stream,
                         char error[NB_MESSAGE_BYTES]);
 
-/* Optional: 1 when the candidate runs `problem`; 0 with the reason in `reason`. */
+/* Optional: 1 when the candidate runs `problem`; 0 with the reason in `reason`. A candidate without
+   it runs fp32 and tf32 problems only (it is taken to be written for float32 tensors); with it, it
+   decides, bf16 and fp16 problems included (their id ends in "/bf16" or "/fp16"). */
 int nb_candidate_supports(const nb_problem* problem, char reason[NB_MESSAGE_BYTES]);
 
 /* Optional: bytes of device scratch that launch needs (given to it as `workspace`). */
