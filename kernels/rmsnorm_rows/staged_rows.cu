@@ -21,6 +21,7 @@ namespace {
 // so its own cp.async wait makes them visible to it and no block barrier guards the slices.
 __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int count) {
   const uint4* s = static_cast<const uint4*>(src);
+#pragma unroll 4
   for (int p = threadIdx.x; p < count; p += blockDim.x) dev::cp_async_16(dst + p, s + p);
 }
 
@@ -60,10 +61,12 @@ __global__ void __launch_bounds__(kMaxLanes)
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
     const uint4* x_slice = slices + buffer * g.packs_per_part;
     const auto each_pack = [&](auto f) {
+#pragma unroll 4
       for (int p = threadIdx.x; p < count; p += blockDim.x) f(widen<T>(x_slice[p]));
     };
     const float inv = row_inv_rms<VEC>(each_pack, reduce, g.inv_n, g.eps);
     T* yr = y + row * g.n + offset;
+#pragma unroll 4
     for (int p = threadIdx.x; p < count; p += blockDim.x) {
       const dev::FloatPack<VEC> v = widen<T>(x_slice[p]), wp = widen<T>(w_slice[p]);
       dev::FloatPack<VEC> out;
