@@ -153,9 +153,9 @@ void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t 
 std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
-       "rows <= 8192 held in registers (<= 32 values per thread, 16-byte packs) between reduction and write, short "
-       "rows share a block; longer rows in shared-memory slices over a persistent grid of clusters of <= 8 blocks, "
-       "the next row copied in (cp.async) while this one is reduced; x read once",
+       "rows <= 8192 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
+       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks), the next row copied in by "
+       "cp.async; x read once",
        launch, nullptr, nullptr, {Distribution::wide}});
 }
 
