@@ -5,7 +5,7 @@
 // threads enough for at most 32 elements each (the registers hold fp32 values after conversion,
 // so the budget is in elements, whatever the storage), short rows several to a block. Longer
 // rows of 16-byte packs are staged in shared memory over a persistent grid of clusters of up to
-// 8 blocks (staged_rows.cuh), two slices of x (this row, the next one in flight) and one of w per
+// 8 blocks (staged_rows.cu), two slices of x (this row, the next one in flight) and one of w per
 // block, each at most 64 KB. What fits neither is split over a cluster in registers, and rows too
 // long for that stream their part twice. Host code, so the unit tests can check that every row
 // length gets a plan that covers it.

@@ -1,6 +1,6 @@
 #pragma once
 // How the threads of one row combine their partial results in 4_register_row.cu and
-// staged_rows.cuh. Every thread of the row gets the result, and the same result, so decisions
+// staged_rows.cu. Every thread of the row gets the result, and the same result, so decisions
 // taken on it are uniform.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
