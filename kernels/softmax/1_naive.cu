@@ -1,5 +1,5 @@
-// Naive: one thread per row makes three serial passes over it: the max, the sum of exp(x - max)
-// (in double, so long rows keep their digits), and the write. x is read three times, uncoalesced.
+// Naive: one thread per row makes three serial passes, element by element: the max, the sum of
+// exp(x - max) (in double, so long rows keep their digits), the write. x is read three times.
 #include "harness/cuda_check.hpp"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/variants.hpp"
@@ -7,22 +7,26 @@
 namespace nb::softmax {
 namespace {
 
-__global__ void naive_kernel(Args a) {
+template <class T>
+__global__ void naive_kernel(Args<T> a) {
   const long long row = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (row >= a.m) return;
-  const float* x = a.x + row * a.n;
-  float* y = a.y + row * a.n;
+  const T* x = a.x + row * a.n;
+  T* y = a.y + row * a.n;
   float mx = -FLT_MAX;
-  for (long long i = 0; i < a.n; ++i) mx = fmaxf(mx, x[i]);
+  for (long long i = 0; i < a.n; ++i) mx = fmaxf(mx, dev::to_float(x[i]));
   double sum = 0;
-  for (long long i = 0; i < a.n; ++i) sum += expf(x[i] - mx);
+  for (long long i = 0; i < a.n; ++i) sum += expf(dev::to_float(x[i]) - mx);
   const float inv = float(1.0 / sum);
-  for (long long i = 0; i < a.n; ++i) y[i] = expf(x[i] - mx) * inv;
+  for (long long i = 0; i < a.n; ++i) y[i] = dev::from_float<T>(expf(dev::to_float(x[i]) - mx) * inv);
 }
 
 void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {
-  const Args a = make_args(p, t);
-  naive_kernel<<<unsigned(dev::ceil_div(a.m, 64)), 64, 0, stream>>>(a);
+  dispatch_storage(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const Args<T> a = make_args<T>(p, t);
+    naive_kernel<T><<<unsigned(dev::ceil_div(a.m, 64)), 64, 0, stream>>>(a);
+  });
   NB_CHECK_LAUNCH();
 }
 

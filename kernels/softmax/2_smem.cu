@@ -1,5 +1,5 @@
 // Smem: one block per row; each thread strides over the row, a shared-memory tree reduces the
-// max and then the sum of exp(x - max), and a third pass writes. x is read three times.
+// max and then the sum of exp(x - max), and a third pass writes (in packs). x is read three times.
 #include "harness/cuda_check.hpp"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/variants.hpp"
@@ -23,20 +23,26 @@ __device__ float tree_reduce(float v, float* buf, Op op) {
   return r;
 }
 
-__global__ void __launch_bounds__(kThreads) smem_kernel(Args a) {
+template <class T, int VEC>
+__global__ void __launch_bounds__(kThreads) smem_kernel(Args<T> a) {
   __shared__ float buf[kThreads];
-  const float* x = a.x + blockIdx.x * a.n;
+  const T* x = a.x + blockIdx.x * a.n;
   float mx = -FLT_MAX, sum = 0.f;
-  for (long long i = threadIdx.x; i < a.n; i += kThreads) mx = fmaxf(mx, x[i]);
+  for (long long i = threadIdx.x; i < a.n; i += kThreads) mx = fmaxf(mx, dev::to_float(x[i]));
   mx = tree_reduce(mx, buf, dev::MaxOp{});
-  for (long long i = threadIdx.x; i < a.n; i += kThreads) sum += expf(x[i] - mx);
+  for (long long i = threadIdx.x; i < a.n; i += kThreads) sum += expf(dev::to_float(x[i]) - mx);
   sum = tree_reduce(sum, buf, dev::SumOp{});
-  write_softmax(x, a.y + blockIdx.x * a.n, a.n, mx, 1.0f / sum, threadIdx.x, kThreads);
+  write_softmax<T, VEC>(x, a.y + blockIdx.x * a.n, a.n, mx, 1.0f / sum, threadIdx.x, kThreads);
 }
 
 void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {
-  const Args a = make_args(p, t);
-  smem_kernel<<<unsigned(a.m), kThreads, 0, stream>>>(a);
+  dispatch_storage(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const Args<T> a = make_args<T>(p, t);
+    dispatch_pack<T>(pack_width(a), [&](auto vec) {
+      smem_kernel<T, decltype(vec)::value><<<unsigned(a.m), kThreads, 0, stream>>>(a);
+    });
+  });
   NB_CHECK_LAUNCH();
 }
 

@@ -7,16 +7,22 @@
 namespace nb::softmax {
 namespace {
 
-__global__ void __launch_bounds__(1024) online_kernel(Args a) {
+template <class T, int VEC>
+__global__ void __launch_bounds__(1024) online_kernel(Args<T> a) {
   __shared__ MaxSum scratch[32];
-  const float* x = a.x + blockIdx.x * a.n;
-  const MaxSum total = block_merge(online_accumulate(x, a.n, threadIdx.x, blockDim.x), scratch);
-  write_softmax(x, a.y + blockIdx.x * a.n, a.n, total.m, 1.0f / total.s, threadIdx.x, blockDim.x);
+  const T* x = a.x + blockIdx.x * a.n;
+  const MaxSum total = block_merge(online_accumulate<T, VEC>(x, a.n, threadIdx.x, blockDim.x), scratch);
+  write_softmax<T, VEC>(x, a.y + blockIdx.x * a.n, a.n, total.m, 1.0f / total.s, threadIdx.x, blockDim.x);
 }
 
 void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {
-  const Args a = make_args(p, t);
-  online_kernel<<<unsigned(a.m), threads_for(a.n, 1024), 0, stream>>>(a);
+  dispatch_storage(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const Args<T> a = make_args<T>(p, t);
+    dispatch_pack<T>(pack_width(a), [&](auto vec) {
+      online_kernel<T, decltype(vec)::value><<<unsigned(a.m), threads_for(a.n, 1024), 0, stream>>>(a);
+    });
+  });
   NB_CHECK_LAUNCH();
 }
 

@@ -1,18 +1,21 @@
 // Onchip: a row lives in shared memory, so x is read from DRAM exactly once. A thread-block
 // cluster sized to N (1..8 CTAs of <= 192 KB) splits the row; each CTA reduces its slice, publishes
 // (max, sum) in its shared memory, and after cluster.sync() merges all of them through DSMEM.
-// The grid is persistent (resident clusters loop over rows), one exp per value.
+// The grid is persistent (resident clusters loop over rows). The slice stays in the storage type:
+// fp32 slices hold exp(x - max) in place (one exp per value), bf16/fp16 take half the shared
+// memory and compute exp again for the write.
 #include <cooperative_groups.h>
 
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
-#include <utility>
+#include <tuple>
+#include <type_traits>
 
 #include "harness/cuda_check.hpp"
-#include "kernels/common/slice_stage.cuh"
 #include "kernels/softmax/common.cuh"
+#include "kernels/softmax/onchip.hpp"
 #include "kernels/softmax/variants.hpp"
 
 namespace nb::softmax {
@@ -20,77 +23,117 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr long long kSliceCap = 49152;     // floats per CTA: 192 KB, one CTA per SM
-constexpr long long kHalfSliceCap = 24576;  // floats per CTA that still fit two CTAs per SM
-constexpr int kMaxCluster = 8;              // portable
-
 // Each CTA fetches its whole next slice into registers ahead of time, so the kernel comes in one
-// configuration per slice size (floats per CTA), chosen to keep several rows in flight per SM:
-//   <= 4096: 256 threads x 4 float4, 48 registers, 5 CTAs per SM;
-//   <= 8192: 256 threads x 8 float4, 64 registers, 4 CTAs per SM;
-//   <= 16384: 512 threads x 8 float4, 64 registers, 2 CTAs per SM;
-//   <= 24576: 256 threads x 24 float4, 128 registers, 2 CTAs per SM (512 x 12 would not fit twice);
-//   <= 49152: 512 threads x 24 float4, 128 registers, 1 CTA per SM (rows over 8 x 96 KB).
+// configuration per slice size (plan_onchip's SliceClass, in bytes), chosen to keep several rows in
+// flight per SM; "packs" are 16 bytes (4 fp32, 8 bf16 or fp16):
+//   <= 16 KB: 256 threads x 4 packs, 48 registers, 5 CTAs per SM;
+//   <= 32 KB: 256 threads x 8 packs, 64 registers, 4 CTAs per SM;
+//   <= 64 KB: 512 threads x 8 packs, 64 registers, 2 CTAs per SM;
+//   <= 96 KB: 256 threads x 24 packs, 128 registers, 2 CTAs per SM (512 x 12 would not fit twice);
+//   <= 192 KB: 512 threads x 24 packs, 128 registers, 1 CTA per SM (rows over 8 x 96 KB).
 // Clusters stop at 8 CTAs: 16 CTAs of 96 KB at 2 per SM need 8 SMs of one GPC, and only 14 such
-// clusters fit on a 132-SM H100 (20 SMs idle, 4.57 ms at 4096 x 393216); 8 CTAs of 192 KB fit
-// 15 times (120 SMs, 4.52 ms).
-enum class SliceClass { upto4k, upto8k, upto16k, upto24k, upto48k };
+// clusters fit on a 132-SM H100 (20 SMs idle, 4.57 ms at 4096 x 393216 fp32); 8 CTAs of 192 KB fit
+// 15 times (120 SMs, 4.52 ms). Narrower packs (odd N) fetch as many packs, of fewer bytes.
 
-struct ClusterPlan {
-  int cluster = 1;      // CTAs per row
-  long long slice = 0;  // elements per CTA, a multiple of 4
-  int threads = 64;
-  SliceClass kind = SliceClass::upto4k;
-  bool fits = false;
-};
+// fp32 slices keep exp(x - local max) in place; narrow ones keep x.
+template <class T>
+constexpr bool kExpInPlace = std::is_same_v<T, float>;
 
-ClusterPlan plan_for(long long n) {
-  ClusterPlan cp;
-  while (cp.cluster < kMaxCluster && dev::ceil_div(n, cp.cluster) > kHalfSliceCap) cp.cluster *= 2;
-  cp.slice = dev::ceil_div(dev::ceil_div(n, cp.cluster), 4) * 4;
-  cp.fits = cp.slice <= kSliceCap;
-  if (cp.slice > kHalfSliceCap) {
-    cp.threads = 512, cp.kind = SliceClass::upto48k;
-  } else if (cp.slice > 16384) {
-    cp.threads = 256, cp.kind = SliceClass::upto24k;
-  } else if (cp.slice > 8192) {
-    cp.threads = threads_for(cp.slice, 512), cp.kind = SliceClass::upto16k;
-  } else if (cp.slice > 4096) {
-    cp.threads = 256, cp.kind = SliceClass::upto8k;
-  } else {
-    cp.threads = threads_for(cp.slice, 256), cp.kind = SliceClass::upto4k;  // at most 4 float4 per thread
-  }
-  return cp;
+// The bits of one pack of VEC elements (16 bytes at most), as they sit in global memory, in the
+// shared slice and in the registers fetched ahead: held as raw words, so a pack of 8 bf16 takes 4
+// registers, and converted to floats only where the math needs them.
+template <class T, int VEC>
+using Word = typename dev::RawWord<int(sizeof(T)) * VEC>::type;
+
+template <class T, int VEC>
+__device__ __forceinline__ dev::FloatPack<VEC> unpack(const Word<T, VEC>& w) {
+  dev::StoredPack<T, VEC> s;
+  *reinterpret_cast<Word<T, VEC>*>(&s) = w;
+  dev::FloatPack<VEC> f;
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) f.v[k] = dev::to_float(s.v[k]);
+  return f;
 }
 
-// smem[i] = exp(smem[i] - mx) over [0, n); returns this thread's sum of them. The write then
-// needs one multiply per value: y = smem[i] * exp(mx - row max) / row sum.
-__device__ float exp_in_place(float* smem, long long n, float mx) {
-  float s = 0.f;
-  float4* s4 = reinterpret_cast<float4*>(smem);
-  for (long long i = threadIdx.x; i < n / 4; i += blockDim.x) {
-    float4 q = s4[i];
-    q = make_float4(expf(q.x - mx), expf(q.y - mx), expf(q.z - mx), expf(q.w - mx));
-    s4[i] = q;
-    s += (q.x + q.y) + (q.z + q.w);
+template <int VEC>
+__device__ __forceinline__ Word<float, VEC> pack_floats(const dev::FloatPack<VEC>& f) {
+  Word<float, VEC> w;
+  *reinterpret_cast<dev::FloatPack<VEC>*>(&w) = f;
+  return w;
+}
+
+template <class T, int VEC>
+__device__ __forceinline__ float pack_max(float acc, const Word<T, VEC>& w) {
+  const dev::FloatPack<VEC> f = unpack<T, VEC>(w);
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) acc = fmaxf(acc, f.v[k]);
+  return acc;
+}
+
+// The first K packs per thread of a slice (pack threadIdx.x + p * blockDim.x) in registers: a
+// persistent CTA issues them for its next row while it waits at the cluster barrier and writes
+// the current one, so DRAM keeps reading through what would otherwise be idle time.
+template <class T, int VEC, int K>
+struct SliceAhead {
+  Word<T, VEC> q[K];
+
+  __device__ __forceinline__ void fetch(const T* src, int n) {
+    const Word<T, VEC>* s = reinterpret_cast<const Word<T, VEC>*>(src);
+    const int packs = n / VEC;
+#pragma unroll
+    for (int p = 0; p < K; ++p) {
+      const int i = threadIdx.x + p * blockDim.x;
+      if (i < packs) q[p] = __ldg(s + i);
+    }
   }
-  for (long long i = n / 4 * 4 + threadIdx.x; i < n; i += blockDim.x) s += (smem[i] = expf(smem[i] - mx));
+};
+
+// Copies src[0, n) into the shared slice as stored and returns this thread's max over what it
+// copied; its first packs come from `ahead`, as SliceAhead::fetch(src, n) left them.
+template <class T, int VEC, int K>
+__device__ __forceinline__ float stage_slice(const T* src, T* smem, int n, const SliceAhead<T, VEC, K>& ahead) {
+  const Word<T, VEC>* s = reinterpret_cast<const Word<T, VEC>*>(src);
+  Word<T, VEC>* slice = reinterpret_cast<Word<T, VEC>*>(smem);
+  const int packs = n / VEC;
+  float mx = -FLT_MAX;
+  int i = threadIdx.x;
+#pragma unroll
+  for (int p = 0; p < K; ++p, i += blockDim.x)
+    if (i < packs) slice[i] = ahead.q[p], mx = pack_max<T, VEC>(mx, ahead.q[p]);
+#pragma unroll 4
+  for (; i < packs; i += blockDim.x) {
+    const Word<T, VEC> q = __ldg(s + i);
+    slice[i] = q;
+    mx = pack_max<T, VEC>(mx, q);
+  }
+  return mx;
+}
+
+// This thread's sum of exp(v - mx) over the slice; an fp32 slice keeps exp(v - mx) in place, so
+// its write needs one multiply per value.
+template <class T, int VEC>
+__device__ float slice_exp_sum(T* smem, int n, float mx) {
+  Word<T, VEC>* slice = reinterpret_cast<Word<T, VEC>*>(smem);
+  float s = 0.f;
+  for (int i = threadIdx.x; i < n / VEC; i += blockDim.x) {
+    dev::FloatPack<VEC> f = unpack<T, VEC>(slice[i]);
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) s += (f.v[k] = expf(f.v[k] - mx));
+    if constexpr (kExpInPlace<T>) slice[i] = pack_floats<VEC>(f);
+  }
   return s;
 }
 
-// dst[i] = src[i] * scale over [0, n), float4 (src is the 16-byte aligned smem slice).
-__device__ void write_scaled(const float* src, float* dst, long long n, float scale) {
-  long long done = 0;
-  if (aligned16(dst)) {
-    const float4* s4 = reinterpret_cast<const float4*>(src);
-    float4* d4 = reinterpret_cast<float4*>(dst);
-    for (long long i = threadIdx.x; i < n / 4; i += blockDim.x) {
-      const float4 q = s4[i];
-      d4[i] = make_float4(q.x * scale, q.y * scale, q.z * scale, q.w * scale);
-    }
-    done = n / 4 * 4;
+// dst = exp(v - mx) * scale over the slice (an fp32 slice holds exp(v - mx) already).
+template <class T, int VEC>
+__device__ void write_slice(const T* smem, T* dst, int n, float mx, float scale) {
+  const Word<T, VEC>* slice = reinterpret_cast<const Word<T, VEC>*>(smem);
+  for (int i = threadIdx.x; i < n / VEC; i += blockDim.x) {
+    dev::FloatPack<VEC> f = unpack<T, VEC>(slice[i]);
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) f.v[k] = (kExpInPlace<T> ? f.v[k] : expf(f.v[k] - mx)) * scale;
+    dev::store_from_float<T, VEC>(dst + i * VEC, f);
   }
-  for (long long i = done + threadIdx.x; i < n; i += blockDim.x) dst[i] = src[i] * scale;
 }
 
 // Warp 0 reads every CTA's published pair through DSMEM (lane r reads rank r) and merges them in
@@ -104,24 +147,26 @@ __device__ void cluster_merge(const cg::cluster_group& cluster, MaxSum* publishe
 }
 
 // Persistent: the grid holds as many clusters as can be resident and each walks rows
-// row, row + clusters, ...; the next row's first kAhead float4 per thread are fetched into
-// registers while the cluster waits at its barrier and writes the current row.
-template <int kMaxThreads, int kMinBlocks, int kAhead>
-__global__ void __launch_bounds__(kMaxThreads, kMinBlocks) onchip_kernel(Args a, long long slice) {
+// row, row + clusters, ...; the next row's first kAhead packs per thread are fetched into
+// registers while the cluster waits at its barrier and writes the current row. `slice` is a
+// multiple of VEC, so every CTA's part of a row is whole packs. Indices within a slice are int:
+// 64-bit ones cost the registers that made the 24-pack configurations spill.
+template <class T, int VEC, int kMaxThreads, int kMinBlocks, int kAhead>
+__global__ void __launch_bounds__(kMaxThreads, kMinBlocks) onchip_kernel(Args<T> a, long long slice) {
   extern __shared__ float4 slice_smem[];
-  float* smem = reinterpret_cast<float*>(slice_smem);
+  T* smem = reinterpret_cast<T*>(slice_smem);
   __shared__ float scratch[32];
   __shared__ MaxSum published, result;
   const cg::cluster_group cluster = cg::this_cluster();
   const long long ranks = cluster.num_blocks(), clusters = gridDim.x / ranks;
   const long long b = cluster.block_rank() * slice;
-  const long long n = b + slice < a.n ? slice : (a.n > b ? a.n - b : 0);
+  const int n = int(b + slice < a.n ? slice : (a.n > b ? a.n - b : 0));  // this CTA's part: <= 98304
   long long row = blockIdx.x / ranks;
-  dev::SliceAhead<kAhead> ahead;
+  SliceAhead<T, VEC, kAhead> ahead;
   ahead.fetch(a.x + row * a.n + b, n);
   for (; row < a.m; row += clusters) {
-    const float mx = dev::block_max(dev::stage_slice(a.x + row * a.n + b, smem, n, ahead, dev::MaxOp{}), scratch);
-    const float sum = dev::block_sum(exp_in_place(smem, n, mx), scratch);
+    const float mx = dev::block_max(stage_slice(a.x + row * a.n + b, smem, n, ahead), scratch);
+    const float sum = dev::block_sum(slice_exp_sum<T, VEC>(smem, n, mx), scratch);
     if (threadIdx.x == 0) published = MaxSum{mx, sum};
     cluster.sync();  // every CTA's pair is published
     cluster_merge(cluster, &published, &result);
@@ -129,42 +174,46 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) onchip_kernel(Args a,
     if (row + clusters < a.m) ahead.fetch(a.x + (row + clusters) * a.n + b, n);
     cluster.barrier_wait();  // no CTA rewrites `published` while a peer may read it
     const MaxSum total = result;
-    write_scaled(smem, a.y + row * a.n + b, n, expf(mx - total.m) / total.s);
+    write_slice<T, VEC>(smem, a.y + row * a.n + b, n, mx, expf(mx - total.m) / total.s);
     __syncthreads();  // smem and `result` are reused by the next row
   }
 }
 
-using KernelFn = void (*)(Args, long long);
+template <class T, int VEC>
+using KernelFn = void (*)(Args<T>, long long);
 
-KernelFn kernel_for(SliceClass kind) {
+template <class T, int VEC>
+KernelFn<T, VEC> kernel_for(SliceClass kind) {
   switch (kind) {
-    case SliceClass::upto4k: return onchip_kernel<256, 5, 4>;
-    case SliceClass::upto8k: return onchip_kernel<256, 4, 8>;
-    case SliceClass::upto16k: return onchip_kernel<512, 2, 8>;
-    case SliceClass::upto24k: return onchip_kernel<256, 2, 24>;
-    case SliceClass::upto48k: return onchip_kernel<512, 1, 24>;
+    case SliceClass::upto16k: return onchip_kernel<T, VEC, 256, 5, 4>;
+    case SliceClass::upto32k: return onchip_kernel<T, VEC, 256, 4, 8>;
+    case SliceClass::upto64k: return onchip_kernel<T, VEC, 512, 2, 8>;
+    case SliceClass::upto96k: return onchip_kernel<T, VEC, 256, 2, 24>;
+    case SliceClass::upto192k: return onchip_kernel<T, VEC, 512, 1, 24>;
   }
   return nullptr;
 }
 
-// Once per process: opt in to 192 KB of dynamic shared memory.
+// Once per process and instantiation: opt in to 192 KB of dynamic shared memory.
+template <class T, int VEC>
 void configure_once() {
   static const bool done = [] {
     for (SliceClass kind :
-         {SliceClass::upto4k, SliceClass::upto8k, SliceClass::upto16k, SliceClass::upto24k, SliceClass::upto48k}) {
-      NB_CUDA_CHECK(cudaFuncSetAttribute(kernel_for(kind), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(kSliceCap * sizeof(float))));
+         {SliceClass::upto16k, SliceClass::upto32k, SliceClass::upto64k, SliceClass::upto96k, SliceClass::upto192k}) {
+      NB_CUDA_CHECK(cudaFuncSetAttribute(kernel_for<T, VEC>(kind), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(kSliceCapBytes)));
     }
     return true;
   }();
   (void)done;
 }
 
-cudaLaunchConfig_t config_for(const ClusterPlan& cp, long long rows, cudaStream_t stream, cudaLaunchAttribute* attr) {
+template <class T>
+cudaLaunchConfig_t config_for(const OnchipPlan& cp, long long rows, cudaStream_t stream, cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(unsigned(cp.cluster * rows));
   cfg.blockDim = dim3(cp.threads);
-  cfg.dynamicSmemBytes = std::size_t(cp.slice) * sizeof(float);
+  cfg.dynamicSmemBytes = std::size_t(cp.slice) * sizeof(T);
   cfg.stream = stream;
   attr->id = cudaLaunchAttributeClusterDimension;
   attr->val.clusterDim.x = unsigned(cp.cluster), attr->val.clusterDim.y = 1, attr->val.clusterDim.z = 1;
@@ -172,56 +221,76 @@ cudaLaunchConfig_t config_for(const ClusterPlan& cp, long long rows, cudaStream_
   return cfg;
 }
 
-// Clusters of this plan that fit on the device at once (0: none), asked once per plan: launch()
-// runs inside the timed region, so it must not query the driver each time.
-int resident_clusters(const ClusterPlan& cp) {
+// Clusters of this plan and kernel that fit on the device at once (0: none), asked once per plan:
+// launch() runs inside the timed region, so it must not query the driver each time.
+template <class T, int VEC>
+int resident_clusters(const OnchipPlan& cp) {
   static std::mutex mutex;
-  static std::map<std::pair<int, long long>, int> known;
+  static std::map<std::tuple<SliceClass, int, long long>, int> known;
   const std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_pair(cp.cluster, cp.slice);
+  const auto key = std::make_tuple(cp.kind, cp.cluster, cp.slice);
   if (auto it = known.find(key); it != known.end()) return it->second;
-  configure_once();
+  configure_once<T, VEC>();
   cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = config_for(cp, 1, nullptr, &attr);
+  const cudaLaunchConfig_t cfg = config_for<T>(cp, 1, nullptr, &attr);
   int clusters = 0;
-  NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel_for(cp.kind), &cfg));
+  NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel_for<T, VEC>(cp.kind), &cfg));
   return known[key] = clusters;
 }
 
-void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {
-  const Args a = make_args(p, t);
-  const ClusterPlan cp = plan_for(a.n);
-  const long long clusters = std::min<long long>(a.m, resident_clusters(cp));
+template <class T, int VEC>
+void launch_clusters(const Args<T>& a, const OnchipPlan& cp, cudaStream_t stream) {
+  const int resident = resident_clusters<T, VEC>(cp);
+  if (resident < 1) throw Unsupported("onchip: no cluster of " + std::to_string(cp.cluster) + " CTAs fits");
+  const long long clusters = std::min<long long>(a.m, resident);
   cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = config_for(cp, clusters, stream, &attr);
-  NB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_for(cp.kind), a, cp.slice));
-  NB_CHECK_LAUNCH();
-}
-
-// A cluster of this size with this much shared memory must be resident at least once.
-Support supports(const Problem& p) {
-  const Shape s = shape_of(p);
-  const ClusterPlan cp = plan_for(s.n);
-  if (!cp.fits) return Support::no("a row over 8 CTAs x 192 KB (n > 393216) does not fit one cluster's shared memory");
-  int clusters = 0;
-  try {
-    clusters = resident_clusters(cp);
-  } catch (const std::exception& e) {
-    return Support::no(std::string("cannot query cluster occupancy: ") + e.what());
-  }
-  if (clusters < 1)
-    return Support::no("a cluster of " + std::to_string(cp.cluster) + " CTAs x " +
-                       std::to_string(cp.slice * 4 / 1024) + " KB cannot be resident on this GPU");
-  return Support::yes();
+  const cudaLaunchConfig_t cfg = config_for<T>(cp, clusters, stream, &attr);
+  NB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel_for<T, VEC>(cp.kind), a, (long long)cp.slice));
 }
 
 }  // namespace
+
+void launch_onchip(const Problem& p, const DeviceTensors& t, cudaStream_t stream) {
+  dispatch_storage(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const Args<T> a = make_args<T>(p, t);
+    const OnchipPlan cp = plan_onchip(a.n, int(sizeof(T)));
+    dispatch_pack<T>(pack_width(a), [&](auto vec) { launch_clusters<T, decltype(vec)::value>(a, cp, stream); });
+  });
+  NB_CHECK_LAUNCH();
+}
+
+// A cluster of this size with this much shared memory must be resident at least once (asked of
+// the kernel that aligned buffers get: the pack width n allows).
+Support onchip_supports(const Problem& p) {
+  const Shape s = shape_of(p);
+  return dispatch_storage(p.dtype, [&](auto tag) -> Support {
+    using T = decltype(tag);
+    const OnchipPlan cp = plan_onchip(s.n, int(sizeof(T)));
+    if (!cp.fits)
+      return Support::no("a row over 8 CTAs x 192 KB (n > " + std::to_string(kMaxCluster * kSliceCapBytes / sizeof(T)) +
+                         " in " + dtype_name(p.dtype) + ") does not fit one cluster's shared memory");
+    int clusters = 0;
+    try {
+      dispatch_pack<T>(row_pack_width(s.n, int(sizeof(T)), 0, 0),
+                       [&](auto vec) { clusters = resident_clusters<T, decltype(vec)::value>(cp); });
+    } catch (const std::exception& e) {
+      return Support::no(std::string("cannot query cluster occupancy: ") + e.what());
+    }
+    if (clusters < 1)
+      return Support::no("a cluster of " + std::to_string(cp.cluster) + " CTAs x " +
+                         std::to_string(cp.slice * static_cast<long long>(sizeof(T)) / 1024) +
+                         " KB cannot be resident on this GPU");
+    return Support::yes();
+  });
+}
 
 KernelVariantSpec onchip_variant() {
   return {"onchip", "fused",
           "row in shared memory (x read once): a persistent grid of clusters of 1..8 CTAs sized to n, (max, sum) "
           "merged through DSMEM, the next row prefetched into registers",
-          launch, supports, nullptr, {}};
+          [](const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) { launch_onchip(p, t, stream); },
+          onchip_supports, nullptr, {}};
 }
 
 }  // namespace nb::softmax

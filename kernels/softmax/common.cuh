@@ -1,33 +1,64 @@
 #pragma once
-// Softmax device helpers shared by the variants: arguments, the online (max, sum) pair of
-// Milakov & Gimelshein (2018) with its merge across threads, warps and blocks, and the final
-// write y = exp(x - max) * (1 / sum), in float4 when aligned.
+// Softmax device helpers shared by the variants: arguments in the storage type T (float, bf16 or
+// fp16; the math is fp32 throughout), the online (max, sum) pair of Milakov & Gimelshein (2018)
+// with its merge across threads, warps and blocks, and the final write y = exp(x - max) * (1 / sum),
+// in packs of VEC elements: 16 bytes when every row allows it, narrower packs when it does not.
 #include <cuda_runtime.h>
 
 #include <cfloat>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "harness/device_buffer.hpp"
 #include "harness/problem.hpp"
-#include "kernels/common/alignment.cuh"
 #include "kernels/common/merge.cuh"
 #include "kernels/common/reduce.cuh"
+#include "kernels/common/storage.cuh"
+#include "kernels/softmax/launch_plan.hpp"
 #include "kernels/softmax/spec.hpp"
 
 namespace nb::softmax {
 
-using dev::aligned16;
 using dev::block_merge;
 using dev::warp_merge;
 
+template <class T>
 struct Args {
-  const float* x;
-  float* y;
+  const T* x;
+  T* y;
   long long m, n;
 };
 
-inline Args make_args(const Problem& p, const DeviceTensors& t) {
+template <class T>
+inline Args<T> make_args(const Problem& p, const DeviceTensors& t) {
   const Shape s = shape_of(p);
-  return {t.in(kX), t.out(kY), s.m, s.n};
+  return {t.ptr<const T>(kX), t.ptr<T>(kY), s.m, s.n};
+}
+
+// The widest pack every row of x and y starts on (launch_plan.hpp).
+template <class T>
+inline int pack_width(const Args<T>& a) {
+  return row_pack_width(a.n, int(sizeof(T)), reinterpret_cast<std::uintptr_t>(a.x),
+                        reinterpret_cast<std::uintptr_t>(a.y));
+}
+
+// Calls f(std::integral_constant<int, VEC>{}) with VEC = vec, one of T's pack widths (1 up to
+// 16 bytes of elements), so that a launch instantiates its kernel per width.
+template <class T, class F>
+void dispatch_pack(int vec, F&& f) {
+  using std::integral_constant;
+  switch (vec) {
+    case 1: return f(integral_constant<int, 1>{});
+    case 2: return f(integral_constant<int, 2>{});
+    case 4: return f(integral_constant<int, 4>{});
+    case 8:
+      if constexpr (dev::kPack16<T> >= 8) return f(integral_constant<int, 8>{});
+      break;
+  }
+  throw std::logic_error("softmax: no pack of " + std::to_string(vec) + " elements of " +
+                         std::to_string(sizeof(T)) + " bytes");
 }
 
 // Running max and the sum of exp(x - max). NaN and +Inf surface as a NaN sum, as in IEEE double.
@@ -53,38 +84,30 @@ __device__ inline MaxSum shfl_xor(const MaxSum& v, int offset) {
   return {__shfl_xor_sync(dev::kFullMask, v.m, offset), __shfl_xor_sync(dev::kFullMask, v.s, offset)};
 }
 
-
-// One pass over src[0, n): this thread's running (max, sum), float4 when aligned.
-__device__ inline MaxSum online_accumulate(const float* src, long long n, int tid, int nthreads) {
+// One pass over src[0, n) in packs of VEC (n a multiple of VEC, src aligned to a pack): this
+// thread's running (max, sum).
+template <class T, int VEC>
+__device__ inline MaxSum online_accumulate(const T* src, long long n, int tid, int nthreads) {
   MaxSum v;
-  long long done = 0;
-  if (aligned16(src, src)) {
-    const float4* s4 = reinterpret_cast<const float4*>(src);
-    for (long long i = tid; i < n / 4; i += nthreads) {
-      const float4 q = s4[i];
-      v.add(q.x), v.add(q.y), v.add(q.z), v.add(q.w);
-    }
-    done = n / 4 * 4;
+  for (long long i = tid; i < n / VEC; i += nthreads) {
+    const dev::FloatPack<VEC> q = dev::load_as_float<T, VEC>(src + i * VEC);
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) v.add(q.v[k]);
   }
-  for (long long i = done + tid; i < n; i += nthreads) v.add(src[i]);
   return v;
 }
 
-// dst[i] = exp(src[i] - max) * inv_sum over [0, n); src may be global x or a shared-memory copy.
-__device__ inline void write_softmax(const float* src, float* dst, long long n, float max, float inv_sum, int tid,
+// dst[i] = exp(src[i] - max) * inv_sum over [0, n) in packs of VEC (n a multiple of VEC, both
+// pointers aligned to a pack).
+template <class T, int VEC>
+__device__ inline void write_softmax(const T* src, T* dst, long long n, float max, float inv_sum, int tid,
                                      int nthreads) {
-  long long done = 0;
-  if (aligned16(src, dst)) {
-    const float4* s4 = reinterpret_cast<const float4*>(src);
-    float4* d4 = reinterpret_cast<float4*>(dst);
-    for (long long i = tid; i < n / 4; i += nthreads) {
-      const float4 q = s4[i];
-      d4[i] = make_float4(expf(q.x - max) * inv_sum, expf(q.y - max) * inv_sum, expf(q.z - max) * inv_sum,
-                          expf(q.w - max) * inv_sum);
-    }
-    done = n / 4 * 4;
+  for (long long i = tid; i < n / VEC; i += nthreads) {
+    dev::FloatPack<VEC> q = dev::load_as_float<T, VEC>(src + i * VEC);
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) q.v[k] = expf(q.v[k] - max) * inv_sum;
+    dev::store_from_float<T, VEC>(dst + i * VEC, q);
   }
-  for (long long i = done + tid; i < n; i += nthreads) dst[i] = expf(src[i] - max) * inv_sum;
 }
 
 // Threads for a block that owns `n` elements: about 16 per thread, 64..max_threads.

@@ -1,0 +1,15 @@
+#pragma once
+// The onchip variant's launch and support check (5_onchip.cu), shared with 6_dispatch.cu, which
+// hands it the rows too long for registers.
+#include <cuda_runtime.h>
+
+#include "harness/device_buffer.hpp"
+#include "harness/problem.hpp"
+#include "harness/variant.hpp"
+
+namespace nb::softmax {
+
+void launch_onchip(const Problem& p, const DeviceTensors& t, cudaStream_t stream);
+Support onchip_supports(const Problem& p);
+
+}  // namespace nb::softmax
