@@ -12,6 +12,7 @@ std::vector<std::unique_ptr<Variant>> make_variants() {
   v.push_back(make_kernel_variant(warp_variant()));
   v.push_back(make_kernel_variant(online_variant()));
   v.push_back(make_kernel_variant(onchip_variant()));
+  v.push_back(make_kernel_variant(dispatch_variant()));
   v.push_back(make_softmax_cudnn_variant());
   return v;
 }

@@ -1,0 +1,128 @@
+// Dispatch: the path by N (plan_dispatch). Rows up to 32 KB stay in registers from the load to the
+// write: short rows in lane groups, several per warp (shuffles only), longer ones a block per row;
+// longer rows go to onchip's clusters (5_onchip.cu). x is read once, in 16-byte packs where it can.
+#include <algorithm>
+#include <stdexcept>
+
+#include "harness/cuda_check.hpp"
+#include "kernels/softmax/common.cuh"
+#include "kernels/softmax/onchip.hpp"
+#include "kernels/softmax/variants.hpp"
+
+namespace nb::softmax {
+namespace {
+
+// The threads of a row reduce as a power-of-two lane group (blockDim.x <= 32, blockDim.y rows per
+// block) by shuffles alone, or as a whole block (blockDim.x a multiple of 32, one row). Every
+// thread of the row gets the same result.
+struct LaneGroup {
+  template <class Op>
+  __device__ float reduce(float v, Op op, float*) const {
+    for (int offset = blockDim.x >> 1; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(dev::kFullMask, v, offset));
+    return v;
+  }
+};
+
+struct WholeBlock {
+  template <class Op>
+  __device__ float reduce(float v, Op op, float* scratch) const {
+    return dev::block_reduce(v, op, scratch);
+  }
+};
+
+// Thread threadIdx.x of a row owns its packs threadIdx.x + k * blockDim.x (k < PPT): loaded once
+// into registers, turned into exp(x - max) in place, scaled by 1 / sum and stored. Rows past the
+// end still take part in the reductions, so every lane of a warp reaches every shuffle.
+template <class T, int VEC, int PPT, class Reducer>
+__global__ void __launch_bounds__(kMaxLanes) register_rows(Args<T> a, int packs) {
+  __shared__ float scratch[32];
+  const Reducer reducer;
+  const long long stride = (long long)blockDim.x * VEC;  // elements between one thread's packs
+  const long long first = (long long)threadIdx.x * VEC;
+  const int owned = packs - int(threadIdx.x);  // pack k is mine when k * blockDim.x < owned
+  for (long long row0 = blockIdx.x * (long long)blockDim.y; row0 < a.m; row0 += gridDim.x * (long long)blockDim.y) {
+    const long long row = row0 + threadIdx.y;
+    const bool active = row < a.m;
+    const T* x = a.x + row * a.n + first;
+    dev::FloatPack<VEC> v[PPT];
+    float mx = -FLT_MAX;
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      if (active && k * int(blockDim.x) < owned) {
+        v[k] = dev::load_as_float<T, VEC>(x + k * stride);
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) mx = fmaxf(mx, v[k].v[i]);
+      }
+    mx = reducer.reduce(mx, dev::MaxOp{}, scratch);
+    float sum = 0.f;
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      if (active && k * int(blockDim.x) < owned) {
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) sum += (v[k].v[i] = expf(v[k].v[i] - mx));
+      }
+    const float inv = 1.0f / reducer.reduce(sum, dev::SumOp{}, scratch);
+    T* y = a.y + row * a.n + first;
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      if (active && k * int(blockDim.x) < owned) {
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) v[k].v[i] *= inv;
+        dev::store_from_float<T, VEC>(y + k * stride, v[k]);
+      }
+  }
+}
+
+template <class T, int VEC>
+constexpr int kMaxPacks = max_floats_per_thread(VEC, int(sizeof(T))) / VEC;
+
+// The instance for plan.packs_per_thread. Lane groups take any power of two up to kMaxPacks; a
+// block per row always gets kMaxPacks (plan_dispatch's invariant), so only that one is built.
+template <class T, int VEC, class Reducer, int PPT>
+void launch_register(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
+  if constexpr (PPT <= kMaxPacks<T, VEC>) {
+    if (plan.packs_per_thread != PPT) return launch_register<T, VEC, Reducer, PPT * 2>(plan, a, stream);
+    const long long blocks = std::min<long long>(dev::ceil_div(a.m, plan.rows_per_block), 0x7fffffffLL);
+    register_rows<T, VEC, PPT, Reducer>
+        <<<unsigned(blocks), dim3(plan.lanes, plan.rows_per_block), 0, stream>>>(a, int(plan.packs));
+  } else {
+    throw std::logic_error("dispatch: no register kernel for " + std::to_string(plan.packs_per_thread) +
+                           " packs per thread");
+  }
+}
+
+template <class T, int VEC>
+void launch_registers(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
+  if (plan.path == DispatchPath::lane_groups) launch_register<T, VEC, LaneGroup, 1>(plan, a, stream);
+  else launch_register<T, VEC, WholeBlock, kMaxPacks<T, VEC>>(plan, a, stream);
+}
+
+void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {
+  dispatch_storage(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const Args<T> a = make_args<T>(p, t);
+    const DispatchPlan plan = plan_dispatch(a.n, int(sizeof(T)), pack_width(a));
+    if (!plan.registers()) return launch_onchip(p, t, stream);
+    dispatch_pack<T>(plan.vec, [&](auto vec) { launch_registers<T, decltype(vec)::value>(plan, a, stream); });
+  });
+  NB_CHECK_LAUNCH();
+}
+
+// The register paths run any row up to 32 KB; longer rows are onchip's to accept or refuse.
+Support supports(const Problem& p) {
+  const Shape s = shape_of(p);
+  const int bytes = int(dtype_size(storage_type(p.dtype)));
+  if (plan_dispatch(s.n, bytes, row_pack_width(s.n, bytes, 0, 0)).registers()) return Support::yes();
+  return onchip_supports(p);
+}
+
+}  // namespace
+
+KernelVariantSpec dispatch_variant() {
+  return {"dispatch", "fused",
+          "path by n: rows <= 32 KB in registers (lane groups of a warp for short rows, a block per row above), "
+          "longer rows onchip (cluster, shared memory); x read once, 16-byte packs",
+          launch, supports, nullptr, {}};
+}
+
+}  // namespace nb::softmax
