@@ -1,14 +1,23 @@
 // Softmax: the float64 reference against long double loops, its properties (rows sum to 1, shift
 // invariance, NaN containment), and the verdicts the stress design rests on: a max-subtracting
-// fp32 softmax passes even `wide`, and an all-zero output fails even at N = 393216.
+// fp32 softmax passes even `wide`, and an all-zero output fails even at N = 393216. In bf16 and
+// fp16, an fp32 softmax rounded once to the storage type passes the harness's tolerance (fp16's
+// long rows store subnormals), and the named problems hold each shape once per dtype.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <set>
+#include <string>
 
 #include "reference_trial.hpp"
 #include "baselines/cpu/softmax_reference.hpp"
+#include "harness/errors.hpp"
+#include "harness/narrow_float.hpp"
 #include "harness/validation/compare.hpp"
+#include "harness/validation/trial_tolerance.hpp"
 #include "kernels/ops.hpp"
 #include "kernels/softmax/spec.hpp"
 
@@ -135,8 +144,118 @@ TEST_F(SoftmaxReference, AllZeroOutputFailsAtKernelBenchRowLength) {
 
 TEST_F(SoftmaxReference, ProblemIdsRoundTrip) {
   for (const Problem& p : op->problems_in("")) EXPECT_EQ(op->parse_problem_id(p.id()).id(), p.id());
-  EXPECT_EQ(op->problems_in("sweep").size(), 9u);
+  EXPECT_EQ(op->problems_in("sweep").size(), 9u + 11u);  // fp32 (32768, 256..65536), bf16 N = 256..262144
   EXPECT_EQ(op->make_problem({{"m", 4096}, {"n", 393216}}).id(), "softmax/m4096_n393216/fp32");
+  EXPECT_EQ(op->make_problem({{"m", 1024}, {"n", 262144}}, DType::bf16).id(), "softmax/m1024_n262144/bf16");
+}
+
+// A narrow trial as the harness builds it: inputs rounded to the storage type, then the reference.
+Trial stored_trial(const OpSpec& op, std::int64_t m, std::int64_t n, DType dtype, Distribution d, std::uint64_t seed) {
+  const Problem p = op.make_problem({{"m", double(m)}, {"n", double(n)}}, dtype);
+  Trial t{p, op.tensors(p), {}, {}};
+  t.in = allocate_host_inputs(t.decls);
+  draw_stored_inputs(op, p, t.decls, d, seed, t.in);
+  t.ref = allocate_references(t.decls);
+  op.reference(p, t.in, t.ref);
+  return t;
+}
+
+// The harness's verdict: each tensor's tolerance with its storage rounding (trial_tolerances).
+TrialJudgement judge_stored(const OpSpec& op, const Trial& t, const HostTensors& out) {
+  const TrialTolerances tol = trial_tolerances(op, t.p, t.decls, t.in, t.ref);
+  return judge_trial(t.decls, out, t.ref, [&](int i) { return tol.per_tensor.at(std::size_t(i)); }, false);
+}
+
+// What a correct narrow kernel stores: the fp32 softmax, rounded once to the storage type.
+HostTensors stored_softmax(const Trial& t, std::int64_t m, std::int64_t n) {
+  HostTensors out = fp32_softmax(t, m, n);
+  round_to_storage(out[softmax::kY], storage_type(t.p.dtype));
+  return out;
+}
+
+TEST_F(SoftmaxReference, NarrowTensorsAndBytesFollowTheStorageType) {
+  for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+    const Problem p = op->make_problem({{"m", 8}, {"n", 1000}}, t);
+    for (const TensorDecl& d : op->tensors(p)) EXPECT_EQ(d.dtype, storage_type(t)) << d.name;
+    EXPECT_EQ(op->work(p).bytes, 2.0 * double(dtype_size(t)) * 8000) << dtype_name(t);
+  }
+  EXPECT_THROW(op->make_problem({{"m", 8}, {"n", 1000}}, DType::tf32), UsageError);
+}
+
+TEST_F(SoftmaxReference, NarrowOutputRoundedOncePasses) {
+  for (DType dtype : {DType::bf16, DType::f16})
+    for (Distribution d : all_distributions())
+      for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{8, 4096}, {2, 65536}}) {
+        const Trial t = stored_trial(*op, m, n, dtype, d, 7);
+        const TrialJudgement j = judge_stored(*op, t, stored_softmax(t, m, n));
+        EXPECT_TRUE(j.passed) << dtype_name(dtype) << " " << distribution_name(d) << " n=" << n << ": " << j.failure;
+      }
+}
+
+// fp16 rows of 65536 normal values store most outputs below fp16's smallest normal (6.1e-5): a
+// correct output passes only through the tolerance's absolute allowance, and an output that
+// flushes them to zero, or is all zero, fails.
+TEST_F(SoftmaxReference, Fp16LongRowsKeepTheirSubnormals) {
+  const std::int64_t m = 2, n = 65536;
+  const Trial t = stored_trial(*op, m, n, DType::f16, Distribution::normal, 3);
+  const HostTensors correct = stored_softmax(t, m, n);
+  std::int64_t subnormal = 0;
+  for (float y : correct[softmax::kY]) subnormal += (y != 0.0f && y < 0x1.0p-14f);
+  EXPECT_GT(subnormal, n);  // over half of the outputs
+  EXPECT_TRUE(judge_stored(*op, t, correct).passed) << judge_stored(*op, t, correct).failure;
+
+  const TrialTolerances tol = trial_tolerances(*op, t.p, t.decls, t.in, t.ref);
+  Tolerance without_allowance = tol.per_tensor.at(softmax::kY);
+  without_allowance.absolute = 0;
+  EXPECT_FALSE(judge_trial(t.decls, correct, t.ref, without_allowance, false).passed) << "the allowance is needed";
+
+  HostTensors flushed = correct;
+  for (float& y : flushed[softmax::kY]) y = y < 0x1.0p-14f ? 0.0f : y;
+  EXPECT_FALSE(judge_stored(*op, t, flushed).passed);
+
+  HostTensors zeros = correct;
+  std::fill(zeros[softmax::kY].begin(), zeros[softmax::kY].end(), 0.0f);
+  const TrialJudgement zero = judge_stored(*op, t, zeros);
+  EXPECT_FALSE(zero.passed);
+  EXPECT_GT(zero.tensors.at(0).normwise, 0.99);
+}
+
+TEST_F(SoftmaxReference, NamedProblemsHoldEachShapeOncePerDtype) {
+  std::set<std::string> ids;
+  for (const Problem& p : op->problems_in("")) EXPECT_TRUE(ids.insert(p.id()).second) << p.id() << " named twice";
+
+  std::set<std::string> llm;
+  for (const Problem& p : op->problems_in("llm")) llm.insert(p.id());
+  for (const char* shape : {"m4096_n4096", "m32768_n8192", "m16384_n16384"})
+    for (const char* dtype : {"bf16", "fp16"})
+      EXPECT_EQ(llm.count(std::string("softmax/") + shape + "/" + dtype), 1u) << shape << " " << dtype;
+
+  std::int64_t bf16_sweep = 0;
+  for (const Problem& p : op->problems_in("sweep")) {
+    const softmax::Shape s = softmax::shape_of(p);
+    if (p.dtype == DType::bf16) {
+      ++bf16_sweep;
+      EXPECT_EQ(s.elements(), std::int64_t(1) << 28) << p.id();
+      EXPECT_EQ(llm.count(p.id()), 1u) << p.id() << " is in the llm suite too";
+    } else {
+      EXPECT_EQ(p.dtype, DType::f32);
+      EXPECT_EQ(s.m, 32768);
+    }
+  }
+  EXPECT_EQ(bf16_sweep, 11);
+  for (std::int64_t n : {256, 512, 1024, 2048})
+    EXPECT_EQ(ids.count("softmax/m32768_n" + std::to_string(n) + "/fp32"), 1u);
+}
+
+TEST_F(SoftmaxReference, QuickProblemsRunInEveryStorageTypeAndStaySmall) {
+  std::map<DType, int> per_dtype;
+  for (const Problem& p : op->problems_in("quick")) {
+    ++per_dtype[p.dtype];
+    EXPECT_LE(softmax::shape_of(p).elements(), 2000000) << p.id();
+  }
+  EXPECT_EQ(per_dtype.size(), 3u);
+  EXPECT_EQ(per_dtype[DType::f32], per_dtype[DType::bf16]);
+  EXPECT_EQ(per_dtype[DType::f32], per_dtype[DType::f16]);
 }
 
 }  // namespace
