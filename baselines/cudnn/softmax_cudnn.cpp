@@ -43,15 +43,16 @@ class SoftmaxCudnn final : public Variant {
     NB_CUDNN_SUPPORTED(
         cudnnSetTensor4dDescriptor(desc_, CUDNN_TENSOR_NCHW, data_type(p.dtype), int(s.m), int(s.n), 1, 1));
   }
-  void launch(const Problem&, const DeviceTensors& t, void*, cudaStream_t stream) override {
+  void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) override {
     if (!handle_) throw Unsupported("cuDNN softmax was not prepared");
     const float one = 1.0f, zero = 0.0f;  // float scaling for float, half and bfloat16 data alike
     NB_CUDNN_CHECK(cudnnSetStream(handle_, stream));
     const cudnnStatus_t status =
         cudnnSoftmaxForward(handle_, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, desc_,
                             t.ptr<const void>(softmax::kX), &zero, desc_, t.ptr<void>(softmax::kY));
-    // A cuDNN build without this data type's softmax refuses it: the case is skipped, not failed.
-    if (status == CUDNN_STATUS_NOT_SUPPORTED) NB_CUDNN_SUPPORTED(status);
+    // A cuDNN build without a bf16 or fp16 softmax refuses it: the case is skipped, not failed.
+    if (is_narrow(p.dtype) && (status == CUDNN_STATUS_NOT_SUPPORTED || status == CUDNN_STATUS_BAD_PARAM))
+      NB_CUDNN_SUPPORTED(status);
     NB_CUDNN_CHECK(status);
   }
 
