@@ -260,29 +260,37 @@ void launch_onchip(const Problem& p, const DeviceTensors& t, cudaStream_t stream
   NB_CHECK_LAUNCH();
 }
 
+int onchip_resident_clusters(const Problem& p) {
+  const Shape s = shape_of(p);
+  return dispatch_storage(p.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const OnchipPlan cp = plan_onchip(s.n, int(sizeof(T)));
+    int clusters = 0;
+    dispatch_pack<T>(row_pack_width(s.n, int(sizeof(T)), 0, 0),
+                     [&](auto vec) { clusters = resident_clusters<T, decltype(vec)::value>(cp); });
+    return clusters;
+  });
+}
+
 // A cluster of this size with this much shared memory must be resident at least once (asked of
 // the kernel that aligned buffers get: the pack width n allows).
 Support onchip_supports(const Problem& p) {
   const Shape s = shape_of(p);
-  return dispatch_storage(p.dtype, [&](auto tag) -> Support {
-    using T = decltype(tag);
-    const OnchipPlan cp = plan_onchip(s.n, int(sizeof(T)));
-    if (!cp.fits)
-      return Support::no("a row over 8 CTAs x 192 KB (n > " + std::to_string(kMaxCluster * kSliceCapBytes / sizeof(T)) +
-                         " in " + dtype_name(p.dtype) + ") does not fit one cluster's shared memory");
-    int clusters = 0;
-    try {
-      dispatch_pack<T>(row_pack_width(s.n, int(sizeof(T)), 0, 0),
-                       [&](auto vec) { clusters = resident_clusters<T, decltype(vec)::value>(cp); });
-    } catch (const std::exception& e) {
-      return Support::no(std::string("cannot query cluster occupancy: ") + e.what());
-    }
-    if (clusters < 1)
-      return Support::no("a cluster of " + std::to_string(cp.cluster) + " CTAs x " +
-                         std::to_string(cp.slice * static_cast<long long>(sizeof(T)) / 1024) +
-                         " KB cannot be resident on this GPU");
-    return Support::yes();
-  });
+  const int bytes = int(dtype_size(storage_type(p.dtype)));
+  const OnchipPlan cp = plan_onchip(s.n, bytes);
+  if (!cp.fits)
+    return Support::no("a row over 8 CTAs x 192 KB (n > " + std::to_string(kMaxCluster * kSliceCapBytes / bytes) +
+                       " in " + dtype_name(p.dtype) + ") does not fit one cluster's shared memory");
+  int clusters = 0;
+  try {
+    clusters = onchip_resident_clusters(p);
+  } catch (const std::exception& e) {
+    return Support::no(std::string("cannot query cluster occupancy: ") + e.what());
+  }
+  if (clusters < 1)
+    return Support::no("a cluster of " + std::to_string(cp.cluster) + " CTAs x " +
+                       std::to_string(cp.slice * bytes / 1024) + " KB cannot be resident on this GPU");
+  return Support::yes();
 }
 
 KernelVariantSpec onchip_variant() {

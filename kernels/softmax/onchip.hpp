@@ -11,5 +11,7 @@ namespace nb::softmax {
 
 void launch_onchip(const Problem& p, const DeviceTensors& t, cudaStream_t stream);
 Support onchip_supports(const Problem& p);
+// The clusters its persistent grid keeps resident for this problem (aligned buffers); 0: none fit.
+int onchip_resident_clusters(const Problem& p);
 
 }  // namespace nb::softmax
