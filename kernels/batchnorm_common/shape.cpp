@@ -47,6 +47,10 @@ std::vector<NamedProblem> named_problems() {
       // Runs of H*W long enough for the split variants' run-order blocks (>= 32 KB), two pieces
       // per run: float4 (H*W = 18432) and scalar (H*W = 16899, odd, pieces of 8450 and 8449).
       {{"n", 2}, {"c", 3}, {"h", 96}, {"w", 192}},  {{"n", 3}, {"c", 5}, {"h", 131}, {"w", 129}},
+      // onchip_groups' paths: more channels than co-resident CTAs (two waves, float4), and a
+      // channel just larger than one CTA's slice buffer (teams of CTAs and their barrier, two
+      // waves, scalar copies; 1.96M elements).
+      {{"n", 2}, {"c", 200}, {"h", 8}, {"w", 8}},   {{"n", 2}, {"c", 67}, {"h", 121}, {"w", 121}},
   };
   for (const auto& p : small) v.push_back({p, quick, "small: tails, odd H*W, C = 1, N = 1 with H*W > 1, long runs"});
   return v;

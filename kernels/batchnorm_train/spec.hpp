@@ -16,6 +16,7 @@ KernelVariantSpec smem_variant();     // 2_smem.cu
 KernelVariantSpec warp_variant();     // 3_warp.cu
 KernelVariantSpec welford_variant();  // 4_welford.cu
 KernelVariantSpec split_variant();    // 5_split.cu
+KernelVariantSpec onchip_groups_variant();  // 6_onchip_groups.cu
 
 std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
 

@@ -3,12 +3,11 @@
 // holds a slice (96 KB, 2 CTAs per SM), slice (mean, M2) go to the workspace, a team barrier,
 // Chan's merge, then each CTA normalizes its slice from shared memory. ~3 groups of 8 MB on chip;
 // the next group's slice starts loading into registers during the barrier.
-#include <cuda/atomic>
-
 #include <algorithm>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/common/slice_stage.cuh"
+#include "kernels/common/team_barrier.cuh"
 #include "kernels/groupnorm/common.cuh"
 #include "kernels/groupnorm/variants.hpp"
 
@@ -104,25 +103,8 @@ __device__ dev::Welford slice_stats(const float* src, float* smem, long long n, 
   return w;
 }
 
-// The team barrier in two halves: arrive (this CTA's partials are published) and wait (every
-// teammate's are). Between them the CTA may issue loads that do not depend on the team.
-__device__ void team_arrive(unsigned* arrivals) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    atomicAdd(arrivals, 1u);
-  }
-}
-
-// An acquire load rather than a trailing fence: a fence would also wait for the loads issued
-// between arrive and wait, which are meant to stay in flight.
-__device__ void team_wait(unsigned* arrivals, unsigned target) {
-  if (threadIdx.x == 0) {
-    const cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(*arrivals);
-    while (count.load(cuda::memory_order_acquire) < target) __nanosleep(32);
-  }
-  __syncthreads();
-}
+using dev::team_arrive;  // kernels/common/team_barrier.cuh
+using dev::team_wait;
 
 // Publishes this CTA's slice statistics, waits for the team (fetching `next`'s first float4s into
 // `ahead` meanwhile), merges all of them in rank order (identically in every CTA of the team).
