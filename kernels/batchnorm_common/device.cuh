@@ -52,31 +52,42 @@ template <int VEC> struct VecT;
 template <> struct VecT<1> { using type = float; };
 template <> struct VecT<4> { using type = float4; };
 
-template <int VEC>
+// STREAMING: the last use of the data, so evict-first in L2 (ld.global.cs / st.global.cs): what
+// a kernel reads or writes once does not push out what it will read again.
+template <int VEC, bool STREAMING = false>
 __device__ __forceinline__ void load_vec(const float* p, long long i, float (&v)[VEC]) {
-  const auto t = reinterpret_cast<const typename VecT<VEC>::type*>(p)[i];
+  const auto* q = reinterpret_cast<const typename VecT<VEC>::type*>(p) + i;
+  typename VecT<VEC>::type t;
+  if constexpr (STREAMING)
+    t = __ldcs(q);
+  else
+    t = *q;
   const float* f = reinterpret_cast<const float*>(&t);
 #pragma unroll
   for (int e = 0; e < VEC; ++e) v[e] = f[e];
 }
 
-template <int VEC>
+template <int VEC, bool STREAMING = false>
 __device__ __forceinline__ void store_vec(float* p, long long i, const float (&v)[VEC]) {
   typename VecT<VEC>::type t;
   float* f = reinterpret_cast<float*>(&t);
 #pragma unroll
   for (int e = 0; e < VEC; ++e) f[e] = v[e];
-  reinterpret_cast<typename VecT<VEC>::type*>(p)[i] = t;
+  auto* q = reinterpret_cast<typename VecT<VEC>::type*>(p) + i;
+  if constexpr (STREAMING)
+    __stcs(q, t);
+  else
+    *q = t;
 }
 
 // The NT tensors' vectors at one position, loaded together.
 template <int VEC, int NT> struct Loaded { float v[NT][VEC]; };
 
-template <int VEC, int NT>
+template <int VEC, int NT, bool STREAMING = false>
 __device__ __forceinline__ Loaded<VEC, NT> load_all(const float* const (&src)[NT], long long i) {
   Loaded<VEC, NT> l;
 #pragma unroll
-  for (int t = 0; t < NT; ++t) load_vec<VEC>(src[t], i, l.v[t]);
+  for (int t = 0; t < NT; ++t) load_vec<VEC, STREAMING>(src[t], i, l.v[t]);
   return l;
 }
 

@@ -30,10 +30,13 @@ __host__ inline unsigned flat_blocks(const FlatGeom& g) { return unsigned(nb::de
 // Chunk blockIdx.x of the tensor: dst[i] = out of channel_fn(c) applied to the NT sources at i.
 // channel_fn(c) gives a channel's functor F; apply(f, loaded, out) computes the VEC outputs. F is
 // rebuilt only when the channel changes (once per run of hwv vectors).
-template <int VEC, int NT, class ChannelFn, class Apply>
+// TAIL_FIRST: the chunks from the end of the tensor down, so that the pass starts with what a
+// pass in address order before it left in L2; the sources are read for the last time and dst is
+// not read again, so both are evict-first, and the tail stays until the pass reaches it.
+template <int VEC, int NT, bool TAIL_FIRST = false, class ChannelFn, class Apply>
 __device__ __forceinline__ void flat_channel_map(const FlatGeom& g, const float* const (&src)[NT], float* dst,
                                                  ChannelFn channel_fn, Apply apply) {
-  const long long start = blockIdx.x * kFlatChunk;
+  const long long start = (TAIL_FIRST ? gridDim.x - 1LL - blockIdx.x : (long long)blockIdx.x) * kFlatChunk;
   const unsigned count = unsigned(min(kFlatChunk, g.total - start));
   const unsigned long long run0 = (unsigned long long)start / g.hwv;
   const unsigned off0 = unsigned(start - (long long)run0 * g.hwv), c0 = unsigned(run0 % g.c);
@@ -47,22 +50,22 @@ __device__ __forceinline__ void flat_channel_map(const FlatGeom& g, const float*
   for (; p + (kFlatUnroll - 1) * kFlatThreads < count; p += kFlatUnroll * kFlatThreads) {
     Loaded<VEC, NT> l[kFlatUnroll];
 #pragma unroll
-    for (int u = 0; u < kFlatUnroll; ++u) l[u] = load_all<VEC, NT>(src, start + p + u * kFlatThreads);
+    for (int u = 0; u < kFlatUnroll; ++u) l[u] = load_all<VEC, NT, TAIL_FIRST>(src, start + p + u * kFlatThreads);
 #pragma unroll
     for (int u = 0; u < kFlatUnroll; ++u) {
       const unsigned c = channel_at(p + u * kFlatThreads);
       if (c != last_c) f = channel_fn(last_c = c);
       float out[VEC];
       apply(f, l[u], out);
-      store_vec<VEC>(dst, start + p + u * kFlatThreads, out);
+      store_vec<VEC, TAIL_FIRST>(dst, start + p + u * kFlatThreads, out);
     }
   }
   for (; p < count; p += kFlatThreads) {
     const unsigned c = channel_at(p);
     if (c != last_c) f = channel_fn(last_c = c);
     float out[VEC];
-    apply(f, load_all<VEC, NT>(src, start + p), out);
-    store_vec<VEC>(dst, start + p, out);
+    apply(f, load_all<VEC, NT, TAIL_FIRST>(src, start + p), out);
+    store_vec<VEC, TAIL_FIRST>(dst, start + p, out);
   }
 }
 

@@ -51,6 +51,8 @@ std::vector<NamedProblem> named_problems() {
       // channel just larger than one CTA's slice buffer (teams of CTAs and their barrier, two
       // waves, scalar copies; 1.96M elements).
       {{"n", 2}, {"c", 200}, {"h", 8}, {"w", 8}},   {{"n", 2}, {"c", 67}, {"h", 121}, {"w", 121}},
+      // 256 channel slices of short runs: split_tail's block-per-channel finalize.
+      {{"n", 256}, {"c", 1}, {"h", 64}, {"w", 64}},
   };
   for (const auto& p : small) v.push_back({p, quick, "small: tails, odd H*W, C = 1, N = 1 with H*W > 1, long runs"});
   return v;

@@ -264,8 +264,8 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
 
 KernelVariantSpec onchip_groups_variant() {
   return {"onchip_groups", "fused",
-          "x read once: a persistent cooperative grid, a team of CTAs per channel, slices double-buffered in "
-          "smem by cp.async, exact per-slice stats, team barrier + Chan merge, y written from smem",
+          "x read once: persistent cooperative grid, a team of CTAs per channel, slices in smem (cp.async, "
+          "double-buffered), team barrier + Chan merge",
           launch, supports, workspace, {Distribution::offset, Distribution::tiny_var}};
 }
 

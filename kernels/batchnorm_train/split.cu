@@ -1,10 +1,12 @@
-// The grid-level Welford shared by 4_welford.cu and 5_split.cu: blocks write per-(channel, slice)
-// partial Welford statistics, one warp per channel Chan-merges them and commits the channel's
-// statistics, then a second pass over x writes y (2d: the whole tensor in address order; rows:
-// channel tiles in reverse order). Three kernels on one stream.
+// The grid-level Welford shared by 4_welford.cu, 5_split.cu and 7_split_tail.cu: blocks write
+// per-(channel, slice) partial Welford statistics, one warp (or block) per channel Chan-merges
+// them and commits the channel's statistics, then a second pass over x writes y (2d: the whole
+// tensor in address order, or from its end down; rows: channel tiles in reverse order). Three
+// kernels on one stream; PassChain says how tightly they follow one another.
 #include "harness/cuda_check.hpp"
 #include "kernels/batchnorm_common/flat_pass.cuh"
 #include "kernels/batchnorm_train/split.hpp"
+#include "kernels/common/grid_dependency.cuh"
 
 namespace nb::bn_train::split {
 namespace {
@@ -13,6 +15,7 @@ namespace {
 template <int VEC>
 __global__ void __launch_bounds__(kThreads) partials_2d(bn::FwdArgs a, ChannelGeom g, Welford* part) {
   __shared__ Welford scratch[32];
+  nb::dev::launch_dependents();  // a dependent finalize may be scheduled once the last block runs
   const BlockWork work = block_work(g, blockIdx.x);
   ShiftedWelford sw{channel_pivot(a.x, work.c, a.hw), {}};
   const float* const src[1] = {a.x};
@@ -27,6 +30,7 @@ __global__ void __launch_bounds__(kThreads) partials_2d(bn::FwdArgs a, ChannelGe
 template <int VEC>
 __global__ void __launch_bounds__(kTileX* kTileY) partials_rows(bn::FwdArgs a, ChannelGeom g, Welford* part) {
   __shared__ Welford tile[kTileY][kTileX * VEC];
+  nb::dev::launch_dependents();
   const long long cv = blockIdx.x * (long long)kTileX + threadIdx.x;
   const unsigned k = blockIdx.y;
   Welford w[VEC];
@@ -50,22 +54,32 @@ __global__ void __launch_bounds__(kTileX* kTileY) partials_rows(bn::FwdArgs a, C
   part[c * g.slices + k] = m;
 }
 
-// One warp per channel: Chan-merges its slices and commits mean, invstd and the running stats.
+// LANES threads per channel (a warp, or a 256-thread block): Chan-merge its slices in a fixed
+// order and commit mean, invstd and the running stats. 256-thread blocks.
+template <int LANES>
 __global__ void finalize(bn::FwdArgs a, const Welford* part, unsigned slices) {
-  const long long c = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
-  const unsigned lane = threadIdx.x & 31;
-  if (c >= a.c) return;  // whole warps leave together
+  nb::dev::grid_dependency_wait();  // the partials are complete
+  nb::dev::launch_dependents();
+  const long long c = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / LANES;
+  const unsigned lane = threadIdx.x % LANES;
+  if (LANES == 32 && c >= a.c) return;  // whole warps leave together
   Welford w;
-  for (unsigned k = lane; k < slices; k += 32) w.merge(part[c * slices + k]);
-  w = warp_merge(w);
+  for (unsigned k = lane; k < slices; k += LANES) w.merge(part[c * slices + k]);
+  if constexpr (LANES == 32) {
+    w = warp_merge(w);
+  } else {
+    __shared__ Welford scratch[32];
+    w = block_merge(w, scratch);
+  }
   if (lane == 0) commit_stats(a, c, channel_pivot(a.x, c, a.hw) + w.mean, w.variance_biased());
 }
 
-// 2d second pass: the whole tensor in address order (flat_pass.cuh).
-template <int VEC>
+// 2d second pass: the whole tensor in address order, or from its end down (flat_pass.cuh).
+template <int VEC, bool TAIL_FIRST>
 __global__ void __launch_bounds__(kFlatThreads) normalize_flat(bn::FwdArgs a, FlatGeom g) {
+  nb::dev::grid_dependency_wait();  // the statistics are committed
   const float* const src[1] = {a.x};
-  flat_channel_map<VEC, 1>(
+  flat_channel_map<VEC, 1, TAIL_FIRST>(
       g, src, a.y, [&](unsigned c) { return Affine(a, c, make_float2(a.save_mean[c], a.save_invstd[c])); },
       [](const Affine& f, const Loaded<VEC, 1>& l, float(&y)[VEC]) { f.apply<VEC>(l.v[0], y); });
 }
@@ -73,6 +87,7 @@ __global__ void __launch_bounds__(kFlatThreads) normalize_flat(bn::FwdArgs a, Fl
 // Rows second pass, tiles in reverse order.
 template <int VEC>
 __global__ void __launch_bounds__(kTileX* kTileY) normalize_rows(bn::FwdArgs a, ChannelGeom g) {
+  nb::dev::grid_dependency_wait();
   const long long cv = (gridDim.x - 1LL - blockIdx.x) * kTileX + threadIdx.x;
   const unsigned k = gridDim.y - 1 - blockIdx.y;
   if (cv >= g.c_count) return;
@@ -92,22 +107,37 @@ __global__ void __launch_bounds__(kTileX* kTileY) normalize_rows(bn::FwdArgs a, 
 }
 
 template <int VEC>
-void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, cudaStream_t stream) {
+void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, cudaStream_t stream,
+                   const PassChain& chain) {
+  // The finalize and y pass: ordinary launches, or programmatic dependents of the kernel ahead.
+  auto then = [&](auto kernel, dim3 grid, dim3 block, auto... args) {
+    if (chain.dependent_launches)
+      nb::dev::launch_dependent(kernel, grid, block, stream, args...);
+    else
+      kernel<<<grid, block, 0, stream>>>(args...);
+    NB_CHECK_LAUNCH();
+  };
   const dim3 tile(kTileX, kTileY);
   if (p.rows)
     partials_rows<VEC><<<p.grid, tile, 0, stream>>>(a, p.geom, part);
   else
     partials_2d<VEC><<<p.grid, kThreads, 0, stream>>>(a, p.geom, part);
   NB_CHECK_LAUNCH();
-  finalize<<<unsigned(nb::dev::ceil_div(a.c * 32, 256)), 256, 0, stream>>>(a, part, p.slices);
-  NB_CHECK_LAUNCH();
+  if (chain.block_finalize && p.slices >= kThreads)
+    then(finalize<kThreads>, dim3(unsigned(a.c)), dim3(kThreads), a, static_cast<const Welford*>(part), p.slices);
+  else
+    then(finalize<32>, dim3(unsigned(nb::dev::ceil_div(a.c * 32, 256))), dim3(256), a,
+         static_cast<const Welford*>(part), p.slices);
   if (p.rows) {
-    normalize_rows<VEC><<<p.grid, tile, 0, stream>>>(a, p.geom);
+    then(normalize_rows<VEC>, p.grid, tile, a, p.geom);
   } else {
     const FlatGeom g = flat_geom(a.n, a.c, a.hw, VEC);
-    normalize_flat<VEC><<<flat_blocks(g), kFlatThreads, 0, stream>>>(a, g);
+    // Tail first only after a statistics pass in address order (run order), whose tail is in L2.
+    if (chain.tail_first && p.geom.pieces > 0)
+      then(normalize_flat<VEC, true>, dim3(flat_blocks(g)), dim3(kFlatThreads), a, g);
+    else
+      then(normalize_flat<VEC, false>, dim3(flat_blocks(g)), dim3(kFlatThreads), a, g);
   }
-  NB_CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -117,12 +147,12 @@ std::size_t workspace_bytes(const Problem& p, SplitStyle style) {
   return std::size_t(s.c) * split_plan(s.n, s.c, s.hw, style).slices * sizeof(Welford);
 }
 
-void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, cudaStream_t stream) {
+void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, cudaStream_t stream, const PassChain& chain) {
   Welford* part = static_cast<Welford*>(workspace);
   if (p.vec == 4)
-    launch_passes<4>(a, p, part, stream);
+    launch_passes<4>(a, p, part, stream, chain);
   else
-    launch_passes<1>(a, p, part, stream);
+    launch_passes<1>(a, p, part, stream, chain);
 }
 
 }  // namespace nb::bn_train::split

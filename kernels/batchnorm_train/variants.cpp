@@ -7,7 +7,7 @@ namespace nb::bn_train {
 std::vector<std::unique_ptr<Variant>> make_variants() {
   std::vector<std::unique_ptr<Variant>> v;
   for (auto spec : {naive_variant(), smem_variant(), warp_variant(), welford_variant(), split_variant(),
-                     onchip_groups_variant()})
+                     onchip_groups_variant(), split_tail_variant()})
     v.push_back(make_kernel_variant(std::move(spec)));
   v.push_back(bn::make_cudnn_forward_variant());
   return v;

@@ -71,6 +71,10 @@ TEST(BatchNormGroupPlan, QuickShapesReachSeveralWavesAndTeams) {
   EXPECT_EQ(teams.vec, 1);
   EXPECT_GE(teams.team, 2);
   EXPECT_GE(teams.waves, 2);
+  // n256 c1 h64 w64: one 4 MB channel over the whole grid.
+  const ChannelGroupPlan whole_grid = plan_channel_groups(256, 1, 4096, kH100Ctas, kH100Slice);
+  expect_valid(whole_grid, 256, 1, 4096, kH100Ctas, kH100Slice);
+  EXPECT_EQ(whole_grid.team, kH100Ctas);
   // n16 c64 h32 w32: one wave, teams of two.
   const ChannelGroupPlan one_wave = plan_channel_groups(16, 64, 1024, kH100Ctas, kH100Slice);
   expect_valid(one_wave, 16, 64, 1024, kH100Ctas, kH100Slice);
