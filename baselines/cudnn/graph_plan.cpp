@@ -13,18 +13,28 @@ constexpr int kMaxConfigs = 32;  // engine configs asked of each heuristics mode
 
 }  // namespace
 
-DescPtr tensor(int64_t uid, std::array<int64_t, 3> dims, std::array<int64_t, 3> strides, bool is_virtual) {
+DescPtr tensor(const TensorSpec& spec) {
   auto t = std::make_unique<Descriptor>(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-  const cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
   const int64_t alignment = 16;
-  t->set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, &dtype)
-      .set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, dims.data(), 3)
-      .set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, strides.data(), 3)
-      .set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, &uid)
+  const auto rank = int64_t(spec.dims.size());
+  if (spec.strides.size() != spec.dims.size())
+    throw UsageError("cuDNN tensor " + std::to_string(spec.uid) + ": " + std::to_string(spec.dims.size()) +
+                     " dims but " + std::to_string(spec.strides.size()) + " strides");
+  t->set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, &spec.dtype)
+      .set(CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, spec.dims.data(), rank)
+      .set(CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, spec.strides.data(), rank)
+      .set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, &spec.uid)
       .set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, &alignment);
-  if (is_virtual) t->set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, &is_virtual);
+  const bool yes = true;
+  if (spec.passing == TensorPassing::virtual_) t->set(CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, &yes);
+  if (spec.passing == TensorPassing::by_value) t->set(CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, &yes);
   t->finalize();
   return t;
+}
+
+DescPtr tensor(int64_t uid, std::array<int64_t, 3> dims, std::array<int64_t, 3> strides, bool is_virtual) {
+  return tensor(TensorSpec{uid, {dims.begin(), dims.end()}, {strides.begin(), strides.end()}, CUDNN_DATA_FLOAT,
+                           is_virtual ? TensorPassing::virtual_ : TensorPassing::device});
 }
 
 DescPtr matmul_op(const Descriptor& a, const Descriptor& b, const Descriptor& c) {
@@ -69,6 +79,49 @@ DescPtr column_sum_op(const Descriptor& x, const Descriptor& y) {
   op->set_desc(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x)
       .set_desc(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y)
       .set_desc(CUDNN_ATTR_OPERATION_REDUCTION_DESC, desc);
+  op->finalize();
+  return op;
+}
+
+namespace {
+
+// Sets `name` to `d` where the operation has that tensor.
+void set_optional(Descriptor& op, cudnnBackendAttributeName_t name, const Descriptor* d) {
+  if (d) op.set_desc(name, *d);
+}
+
+}  // namespace
+
+DescPtr norm_forward_op(cudnnBackendNormMode_t mode, cudnnBackendNormFwdPhase_t phase, const NormForwardTensors& t) {
+  if (!t.x || !t.scale || !t.epsilon || !t.y)
+    throw UsageError("norm_forward_op: x, scale, epsilon and y are required");
+  auto op = std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  op->set(CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, &mode)
+      .set(CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, &phase)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, *t.x)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, *t.scale)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, *t.epsilon)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, *t.y);
+  set_optional(*op, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, t.bias);
+  set_optional(*op, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, t.mean);
+  set_optional(*op, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, t.inv_variance);
+  op->finalize();
+  return op;
+}
+
+DescPtr norm_backward_op(cudnnBackendNormMode_t mode, const NormBackwardTensors& t) {
+  if (!t.x || !t.dy || !t.scale || !t.inv_variance || !t.dx || !t.dscale)
+    throw UsageError("norm_backward_op: x, dy, scale, inv_variance, dx and dscale are required");
+  auto op = std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR);
+  op->set(CUDNN_ATTR_OPERATION_NORM_BWD_MODE, CUDNN_TYPE_NORM_MODE, &mode)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_BWD_XDESC, *t.x)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC, *t.dy)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC, *t.scale)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC, *t.inv_variance)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC, *t.dx)
+      .set_desc(CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC, *t.dscale);
+  set_optional(*op, CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC, t.mean);
+  set_optional(*op, CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC, t.dbias);
   op->finalize();
   return op;
 }

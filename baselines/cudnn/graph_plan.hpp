@@ -1,6 +1,7 @@
 #pragma once
 // cuDNN backend graphs, built and planned: tensor and operation descriptors for the graphs the
-// baselines build (matmul, pointwise, column reduction), and plan_graph(), which asks the
+// baselines build (matmul, pointwise, column reduction, norm forward and backward), and
+// plan_graph(), which asks the
 // heuristics (mode A, then FALLBACK) for engine configs and finalizes the first plan that takes,
 // recording what every config said. A refusal is a status string, never an exception.
 #include <cudnn.h>
@@ -19,12 +20,40 @@ namespace nb::cudnn_backend {
 
 using DescPtr = std::unique_ptr<Descriptor>;
 
-// fp32 tensors of rank 3, 16-byte aligned; virtual ones live only inside the plan.
+// How a graph's tensor is passed: a device pointer in the variant pack, not at all (virtual: it
+// lives only inside the plan), or a host pointer to its value (by value: a scalar such as eps).
+enum class TensorPassing { device, virtual_, by_value };
+
+// A tensor of any rank and data type, 16-byte aligned (device tensors' base pointers).
+struct TensorSpec {
+  int64_t uid = 0;
+  std::vector<int64_t> dims, strides;
+  cudnnDataType_t dtype = CUDNN_DATA_FLOAT;
+  TensorPassing passing = TensorPassing::device;
+};
+DescPtr tensor(const TensorSpec& spec);
+// fp32 tensors of rank 3; virtual ones live only inside the plan.
 DescPtr tensor(int64_t uid, std::array<int64_t, 3> dims, std::array<int64_t, 3> strides, bool is_virtual);
 DescPtr matmul_op(const Descriptor& a, const Descriptor& b, const Descriptor& c);
 DescPtr pointwise_op(cudnnPointwiseMode_t mode, const Descriptor& x, const Descriptor& b, const Descriptor& y);
 // Sum of x (1, M, N) over M into y (1, 1, N): the reduced dimensions are those where y is 1.
 DescPtr column_sum_op(const Descriptor& x, const Descriptor& y);
+
+// The tensors of a NORM_FORWARD operation. Null where the mode and phase take none: bias in RMS
+// mode without one, mean in RMS mode, mean and inv_variance in the inference phase.
+struct NormForwardTensors {
+  const Descriptor *x = nullptr, *scale = nullptr, *bias = nullptr, *epsilon = nullptr;
+  const Descriptor *mean = nullptr, *inv_variance = nullptr, *y = nullptr;
+};
+DescPtr norm_forward_op(cudnnBackendNormMode_t mode, cudnnBackendNormFwdPhase_t phase, const NormForwardTensors& t);
+
+// The tensors of a NORM_BACKWARD operation (the saved statistics are inputs). Null where the mode
+// takes none: mean and dbias in RMS mode.
+struct NormBackwardTensors {
+  const Descriptor *x = nullptr, *dy = nullptr, *scale = nullptr, *mean = nullptr, *inv_variance = nullptr;
+  const Descriptor *dx = nullptr, *dscale = nullptr, *dbias = nullptr;
+};
+DescPtr norm_backward_op(cudnnBackendNormMode_t mode, const NormBackwardTensors& t);
 
 // An operation graph; its tensors and operations stay alive with it.
 struct Graph {
