@@ -9,6 +9,7 @@ std::vector<std::unique_ptr<Variant>> make_variants() {
   table.push_back(make_smem_variant());          // 2_smem.cu
   table.push_back(make_warp_variant());          // 3_warp.cu
   table.push_back(make_register_row_variant());  // 4_register_row.cu
+  table.push_back(make_cudnn_variant());         // 5_cudnn.cpp
   return table;
 }
 
