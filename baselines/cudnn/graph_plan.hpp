@@ -1,9 +1,9 @@
 #pragma once
 // cuDNN backend graphs, built and planned: tensor and operation descriptors for the graphs the
 // baselines build (matmul, pointwise, column reduction, norm forward and backward), and
-// plan_graph(), which asks the
-// heuristics (mode A, then FALLBACK) for engine configs and finalizes the first plan that takes,
-// recording what every config said. A refusal is a status string, never an exception.
+// plan_graph(), which asks the heuristics (mode A, then FALLBACK) for engine configs and
+// finalizes the first plan that takes, recording what every config said. A refusal is a status
+// string, never an exception.
 #include <cudnn.h>
 
 #include <array>
