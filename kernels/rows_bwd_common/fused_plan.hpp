@@ -1,0 +1,59 @@
+#pragma once
+// How 3_fused.cu lays the problem over CTAs. A row is cut into packs (16 bytes of the storage type
+// when N and the pointers allow, else one element) and split over a thread-block cluster of
+// `parts` CTAs when one CTA's share would pass kElementsPerBlock. Each CTA holds its share of a
+// row in registers (at most max_elements_per_thread per thread) with `rows_per_block` rows in
+// flight at once, one per row slot of `lanes` threads. Rows too long for the registers of a
+// cluster of 8 are streamed twice (the second pass from L2) with the column sums in shared memory,
+// over a cluster of up to 16. The rows are cut into bands, one partial row of column sums each.
+// Host code, so the unit tests can check that every row length gets a plan that covers it.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace nb::rows_bwd {
+
+// The byte model's count of partial rows: one band per SM of an H100 (132), fewer when M is.
+inline constexpr std::int64_t kModelBands = 132;
+inline std::int64_t model_bands(std::int64_t m) { return m < kModelBands ? m : kModelBands; }
+
+// Register mode: per thread g and xhat of each element, plus its one or two column sums.
+inline constexpr int max_elements_per_thread(int vec) { return vec > 1 ? 16 : 8; }
+inline constexpr std::int64_t kElementsPerBlock = 4096;  // a larger share of a row splits over a cluster
+inline constexpr int kMaxRegisterParts = 8;              // the portable cluster size
+inline constexpr int kMaxLanes = 512;                    // threads per row slot in register mode
+inline constexpr int kBlockThreads = 512;                // lanes * rows_per_block, at most
+// Streamed mode: 1024 threads per part, the part's column sums in dynamic shared memory.
+inline constexpr int kStreamLanes = 1024;
+inline constexpr int kMaxStreamParts = 16;  // a non-portable cluster (Hopper allows 16)
+inline constexpr std::size_t kStreamSharedBytes = 192 * 1024;
+// Bands: each row slot sees at least kMinBandRounds rows of its band; never more than kMaxBands.
+inline constexpr std::int64_t kMinBandRounds = 4;
+inline constexpr std::int64_t kMaxBands = 2048;
+
+struct FusedPlan {
+  int vec = 1;                     // elements per pack: 16 bytes' worth (4 fp32, 8 bf16/fp16) or 1
+  std::int64_t packs = 0;          // packs per row
+  int parts = 1;                   // CTAs per row; a thread-block cluster when > 1
+  std::int64_t packs_per_part = 0;
+  int lanes = 1;                   // threads per row slot: blockDim.x (a power of two <= 32, or a multiple of 32)
+  int rows_per_block = 1;          // row slots: blockDim.y
+  int packs_per_thread = 0;        // a power of two; 0: streamed
+  std::size_t shared_bytes = 0;    // dynamic shared memory (streamed: the part's column sums)
+  std::string unsupported;         // why no plan exists for this row length; "" when one does
+
+  bool streamed() const { return packs_per_thread == 0; }
+  std::int64_t part_elements() const { return packs_per_part * vec; }
+  int threads() const { return lanes * rows_per_block; }
+};
+
+// column_sums: 1 (dw) or 2 (dw and db).
+FusedPlan plan_fused(std::int64_t n, int vec, int column_sums);
+
+// Bands for `resident` clusters that run at once: as many as there are, as long as each row slot
+// gets kMinBandRounds rows, at least 1 and at most kMaxBands.
+std::int64_t band_count(std::int64_t m, const FusedPlan& plan, std::int64_t resident);
+// The most bands band_count gives on any device: what the workspace holds.
+std::int64_t max_band_count(std::int64_t m, const FusedPlan& plan);
+
+}  // namespace nb::rows_bwd

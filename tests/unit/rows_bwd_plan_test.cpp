@@ -1,0 +1,110 @@
+// The fused row backward's launch plans: every row length gets a plan that covers the row with the
+// thread shapes its kernels assume (lane groups, cluster sizes, packs per thread, shared memory),
+// and the band counts stay within the workspace.
+#include <gtest/gtest.h>
+
+#include "kernels/rows_bwd_common/fused_plan.hpp"
+
+namespace nb::rows_bwd {
+namespace {
+
+void expect_valid(const FusedPlan& plan, std::int64_t n, int sums) {
+  SCOPED_TRACE("n=" + std::to_string(n) + " vec=" + std::to_string(plan.vec) + " sums=" + std::to_string(sums));
+  ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
+  EXPECT_EQ(plan.packs * plan.vec >= n && (plan.packs - 1) * plan.vec < n, true);
+  EXPECT_EQ(plan.parts & (plan.parts - 1), 0);
+  EXPECT_GE(plan.parts * plan.packs_per_part, plan.packs);
+  EXPECT_GT(plan.packs - (plan.parts - 1) * plan.packs_per_part, 0) << "every part has packs";
+  EXPECT_LE(plan.threads(), plan.streamed() ? kStreamLanes : kBlockThreads);
+  if (plan.lanes <= 32) {
+    EXPECT_EQ(plan.lanes & (plan.lanes - 1), 0) << "lane groups are powers of two";
+    EXPECT_EQ(plan.parts, 1) << "lane groups never span a cluster";
+    EXPECT_EQ(plan.threads(), kBlockThreads);
+  } else {
+    EXPECT_EQ(plan.lanes % 32, 0) << "row slots are whole warps";
+  }
+  if (plan.streamed()) {
+    EXPECT_EQ(plan.rows_per_block, 1);
+    EXPECT_LE(plan.parts, kMaxStreamParts);
+    EXPECT_EQ(plan.shared_bytes, std::size_t(plan.part_elements()) * 4 * std::size_t(sums));
+    EXPECT_LE(plan.shared_bytes, kStreamSharedBytes);
+    return;
+  }
+  EXPECT_LE(plan.parts, kMaxRegisterParts);
+  EXPECT_EQ(plan.shared_bytes, 0u);
+  EXPECT_EQ(plan.packs_per_thread & (plan.packs_per_thread - 1), 0) << "instances exist for powers of two";
+  EXPECT_LE(plan.vec * plan.packs_per_thread, max_elements_per_thread(plan.vec));
+  EXPECT_GE(std::int64_t(plan.lanes) * plan.packs_per_thread, plan.packs_per_part);
+}
+
+TEST(RowsBwdFusedPlan, EveryLengthIsCovered) {
+  for (int sums : {1, 2})
+    for (std::int64_t n = 1; n <= 140000; n += (n < 5000 ? 1 : 37)) {
+      expect_valid(plan_fused(n, 1, sums), n, sums);
+      for (int vec : {4, 8})
+        if (n % vec == 0) expect_valid(plan_fused(n, vec, sums), n, sums);
+    }
+  for (int sums : {1, 2})
+    for (std::int64_t n : {262144LL, 262152LL, 327680LL}) {
+      expect_valid(plan_fused(n, 8, sums), n, sums);
+      expect_valid(plan_fused(n, 1, sums), n, sums);
+    }
+}
+
+TEST(RowsBwdFusedPlan, KnownShapes) {
+  const FusedPlan hidden4096 = plan_fused(4096, 8, 1);  // bf16
+  EXPECT_EQ(hidden4096.parts, 1);
+  EXPECT_EQ(hidden4096.lanes, 256);
+  EXPECT_EQ(hidden4096.rows_per_block, 2);
+  EXPECT_EQ(hidden4096.packs_per_thread, 2);
+
+  const FusedPlan hidden8192 = plan_fused(8192, 4, 2);  // fp32
+  EXPECT_EQ(hidden8192.parts, 2);
+  EXPECT_EQ(hidden8192.lanes, 256);
+
+  const FusedPlan short_rows = plan_fused(256, 8, 2);
+  EXPECT_EQ(short_rows.lanes, 16);
+  EXPECT_EQ(short_rows.rows_per_block, 32);
+
+  const FusedPlan one = plan_fused(1, 1, 2);
+  EXPECT_EQ(one.lanes, 1);
+  EXPECT_EQ(one.rows_per_block, kBlockThreads);
+
+  const FusedPlan in_registers = plan_fused(65536, 8, 2);
+  EXPECT_FALSE(in_registers.streamed());
+  EXPECT_EQ(in_registers.parts, 8);
+
+  const FusedPlan rms_longest = plan_fused(262144, 8, 1);
+  EXPECT_TRUE(rms_longest.streamed());
+  EXPECT_EQ(rms_longest.parts, 8);
+  const FusedPlan layer_longest = plan_fused(262144, 8, 2);
+  EXPECT_TRUE(layer_longest.streamed());
+  EXPECT_EQ(layer_longest.parts, 16);
+}
+
+TEST(RowsBwdFusedPlan, RowsPastSharedMemorySayWhy) {
+  const FusedPlan too_long = plan_fused(1 << 20, 8, 2);
+  EXPECT_FALSE(too_long.unsupported.empty());
+  EXPECT_NE(too_long.unsupported.find("shared memory"), std::string::npos) << too_long.unsupported;
+  EXPECT_TRUE(plan_fused(1 << 19, 8, 1).unsupported.empty());
+}
+
+TEST(RowsBwdFusedPlan, BandsFitTheWorkspaceAndEveryBandHasRows) {
+  for (std::int64_t m : {1LL, 2LL, 7LL, 100LL, 3000LL, 4096LL, 32768LL, 1LL << 20})
+    for (std::int64_t n : {1LL, 64LL, 4096LL, 262144LL}) {
+      const FusedPlan plan = plan_fused(n, 1, 2);
+      for (std::int64_t resident : {1LL, 132LL, 528LL, 100000LL}) {
+        const std::int64_t bands = band_count(m, plan, resident);
+        EXPECT_GE(bands, 1);
+        EXPECT_LE(bands, resident);
+        EXPECT_LE(bands, max_band_count(m, plan));
+        EXPECT_LE(bands, m) << "a band without rows";
+        EXPECT_LE(max_band_count(m, plan), (m + kMinBandRounds - 1) / kMinBandRounds) << "the workspace's bound";
+      }
+    }
+  EXPECT_EQ(model_bands(32768), kModelBands);
+  EXPECT_EQ(model_bands(7), 7);
+}
+
+}  // namespace
+}  // namespace nb::rows_bwd

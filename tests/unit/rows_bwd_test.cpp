@@ -1,0 +1,445 @@
+// rmsnorm_rows_bwd and layernorm_rows_bwd on the CPU: the float64 reference against long-double
+// loops and against central finite differences of a float64 forward; the saved statistics the
+// draws make; the tolerance claims (a correct fp32 computation passes every distribution in every
+// storage type, planted faults fail); and the specs (suites, ids, byte model, parameter errors).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <vector>
+
+#include "baselines/cpu/norm_rows_bwd_reference.hpp"
+#include "harness/errors.hpp"
+#include "harness/narrow_float.hpp"
+#include "harness/validation/compare.hpp"
+#include "harness/validation/trial_tolerance.hpp"
+#include "kernels/layernorm_rows_bwd/spec.hpp"
+#include "kernels/ops.hpp"
+#include "kernels/rmsnorm_rows_bwd/spec.hpp"
+#include "kernels/rows_bwd_common/fused_plan.hpp"
+
+namespace nb::rows_bwd {
+namespace {
+
+using LD = long double;
+
+struct OpCase {
+  std::unique_ptr<OpSpec> op;
+  Layout layout;
+};
+
+std::vector<OpCase> both_ops() {
+  std::vector<OpCase> ops;
+  ops.push_back({make_rmsnorm_rows_bwd_op(), rmsnorm_rows_bwd::kLayout});
+  ops.push_back({make_layernorm_rows_bwd_op(), layernorm_rows_bwd::kLayout});
+  return ops;
+}
+
+// One trial as the validator builds it: inputs drawn and rounded to their storage, the reference.
+struct Trial {
+  Problem p;
+  std::vector<TensorDecl> decls;
+  HostTensors in;
+  ReferenceTensors ref;
+};
+
+Trial stored_trial(const OpSpec& op, const Problem& p, Distribution d, std::uint64_t seed) {
+  Trial t{p, op.tensors(p), {}, {}};
+  t.in = allocate_host_inputs(t.decls);
+  draw_stored_inputs(op, p, t.decls, d, seed, t.in);
+  t.ref = allocate_references(t.decls);
+  op.reference(p, t.in, t.ref);
+  return t;
+}
+
+// ---- the reference against long-double loops -----------------------------------------------
+
+struct Loops {
+  std::vector<LD> dx, dw, db;
+  std::vector<LD> dx_scale, dw_scale, db_scale;  // the size of the terms: what 1e-12 is relative to
+};
+
+Loops backward_loops(const Layout& l, const Trial& t) {
+  const std::int64_t m = t.p.dim("m"), n = t.p.dim("n");
+  const auto& x = t.in[l.x];
+  const auto& w = t.in[l.w];
+  const auto& dy = t.in[l.dy];
+  Loops out{std::vector<LD>(std::size_t(m * n)), std::vector<LD>(std::size_t(n), 0), std::vector<LD>(std::size_t(n), 0),
+            std::vector<LD>(std::size_t(m * n)), std::vector<LD>(std::size_t(n), 0), std::vector<LD>(std::size_t(n), 0)};
+  for (std::int64_t r = 0; r < m; ++r) {
+    const LD mean = l.layer() ? LD(t.in[l.mean][std::size_t(r)]) : 0, rstd = t.in[l.rstd][std::size_t(r)];
+    LD sg = 0, sgx = 0, ag = 0, agx = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const LD g = LD(dy[std::size_t(r * n + j)]) * w[std::size_t(j)], xh = (x[std::size_t(r * n + j)] - mean) * rstd;
+      sg += g, sgx += g * xh, ag += std::fabs(g), agx += std::fabs(g * xh);
+    }
+    const LD mg = l.layer() ? sg / n : 0, mgx = sgx / n;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::size_t k = std::size_t(r * n + j);
+      const LD g = LD(dy[k]) * w[std::size_t(j)], xh = (x[k] - mean) * rstd;
+      out.dx[k] = rstd * (g - mg - xh * mgx);
+      out.dx_scale[k] = std::fabs(rstd) * (std::fabs(g) + ag / n + std::fabs(xh) * agx / n);
+      out.dw[std::size_t(j)] += dy[k] * xh;
+      out.dw_scale[std::size_t(j)] += std::fabs(dy[k] * xh);
+      out.db[std::size_t(j)] += dy[k];
+      out.db_scale[std::size_t(j)] += std::fabs(LD(dy[k]));
+    }
+  }
+  return out;
+}
+
+// Same NaN and Inf places; finite values within 1e-12 of the size of their terms.
+void expect_matches(const std::vector<double>& got, const std::vector<LD>& want, const std::vector<LD>& scale,
+                    const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  std::int64_t bad = 0, first_bad = -1;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const LD g = got[i], e = want[i];
+    const bool ok = std::isnan(e)   ? std::isnan(g)
+                    : std::isinf(e) ? g == e
+                                    : std::fabs(g - e) <= 1e-12L * scale[i] + 1e-300L;
+    if (!ok && bad++ == 0) first_bad = std::int64_t(i);
+  }
+  EXPECT_EQ(bad, 0) << what << ": first mismatch at " << first_bad << ": " << got[std::size_t(first_bad)] << " vs "
+                    << double(want[std::size_t(first_bad)]);
+}
+
+TEST(RowsBwdReference, MatchesLongDoubleLoops) {
+  const std::vector<Params> shapes = {{{"m", 1}, {"n", 1}},  {{"m", 7}, {"n", 1}},   {{"m", 5}, {"n", 3}},
+                                      {{"m", 4}, {"n", 33}}, {{"m", 3}, {"n", 100}}, {{"m", 130}, {"n", 17}},
+                                      {{"m", 4}, {"n", 8}, {"eps", 0.25}}};
+  for (const auto& [op, layout] : both_ops())
+    for (const Params& params : shapes)
+      for (DType dtype : {DType::f32, DType::bf16, DType::f16})
+        for (Distribution d : all_distributions()) {
+          const Trial t = stored_trial(*op, op->make_problem(params, dtype), d, 7);
+          const std::string what = t.p.id() + " " + distribution_name(d);
+          const Loops want = backward_loops(layout, t);
+          expect_matches(t.ref[layout.dx], want.dx, want.dx_scale, what + " dx");
+          expect_matches(t.ref[layout.dw], want.dw, want.dw_scale, what + " dw");
+          if (layout.layer()) expect_matches(t.ref[layout.db], want.db, want.db_scale, what + " db");
+        }
+}
+
+// ---- the reference against finite differences of the forward ------------------------------
+
+// The forward in long double from double parameters: y = (x - mean) * rstd * w + b (LayerNorm) or
+// x * rstd * w (RMSNorm), and the loss sum(dy * y) whose gradients the backward computes.
+struct Forward {
+  bool layer;
+  std::int64_t m, n;
+  double eps;
+  std::vector<double> x, w, b, dy;
+
+  LD loss() const {
+    LD loss = 0;
+    for (std::int64_t r = 0; r < m; ++r) {
+      LD mean = 0, sq = 0;
+      if (layer)
+        for (std::int64_t j = 0; j < n; ++j) mean += x[std::size_t(r * n + j)];
+      mean /= n;
+      for (std::int64_t j = 0; j < n; ++j) sq += (x[std::size_t(r * n + j)] - mean) * (x[std::size_t(r * n + j)] - mean);
+      const LD rstd = 1 / std::sqrt(sq / n + eps);
+      for (std::int64_t j = 0; j < n; ++j) {
+        const LD y = (x[std::size_t(r * n + j)] - mean) * rstd * w[std::size_t(j)] + (layer ? b[std::size_t(j)] : 0.0);
+        loss += dy[std::size_t(r * n + j)] * y;
+      }
+    }
+    return loss;
+  }
+
+  // d loss / d v[k] by central differences, for every k.
+  std::vector<double> finite_differences(std::vector<double>& v) const {
+    std::vector<double> grad(v.size());
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const double saved = v[k], h = 1e-4 * std::max(1.0, std::fabs(saved));
+      v[k] = saved + h;
+      const LD up = loss();
+      v[k] = saved - h;
+      const LD down = loss();
+      v[k] = saved;
+      grad[k] = double((up - down) / (2 * h));
+    }
+    return grad;
+  }
+};
+
+void expect_gradient(const char* what, const std::vector<double>& got, const std::vector<double>& want) {
+  double scale = 0;
+  for (double v : want) scale = std::max(scale, std::fabs(v));
+  for (std::size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-5 * (1 + scale)) << what << "[" << k << "]";
+}
+
+TEST(RowsBwdReference, MatchesFiniteDifferencesOfTheForward) {
+  for (const auto& [op, layout] : both_ops())
+    for (const Params& params : std::vector<Params>{{{"m", 3}, {"n", 5}}, {{"m", 4}, {"n", 1}}, {{"m", 2}, {"n", 9}, {"eps", 0.25}}}) {
+      const Trial t = stored_trial(*op, op->make_problem(params), Distribution::normal, 3);
+      SCOPED_TRACE(t.p.id());
+      Forward f{layout.layer(), t.p.dim("m"), t.p.dim("n"), t.p.real("eps"), {}, {}, {}, {}};
+      f.x.assign(t.in[layout.x].begin(), t.in[layout.x].end());
+      f.w.assign(t.in[layout.w].begin(), t.in[layout.w].end());
+      f.b.assign(std::size_t(f.n), 0.25);
+      f.dy.assign(t.in[layout.dy].begin(), t.in[layout.dy].end());
+      expect_gradient("dx", t.ref[layout.dx], f.finite_differences(f.x));
+      expect_gradient("dw", t.ref[layout.dw], f.finite_differences(f.w));
+      if (layout.layer()) expect_gradient("db", t.ref[layout.db], f.finite_differences(f.b));
+    }
+}
+
+// ---- the statistics the draws save ---------------------------------------------------------
+
+TEST(RowsBwdSpec, DrawsTheStatisticsOfTheStoredX) {
+  for (const auto& [op, layout] : both_ops())
+    for (DType dtype : {DType::f32, DType::bf16, DType::f16})
+      for (Distribution d : {Distribution::normal, Distribution::offset, Distribution::wide}) {
+        const Problem p = op->make_problem({{"m", 6}, {"n", 37}}, dtype);
+        SCOPED_TRACE(p.id() + " " + distribution_name(d));
+        HostTensors in = allocate_host_inputs(op->tensors(p));
+        op->draw_inputs(p, d, 5, in);  // before the harness rounds: x must already be stored
+        EXPECT_EQ(op->tensors(p)[std::size_t(layout.rstd)].dtype, DType::f32);
+        EXPECT_EQ(op->tensors(p)[std::size_t(layout.x)].dtype, storage_type(dtype));
+        for (float v : in[layout.x]) ASSERT_EQ(round_to_storage(v, storage_type(dtype)), v);
+        for (std::int64_t r = 0; r < 6; ++r) {
+          LD mean = 0, sq = 0;
+          for (std::int64_t j = 0; j < 37; ++j) mean += in[layout.x][std::size_t(r * 37 + j)];
+          mean = layout.layer() ? mean / 37 : 0;
+          for (std::int64_t j = 0; j < 37; ++j) sq += (in[layout.x][std::size_t(r * 37 + j)] - mean) * (in[layout.x][std::size_t(r * 37 + j)] - mean);
+          const LD rstd = 1 / std::sqrt(sq / 37 + LD(1e-5));
+          EXPECT_NEAR(in[layout.rstd][std::size_t(r)], double(rstd), 1e-7 * double(rstd));
+          if (layout.layer()) {
+            EXPECT_NEAR(in[layout.mean][std::size_t(r)], double(mean), 1e-7 * std::fabs(double(mean)) + 1e-30);
+          }
+        }
+      }
+}
+
+// ---- the tolerance claims ------------------------------------------------------------------
+
+enum class Fault { none, mean_g_dropped, xhat_term_dropped, dw_from_x, last_row_dropped };
+
+const char* fault_name(Fault f) {
+  switch (f) {
+    case Fault::none: return "none";
+    case Fault::mean_g_dropped: return "mean_g_dropped";
+    case Fault::xhat_term_dropped: return "xhat_term_dropped";
+    case Fault::dw_from_x: return "dw_from_x";
+    case Fault::last_row_dropped: return "last_row_dropped";
+  }
+  return "?";
+}
+
+// A kernel's results modelled on the CPU: fp32 arithmetic throughout, every sum sequential (the
+// worst order a kernel may take), stored in the problem's type; or one of the planted faults.
+HostTensors fp32_backward(const Layout& l, const Trial& t, Fault fault) {
+  const std::int64_t m = t.p.dim("m"), n = t.p.dim("n");
+  const DType st = storage_type(t.p.dtype);
+  const auto& x = t.in[l.x];
+  const auto& w = t.in[l.w];
+  const auto& dy = t.in[l.dy];
+  HostTensors out;
+  out.data.resize(t.decls.size());
+  out[l.dx].resize(std::size_t(m * n));
+  std::vector<float> dw(std::size_t(n), 0.0f), db(std::size_t(n), 0.0f);
+  const float inv_n = 1.0f / float(n);
+  for (std::int64_t r = 0; r < m; ++r) {
+    const float mean = l.layer() ? t.in[l.mean][std::size_t(r)] : 0.0f, rstd = t.in[l.rstd][std::size_t(r)];
+    const auto xhat = [&](std::int64_t j) { return l.layer() ? (x[std::size_t(r * n + j)] - mean) * rstd : x[std::size_t(r * n + j)] * rstd; };
+    float sg = 0, sgx = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float g = dy[std::size_t(r * n + j)] * w[std::size_t(j)];
+      sg += g, sgx += g * xhat(j);
+    }
+    const float mg = l.layer() && fault != Fault::mean_g_dropped ? sg * inv_n : 0.0f;
+    const float mgx = fault == Fault::xhat_term_dropped ? 0.0f : sgx * inv_n;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::size_t k = std::size_t(r * n + j);
+      out[l.dx][k] = round_to_storage(rstd * (dy[k] * w[std::size_t(j)] - mg - xhat(j) * mgx), st);
+      if (fault == Fault::last_row_dropped && r == m - 1 && m > 1) continue;
+      dw[std::size_t(j)] += dy[k] * (fault == Fault::dw_from_x ? x[k] : xhat(j));
+      db[std::size_t(j)] += dy[k];
+    }
+  }
+  round_to_storage(dw, st);
+  round_to_storage(db, st);
+  out[l.dw] = dw;
+  if (l.layer()) out[l.db] = db;
+  return out;
+}
+
+// How far each output lands from its bound with the op's real tolerances: the larger of normwise /
+// bound and elementwise / bound (above 1 fails; infinite for unwritten or misplaced NaN/Inf), per
+// output in declaration order.
+std::vector<std::pair<std::string, double>> bound_ratios(const OpSpec& op, const Layout& l, const Trial& t,
+                                                         const HostTensors& out) {
+  const TrialTolerances tol = trial_tolerances(op, t.p, t.decls, t.in, t.ref);
+  std::vector<std::pair<std::string, double>> ratios;
+  for (int i : {l.dx, l.dw, l.db}) {
+    if (i < 0) continue;
+    const Tolerance& b = tol.per_tensor[std::size_t(i)];
+    const TensorErrors e = compare_tensor(t.decls[std::size_t(i)].name, out[i], t.ref[i], b);
+    ratios.emplace_back(e.name, e.unwritten || e.nonfinite_mismatch
+                                    ? INFINITY
+                                    : std::max(e.normwise / b.normwise, e.elementwise / b.elementwise));
+  }
+  return ratios;
+}
+
+double worst_ratio(const OpSpec& op, const Layout& l, const Trial& t, const HostTensors& out) {
+  double worst = 0;
+  for (const auto& [name, r] : bound_ratios(op, l, t, out)) worst = std::max(worst, r);
+  return worst;
+}
+
+// Where a fault cannot show, and why:
+// - special with one row: that row is NaN, so are dx and dw;
+// - special otherwise: a NaN in x makes its row's xhat NaN, so every column of dw is NaN by
+//   contract (RMSNorm has no db to show a dropped row);
+// - LayerNorm at N = 1: xhat = 0, so the xhat term is 0 whatever is done with it;
+// - RMSNorm at N = 1 on `wide`: xhat = x / sqrt(x^2 + eps) is tiny in most rows, and with it the
+//   xhat term and the last row's share of dw;
+// - RMSNorm on `tiny_var`: rstd = 1 / sqrt(1 + eps) to 5e-6, so xhat is x;
+// - LayerNorm on `tiny_var` in a narrow type with a handful of rows: the storage spacing at 1
+//   (bf16 4e-3, fp16 1e-3) quantizes the 1e-3 spread into a few levels, and mean(g xhat) of so few
+//   rows can land under the output's rounding.
+bool fault_can_show(Fault f, const Layout& l, const Problem& p, Distribution d) {
+  const bool n1 = p.dim("n") == 1, one_row = p.dim("m") == 1;
+  if (d == Distribution::special && one_row) return false;
+  switch (f) {
+    case Fault::none: return false;
+    case Fault::mean_g_dropped: return l.layer();
+    case Fault::xhat_term_dropped:
+      if (l.layer()) return !n1 && !(d == Distribution::tiny_var && is_narrow(p.dtype) && p.dim("m") <= 5);
+      return !(n1 && d == Distribution::wide);
+    case Fault::dw_from_x: return d != Distribution::special && !(!l.layer() && d == Distribution::tiny_var);
+    case Fault::last_row_dropped:
+      if (one_row) return false;
+      if (l.layer()) return true;
+      return d != Distribution::special && !(n1 && d == Distribution::wide);
+  }
+  return false;
+}
+
+// The quick problems, short enough for the CPU (every row length the fused plans distinguish up to
+// 20000 elements).
+std::vector<Problem> cpu_quick(const OpSpec& op) {
+  std::vector<Problem> out;
+  for (const Problem& p : op.problems_in("quick"))
+    if (p.dim("m") * p.dim("n") <= 1 << 21 && p.dim("n") <= 20000) out.push_back(p);
+  return out;
+}
+
+TEST(RowsBwdTolerance, Float32ArithmeticPassesEveryDistribution) {
+  for (const auto& [op, layout] : both_ops())
+    for (const Problem& p : cpu_quick(*op))
+      for (Distribution d : all_distributions()) {
+        SCOPED_TRACE(p.id() + " " + distribution_name(d));
+        const Trial t = stored_trial(*op, p, d, 1);
+        // fp32: measured at most 0.07. A narrow output correctly rounded sits at up to 0.8 of its
+        // normwise bound on its own (one element off by u against 1.25 u).
+        EXPECT_LT(worst_ratio(*op, layout, t, fp32_backward(layout, t, Fault::none)), p.dtype == DType::f32 ? 0.2 : 0.9);
+      }
+}
+
+TEST(RowsBwdTolerance, PlantedFaultsFail) {
+  for (const auto& [op, layout] : both_ops())
+    for (const Problem& p : cpu_quick(*op))
+      for (Distribution d : all_distributions()) {
+        const Trial t = stored_trial(*op, p, d, 2);
+        for (Fault f : {Fault::mean_g_dropped, Fault::xhat_term_dropped, Fault::dw_from_x, Fault::last_row_dropped}) {
+          if (!fault_can_show(f, layout, p, d)) continue;
+          SCOPED_TRACE(p.id() + " " + distribution_name(d) + " " + fault_name(f));
+          EXPECT_GT(worst_ratio(*op, layout, t, fp32_backward(layout, t, f)), 1.0);
+        }
+      }
+}
+
+// The ratios behind the claims above: --gtest_also_run_disabled_tests prints them.
+TEST(RowsBwdTolerance, DISABLED_PrintRatios) {
+  for (const auto& [op, layout] : both_ops())
+    for (const Problem& p : cpu_quick(*op))
+      for (Distribution d : all_distributions()) {
+        const Trial t = stored_trial(*op, p, d, 1);
+        std::printf("%-44s %-9s", p.id().c_str(), distribution_name(d).c_str());
+        for (const auto& [name, r] : bound_ratios(*op, layout, t, fp32_backward(layout, t, Fault::none)))
+          std::printf(" %s %6.3g", name.c_str(), r);
+        std::printf(" | faults:");
+        for (Fault f : {Fault::mean_g_dropped, Fault::xhat_term_dropped, Fault::dw_from_x, Fault::last_row_dropped})
+          std::printf(" %s %9.3g", fault_name(f), worst_ratio(*op, layout, t, fp32_backward(layout, t, f)));
+        std::printf("\n");
+      }
+}
+
+// ---- the specs -----------------------------------------------------------------------------
+
+TEST(RowsBwdSpec, SuitesHoldTheAskedShapes) {
+  for (const auto& [op, layout] : both_ops()) {
+    SCOPED_TRACE(op->name());
+    std::set<std::string> ids;
+    for (const Problem& p : op->problems_in("")) {
+      EXPECT_TRUE(ids.insert(p.id()).second) << "twice: " << p.id();
+      EXPECT_EQ(op->parse_problem_id(p.id()).id(), p.id());
+    }
+    for (const Problem& p : op->problems_in("quick")) EXPECT_LT(p.dim("m") * p.dim("n"), 2 << 20) << p.id();
+    EXPECT_EQ(op->problems_in("quick").size() % 3, 0u);  // every quick shape in fp32, bf16 and fp16
+    const std::vector<Problem> sweep = op->problems_in("sweep");
+    ASSERT_EQ(sweep.size(), 11u);
+    for (const Problem& p : sweep) {
+      EXPECT_EQ(p.dtype, DType::bf16);
+      EXPECT_EQ(p.dim("m") * p.dim("n"), 1LL << 28);
+    }
+    std::set<std::string> llm;
+    for (const Problem& p : op->problems_in("llm")) llm.insert(p.id());
+    for (const char* dtype : {"fp32", "bf16", "fp16"})
+      for (const char* shape : {"m4096_n4096", "m32768_n8192", "m16384_n16384"})
+        EXPECT_EQ(llm.count(op->name() + "/" + shape + "/" + dtype), 1u) << shape << " " << dtype;
+    EXPECT_EQ(llm.size(), 3u * 3u + 11u - 2u);
+  }
+}
+
+TEST(RowsBwdSpec, ByteModelCountsTheTensorsAndTheBandPartials) {
+  for (const auto& [op, layout] : both_ops()) {
+    const Problem p = op->make_problem({{"m", 32768}, {"n", 8192}}, DType::bf16);
+    const WorkModel w = op->work(p);
+    const double e = 32768.0 * 8192, n = 8192, m = 32768;
+    const int sums = layout.column_sums();
+    EXPECT_DOUBLE_EQ(w.bytes, 2 * (3 * e + (1 + sums) * n) + 4 * m * (layout.layer() ? 2 : 1) + 8.0 * kModelBands * n * sums);
+    EXPECT_NE(w.formula.find("P = min(M, 132)"), std::string::npos) << w.formula;
+    const Problem one = op->make_problem({{"m", 3}, {"n", 5}});
+    EXPECT_DOUBLE_EQ(op->work(one).bytes, 4 * (3 * 15.0 + (1 + sums) * 5) + 4 * 3.0 * (layout.layer() ? 2 : 1) + 8.0 * 3 * 5 * sums);
+  }
+}
+
+TEST(RowsBwdSpec, BadParametersAreUsageErrors) {
+  for (const auto& [op, layout] : both_ops()) {
+    EXPECT_THROW(op->make_problem({{"m", 0}, {"n", 4}}), UsageError);
+    EXPECT_THROW(op->make_problem({{"m", 4}, {"n", 2.5}}), UsageError);
+    EXPECT_THROW(op->make_problem({{"m", 4}}), UsageError);
+    EXPECT_THROW(op->make_problem({{"m", 4}, {"n", 4}, {"eps", -1}}), UsageError);
+    EXPECT_THROW(op->make_problem({{"m", 4}, {"n", 4}, {"k", 4}}), UsageError);
+    EXPECT_THROW(op->make_problem({{"m", 1 << 21}, {"n", 1 << 20}}), UsageError);  // 2^41 elements
+    EXPECT_THROW(op->make_problem({{"m", 4}, {"n", 4}}, DType::tf32), UsageError);
+    EXPECT_EQ(op->make_problem({{"m", 4}, {"n", 4}, {"eps", 1e-6}}, DType::f16).id(), op->name() + "/m4_n4_eps1e-06/fp16");
+  }
+}
+
+TEST(RowsBwdSpec, EveryTensorIsWhereTheLayoutSays) {
+  for (const auto& [op, layout] : both_ops()) {
+    const auto decls = op->tensors(op->make_problem({{"m", 3}, {"n", 5}}, DType::bf16));
+    ASSERT_EQ(decls.size(), layout.layer() ? 8u : 6u);
+    EXPECT_EQ(decls[std::size_t(layout.x)].name, "x");
+    EXPECT_EQ(decls[std::size_t(layout.dy)].name, "dy");
+    EXPECT_EQ(decls[std::size_t(layout.rstd)].name, "rstd");
+    EXPECT_EQ(decls[std::size_t(layout.dx)].role, TensorRole::output);
+    EXPECT_EQ(decls[std::size_t(layout.dw)].dtype, DType::bf16);
+    EXPECT_EQ(decls[std::size_t(layout.dw)].elements, 5);
+    if (layout.layer()) {
+      EXPECT_EQ(decls[std::size_t(layout.mean)].dtype, DType::f32);
+      EXPECT_EQ(decls[std::size_t(layout.db)].name, "db");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nb::rows_bwd
