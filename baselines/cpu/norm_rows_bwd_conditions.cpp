@@ -29,13 +29,23 @@ std::vector<double> column_abs_sums(const RowsBwdInputs& in, const Term& term) {
   return sums;
 }
 
-// ||A|| / ||T|| over the columns where both are finite.
-double column_sum_condition(const std::vector<double>& abs_sums, const double* reference) {
+// ||A|| / ||T||, or max_j A_j / (|T_j| + floor) / elementwise_over_normwise where larger, over the
+// columns where both are finite.
+double column_sum_condition(const std::vector<double>& abs_sums, const double* reference, const Comparison& c) {
   double scale2 = 0, value2 = 0;
+  std::int64_t finite = 0;
   for (std::size_t j = 0; j < abs_sums.size(); ++j)
     if (std::isfinite(abs_sums[j]) && std::isfinite(reference[j]))
-      scale2 += abs_sums[j] * abs_sums[j], value2 += reference[j] * reference[j];
-  return ratio(scale2, value2);
+      scale2 += abs_sums[j] * abs_sums[j], value2 += reference[j] * reference[j], ++finite;
+  const double floor = finite ? c.floor_fraction * std::sqrt(value2 / double(finite)) : 0.0;
+  double elementwise = 1;
+  for (std::size_t j = 0; j < abs_sums.size(); ++j)
+    if (std::isfinite(abs_sums[j]) && std::isfinite(reference[j]) && abs_sums[j] > 0) {
+      const double denominator = std::fabs(reference[j]) + floor;
+      elementwise = std::max(elementwise, denominator > 0 ? abs_sums[j] / denominator / c.elementwise_over_normwise
+                                                          : kMaxRowsBwdCondition);
+    }
+  return std::clamp(std::max(ratio(scale2, value2), elementwise), 1.0, kMaxRowsBwdCondition);
 }
 
 }  // namespace
@@ -66,15 +76,15 @@ double input_gradient_condition(const RowsBwdInputs& in, const double* dx) {
   return ratio(scale2, value2);
 }
 
-double weight_gradient_condition(const RowsBwdInputs& in, const double* dw) {
+double weight_gradient_condition(const RowsBwdInputs& in, const double* dw, const Comparison& c) {
   return column_sum_condition(
       column_abs_sums(in, [&](std::int64_t r, std::int64_t j) { return double(in.dy[r * in.n + j]) * xhat(in, r, j); }),
-      dw);
+      dw, c);
 }
 
-double bias_gradient_condition(const RowsBwdInputs& in, const double* db) {
+double bias_gradient_condition(const RowsBwdInputs& in, const double* db, const Comparison& c) {
   return column_sum_condition(column_abs_sums(in, [&](std::int64_t r, std::int64_t j) { return double(in.dy[r * in.n + j]); }),
-                              db);
+                              db, c);
 }
 
 }  // namespace nb::cpu

@@ -80,10 +80,10 @@ __device__ __forceinline__ FloatPack<VEC> zero_pack() {
 
 // Register mode: PPT packs of VEC elements per thread, blockDim.y row slots.
 template <bool kLayer, class T, int VEC, int PPT>
-__global__ void __launch_bounds__(kBlockThreads)
+__global__ void __launch_bounds__(kMaxLanes, 2)
     fused_registers(Args<T> a, Geometry g, float* __restrict__ partials) {
-  __shared__ RowSums warp_scratch[kBlockThreads / 32], cluster_slots[kBlockThreads / 32];
-  __shared__ float slot_sums[kBlockThreads * PPT * VEC];  // column sums of every slot, at the band's end
+  __shared__ RowSums warp_scratch[kMaxLanes / 32], cluster_slots[kMaxLanes / 32];
+  __shared__ float slot_sums[kMaxLanes * PPT * VEC];  // column sums of every slot, at the band's end
   const Share sh = share_of(g, a.m);
   const int owned = int(sh.end_pack - sh.first_pack) - int(threadIdx.x);  // pack k is mine if k * lanes < owned
   const long long first = (sh.first_pack + threadIdx.x) * VEC;             // my first element of the row
@@ -132,6 +132,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   const long long part_elements = (sh.end_pack - sh.first_pack) * VEC;
   const int per_slot = blockDim.x * PPT * VEC, threads = blockDim.x * blockDim.y;
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+#pragma unroll
   for (int sum = 0; sum < (kLayer ? 2 : 1); ++sum) {
     const FloatPack<VEC>* acc = sum == 0 ? dw : db;
     float* out = partials + (sum * g.bands + sh.band) * a.n + sh.first_pack * VEC;

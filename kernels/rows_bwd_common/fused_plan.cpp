@@ -55,7 +55,7 @@ FusedPlan plan_fused(std::int64_t n, int vec, int column_sums) {
     plan_streamed(plan, column_sums);
     return plan;
   }
-  plan.rows_per_block = std::max(1, kBlockThreads / plan.lanes);
+  plan.rows_per_block = std::max(1, kBlockThreads / plan.lanes);  // several slots only below kBlockThreads lanes
   plan.packs_per_thread = pow2_at_least(ceil_div(plan.packs_per_part, plan.lanes));
   return plan;
 }

@@ -137,15 +137,20 @@ class RowsBwdOp final : public OpSpec {
             (layout_.layer() ? 13.0 : 9.0) * e, text.str()};
   }
 
-  // dx's row sums run over N, dw's and db's column sums over M: the longer one grows every bound.
-  double reduction_length(const Problem& p) const override { return double(std::max(p.dim("m"), p.dim("n"))); }
-
+  // Each gradient's own reduction sets its growth (reduction_growth): dx's row sums run over N,
+  // dw's and db's column sums over M. reduction_length stays 1, so neither inflates the other's
+  // bound (the 2^20 rows of the N = 256 sweep would widen dx's by 128). On top, each gradient's
+  // condition (norm_rows_bwd_conditions.hpp): the scale of its terms over its own.
   double tensor_condition(const Problem& p, int tensor, const HostTensors& in,
                           const ReferenceTensors& ref) const override {
     const cpu::RowsBwdInputs inputs = inputs_of(p, in);
-    if (tensor == layout_.dx) return cpu::input_gradient_condition(inputs, ref[tensor].data());
-    if (tensor == layout_.dw) return cpu::weight_gradient_condition(inputs, ref[tensor].data());
-    if (layout_.layer() && tensor == layout_.db) return cpu::bias_gradient_condition(inputs, ref[tensor].data());
+    const double rows = reduction_growth(double(p.dim("m"))), row_length = reduction_growth(double(p.dim("n")));
+    const Tolerance base = tolerance(p);
+    const cpu::Comparison comparison{base.floor_fraction, base.elementwise / base.normwise};
+    if (tensor == layout_.dx) return row_length * cpu::input_gradient_condition(inputs, ref[tensor].data());
+    if (tensor == layout_.dw) return rows * cpu::weight_gradient_condition(inputs, ref[tensor].data(), comparison);
+    if (layout_.layer() && tensor == layout_.db)
+      return rows * cpu::bias_gradient_condition(inputs, ref[tensor].data(), comparison);
     return 1.0;
   }
 

@@ -15,7 +15,7 @@ void expect_valid(const FusedPlan& plan, std::int64_t n, int sums) {
   EXPECT_EQ(plan.parts & (plan.parts - 1), 0);
   EXPECT_GE(plan.parts * plan.packs_per_part, plan.packs);
   EXPECT_GT(plan.packs - (plan.parts - 1) * plan.packs_per_part, 0) << "every part has packs";
-  EXPECT_LE(plan.threads(), plan.streamed() ? kStreamLanes : kBlockThreads);
+  EXPECT_LE(plan.threads(), plan.streamed() ? kStreamLanes : kMaxLanes);
   if (plan.lanes <= 32) {
     EXPECT_EQ(plan.lanes & (plan.lanes - 1), 0) << "lane groups are powers of two";
     EXPECT_EQ(plan.parts, 1) << "lane groups never span a cluster";
@@ -52,27 +52,29 @@ TEST(RowsBwdFusedPlan, EveryLengthIsCovered) {
 }
 
 TEST(RowsBwdFusedPlan, KnownShapes) {
-  const FusedPlan hidden4096 = plan_fused(4096, 8, 1);  // bf16
+  const FusedPlan hidden4096 = plan_fused(4096, 8, 2);  // bf16: one pack per thread
   EXPECT_EQ(hidden4096.parts, 1);
-  EXPECT_EQ(hidden4096.lanes, 256);
-  EXPECT_EQ(hidden4096.rows_per_block, 2);
-  EXPECT_EQ(hidden4096.packs_per_thread, 2);
+  EXPECT_EQ(hidden4096.lanes, 512);
+  EXPECT_EQ(hidden4096.rows_per_block, 1);
+  EXPECT_EQ(hidden4096.packs_per_thread, 1);
 
-  const FusedPlan hidden8192 = plan_fused(8192, 4, 2);  // fp32
+  const FusedPlan hidden8192 = plan_fused(8192, 4, 2);  // fp32: two packs per thread, two CTAs per row
   EXPECT_EQ(hidden8192.parts, 2);
-  EXPECT_EQ(hidden8192.lanes, 256);
+  EXPECT_EQ(hidden8192.lanes, 512);
+  EXPECT_EQ(hidden8192.packs_per_thread, 2);
 
   const FusedPlan short_rows = plan_fused(256, 8, 2);
-  EXPECT_EQ(short_rows.lanes, 16);
-  EXPECT_EQ(short_rows.rows_per_block, 32);
+  EXPECT_EQ(short_rows.lanes, 32);
+  EXPECT_EQ(short_rows.rows_per_block, 8);
 
   const FusedPlan one = plan_fused(1, 1, 2);
   EXPECT_EQ(one.lanes, 1);
   EXPECT_EQ(one.rows_per_block, kBlockThreads);
 
-  const FusedPlan in_registers = plan_fused(65536, 8, 2);
+  const FusedPlan in_registers = plan_fused(32768, 8, 2);
   EXPECT_FALSE(in_registers.streamed());
   EXPECT_EQ(in_registers.parts, 8);
+  EXPECT_TRUE(plan_fused(65536, 8, 2).streamed());
 
   const FusedPlan rms_longest = plan_fused(262144, 8, 1);
   EXPECT_TRUE(rms_longest.streamed());

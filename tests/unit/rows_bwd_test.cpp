@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -297,26 +298,29 @@ double worst_ratio(const OpSpec& op, const Layout& l, const Trial& t, const Host
 // - special otherwise: a NaN in x makes its row's xhat NaN, so every column of dw is NaN by
 //   contract (RMSNorm has no db to show a dropped row);
 // - LayerNorm at N = 1: xhat = 0, so the xhat term is 0 whatever is done with it;
-// - RMSNorm at N = 1 on `wide`: xhat = x / sqrt(x^2 + eps) is tiny in most rows, and with it the
-//   xhat term and the last row's share of dw;
+// - `wide` rows of 1 to 3 elements: one element dominates, xhat is tiny at the others, and the xhat
+//   term only moves the dominant element's dx, which sits at rstd ~ 1 / max|x|, far under the other
+//   rows' dx (the same hides the last row's share of RMSNorm's dw at N = 1);
 // - RMSNorm on `tiny_var`: rstd = 1 / sqrt(1 + eps) to 5e-6, so xhat is x;
 // - LayerNorm on `tiny_var` in a narrow type with a handful of rows: the storage spacing at 1
 //   (bf16 4e-3, fp16 1e-3) quantizes the 1e-3 spread into a few levels, and mean(g xhat) of so few
-//   rows can land under the output's rounding.
+//   rows can land under the output's rounding;
+// - a dropped row with thousands of rows and a few columns: it moves a column sum by about
+//   1 / sqrt(M) of itself, while the bound grows as growth(M) times the ratio (~ sqrt(M)); with
+//   many columns the elementwise check still finds the column it moved most.
 bool fault_can_show(Fault f, const Layout& l, const Problem& p, Distribution d) {
-  const bool n1 = p.dim("n") == 1, one_row = p.dim("m") == 1;
-  if (d == Distribution::special && one_row) return false;
+  const std::int64_t m = p.dim("m"), n = p.dim("n");
+  if (d == Distribution::special && m == 1) return false;
   switch (f) {
     case Fault::none: return false;
     case Fault::mean_g_dropped: return l.layer();
     case Fault::xhat_term_dropped:
-      if (l.layer()) return !n1 && !(d == Distribution::tiny_var && is_narrow(p.dtype) && p.dim("m") <= 5);
-      return !(n1 && d == Distribution::wide);
+      if (d == Distribution::wide && n <= 3) return false;
+      return l.layer() ? n > 1 && !(d == Distribution::tiny_var && is_narrow(p.dtype) && m <= 5) : true;
     case Fault::dw_from_x: return d != Distribution::special && !(!l.layer() && d == Distribution::tiny_var);
     case Fault::last_row_dropped:
-      if (one_row) return false;
-      if (l.layer()) return true;
-      return d != Distribution::special && !(n1 && d == Distribution::wide);
+      if (m == 1 || (m > 3000 && n < 8)) return false;
+      return l.layer() || (d != Distribution::special && !(n == 1 && d == Distribution::wide));
   }
   return false;
 }
@@ -336,9 +340,10 @@ TEST(RowsBwdTolerance, Float32ArithmeticPassesEveryDistribution) {
       for (Distribution d : all_distributions()) {
         SCOPED_TRACE(p.id() + " " + distribution_name(d));
         const Trial t = stored_trial(*op, p, d, 1);
-        // fp32: measured at most 0.07. A narrow output correctly rounded sits at up to 0.8 of its
-        // normwise bound on its own (one element off by u against 1.25 u).
-        EXPECT_LT(worst_ratio(*op, layout, t, fp32_backward(layout, t, Fault::none)), p.dtype == DType::f32 ? 0.2 : 0.9);
+        // fp32: measured at most 0.22 (dx's elementwise check, at an element that cancels to
+        // near zero in a row of 3 or 64). A narrow output correctly rounded sits at up to 0.8 of
+        // its normwise bound on its own (one element off by u against 1.25 u).
+        EXPECT_LT(worst_ratio(*op, layout, t, fp32_backward(layout, t, Fault::none)), p.dtype == DType::f32 ? 0.4 : 0.9);
       }
 }
 
@@ -355,20 +360,31 @@ TEST(RowsBwdTolerance, PlantedFaultsFail) {
       }
 }
 
-// The ratios behind the claims above: --gtest_also_run_disabled_tests prints them.
+// The ratios behind the claims above: --gtest_also_run_disabled_tests prints them, then the largest
+// ratio of a correct computation per storage type and the smallest of a fault that can show.
 TEST(RowsBwdTolerance, DISABLED_PrintRatios) {
+  std::map<std::string, double> worst_correct, least_fault;
   for (const auto& [op, layout] : both_ops())
     for (const Problem& p : cpu_quick(*op))
       for (Distribution d : all_distributions()) {
         const Trial t = stored_trial(*op, p, d, 1);
+        const std::string type = dtype_name(p.dtype);
         std::printf("%-44s %-9s", p.id().c_str(), distribution_name(d).c_str());
-        for (const auto& [name, r] : bound_ratios(*op, layout, t, fp32_backward(layout, t, Fault::none)))
+        for (const auto& [name, r] : bound_ratios(*op, layout, t, fp32_backward(layout, t, Fault::none))) {
           std::printf(" %s %6.3g", name.c_str(), r);
+          worst_correct[type] = std::max(worst_correct[type], r);
+        }
         std::printf(" | faults:");
-        for (Fault f : {Fault::mean_g_dropped, Fault::xhat_term_dropped, Fault::dw_from_x, Fault::last_row_dropped})
-          std::printf(" %s %9.3g", fault_name(f), worst_ratio(*op, layout, t, fp32_backward(layout, t, f)));
+        for (Fault f : {Fault::mean_g_dropped, Fault::xhat_term_dropped, Fault::dw_from_x, Fault::last_row_dropped}) {
+          const double r = worst_ratio(*op, layout, t, fp32_backward(layout, t, f));
+          std::printf(" %s %9.3g", fault_name(f), r);
+          if (fault_can_show(f, layout, p, d))
+            least_fault[fault_name(f)] = least_fault.count(fault_name(f)) ? std::min(least_fault[fault_name(f)], r) : r;
+        }
         std::printf("\n");
       }
+  for (const auto& [type, r] : worst_correct) std::printf("correct, %s: at most %.3g of the bound\n", type.c_str(), r);
+  for (const auto& [fault, r] : least_fault) std::printf("%s: at least %.3g times the bound\n", fault.c_str(), r);
 }
 
 // ---- the specs -----------------------------------------------------------------------------
