@@ -212,7 +212,7 @@ using Kernel = void (*)(Args<T>, Geometry, float*);
 // Calls f with the kernel instance of the plan.
 template <bool kLayer, class T, int VEC, int PPT = 1, class F>
 void with_register_kernel(const FusedPlan& plan, F&& f) {
-  if constexpr (PPT * VEC <= max_elements_per_thread(VEC)) {
+  if constexpr (PPT * VEC <= kMaxElementsPerThread) {
     if (plan.packs_per_thread == PPT) return f(Kernel<T>(fused_registers<kLayer, T, VEC, PPT>));
     return with_register_kernel<kLayer, T, VEC, PPT * 2>(plan, f);
   } else {
@@ -265,7 +265,11 @@ long long resident_clusters(Kernel<T> kernel, const FusedPlan& plan) {
   } else {
     cudaLaunchAttribute cluster;
     const cudaLaunchConfig_t config = launch_config(plan, 1, nullptr, cluster);
-    NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&count, kernel, &config));
+    const cudaError_t status = cudaOccupancyMaxActiveClusters(&count, kernel, &config);
+    if (status != cudaSuccess) {
+      cudaGetLastError();  // not sticky: clear it for the next variant's launch check
+      throw Unsupported("fused: clusters of " + std::to_string(plan.parts) + " refused (" + cudaGetErrorString(status) + ")");
+    }
   }
   if (count < 1)
     throw Unsupported("fused: this device runs no cluster of " + std::to_string(plan.parts) + " CTAs of " +
@@ -336,7 +340,9 @@ class FusedVariant final : public Variant {
   Cached make_cached(const Problem& p, bool packs) const {
     Cached c{p.id(), packs, plan_of(layout_, p, packs), 0};
     if (!c.plan.unsupported.empty()) throw Unsupported("fused: " + c.plan.unsupported);
-    with_kernel<kLayer, T>(c.plan, [&](Kernel<T> kernel) { c.bands = band_count(p.dim("m"), c.plan, resident_clusters(kernel, c.plan)); });
+    with_kernel<kLayer, T>(c.plan, [&](Kernel<T> kernel) {
+      c.bands = band_count(p.dim("m"), c.plan, resident_clusters(kernel, c.plan));
+    });
     return c;
   }
 

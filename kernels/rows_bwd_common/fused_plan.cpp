@@ -42,7 +42,7 @@ FusedPlan plan_fused(std::int64_t n, int vec, int column_sums) {
   plan.vec = vec;
   plan.packs = ceil_div(n, vec);
   const std::int64_t packs_per_block = kElementsPerBlock / vec;
-  const int max_packs_per_thread = max_elements_per_thread(vec) / vec;
+  const int max_packs_per_thread = kMaxElementsPerThread / vec;
   while (plan.parts < kMaxRegisterParts && ceil_div(plan.packs, plan.parts) > packs_per_block) plan.parts *= 2;
   plan.packs_per_part = ceil_div(plan.packs, plan.parts);
 

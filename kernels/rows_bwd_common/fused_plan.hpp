@@ -2,10 +2,11 @@
 // How 3_fused.cu lays the problem over CTAs. A row is cut into packs (16 bytes of the storage type
 // when N and the pointers allow, else one element) and split over a thread-block cluster of
 // `parts` CTAs when one CTA's share would pass kElementsPerBlock. Each CTA holds its share of a
-// row in registers (at most max_elements_per_thread per thread) with `rows_per_block` rows in
+// row in registers (at most kMaxElementsPerThread per thread) with `rows_per_block` rows in
 // flight at once, one per row slot of `lanes` threads. Rows too long for the registers of a
-// cluster of 8 (N > 32768) are streamed twice (the second pass from L2) with the column sums in shared memory,
-// over a cluster of up to 16. The rows are cut into bands, one partial row of column sums each.
+// cluster of 8 (N > 32768) are streamed twice (the second pass from L2), the column sums in
+// shared memory, over a cluster of up to 16. The rows are cut into bands, one partial row of
+// column sums each.
 // Host code, so the unit tests can check that every row length gets a plan that covers it.
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,7 @@ inline std::int64_t model_bands(std::int64_t m) { return m < kModelBands ? m : k
 // Register mode: per thread g and xhat of at most 8 elements (one 16-byte pack of bf16 or fp16, two
 // of fp32) and their one or two column sums, within 64 registers, so that two CTAs of kMaxLanes
 // threads (or four of kBlockThreads) share an SM and one's loads overlap the other's reductions.
-inline constexpr int max_elements_per_thread(int /*vec*/) { return 8; }
+inline constexpr int kMaxElementsPerThread = 8;
 inline constexpr std::int64_t kElementsPerBlock = 4096;  // a larger share of a row splits over a cluster
 inline constexpr int kMaxRegisterParts = 8;              // the portable cluster size
 inline constexpr int kMaxLanes = 512;                    // threads per row slot in register mode

@@ -131,7 +131,8 @@ class RowsBwdOp final : public OpSpec {
     text << "read x, dy + write dx: 3*" << size << "*M*N; read w + write " << (layout_.layer() ? "dw, db: 3" : "dw: 2")
          << "*" << size << "*N; read " << (layout_.layer() ? "mean, rstd: 2" : "rstd: 1")
          << "*4*M; the weight gradient's partial column sums of P = min(M, " << kModelBands
-         << ") row bands (one per SM of an H100), fp32, written once and read once: 2*4*P*N" << (layout_.layer() ? " per dw and db" : "")
+         << ") row bands (one per SM of an H100), fp32, written once and read once: 2*4*P*N"
+         << (layout_.layer() ? " per dw and db" : "")
          << "; flops " << (layout_.layer() ? 13 : 9) << " per element (xhat, g, the two row sums, dx, the column sums)";
     return {size * (3 * e + (1 + sums) * n) + 4.0 * m * (layout_.layer() ? 2 : 1) + 8.0 * bands * n * sums,
             (layout_.layer() ? 13.0 : 9.0) * e, text.str()};

@@ -33,7 +33,7 @@ void expect_valid(const FusedPlan& plan, std::int64_t n, int sums) {
   EXPECT_LE(plan.parts, kMaxRegisterParts);
   EXPECT_EQ(plan.shared_bytes, 0u);
   EXPECT_EQ(plan.packs_per_thread & (plan.packs_per_thread - 1), 0) << "instances exist for powers of two";
-  EXPECT_LE(plan.vec * plan.packs_per_thread, max_elements_per_thread(plan.vec));
+  EXPECT_LE(plan.vec * plan.packs_per_thread, kMaxElementsPerThread);
   EXPECT_GE(std::int64_t(plan.lanes) * plan.packs_per_thread, plan.packs_per_part);
 }
 

@@ -175,7 +175,8 @@ void expect_gradient(const char* what, const std::vector<double>& got, const std
 
 TEST(RowsBwdReference, MatchesFiniteDifferencesOfTheForward) {
   for (const auto& [op, layout] : both_ops())
-    for (const Params& params : std::vector<Params>{{{"m", 3}, {"n", 5}}, {{"m", 4}, {"n", 1}}, {{"m", 2}, {"n", 9}, {"eps", 0.25}}}) {
+    for (const Params& params :
+         std::vector<Params>{{{"m", 3}, {"n", 5}}, {{"m", 4}, {"n", 1}}, {{"m", 2}, {"n", 9}, {"eps", 0.25}}}) {
       const Trial t = stored_trial(*op, op->make_problem(params), Distribution::normal, 3);
       SCOPED_TRACE(t.p.id());
       Forward f{layout.layer(), t.p.dim("m"), t.p.dim("n"), t.p.real("eps"), {}, {}, {}, {}};
@@ -203,10 +204,11 @@ TEST(RowsBwdSpec, DrawsTheStatisticsOfTheStoredX) {
         EXPECT_EQ(op->tensors(p)[std::size_t(layout.x)].dtype, storage_type(dtype));
         for (float v : in[layout.x]) ASSERT_EQ(round_to_storage(v, storage_type(dtype)), v);
         for (std::int64_t r = 0; r < 6; ++r) {
+          const float* row = in[layout.x].data() + r * 37;
           LD mean = 0, sq = 0;
-          for (std::int64_t j = 0; j < 37; ++j) mean += in[layout.x][std::size_t(r * 37 + j)];
+          for (std::int64_t j = 0; j < 37; ++j) mean += row[j];
           mean = layout.layer() ? mean / 37 : 0;
-          for (std::int64_t j = 0; j < 37; ++j) sq += (in[layout.x][std::size_t(r * 37 + j)] - mean) * (in[layout.x][std::size_t(r * 37 + j)] - mean);
+          for (std::int64_t j = 0; j < 37; ++j) sq += (row[j] - mean) * (row[j] - mean);
           const LD rstd = 1 / std::sqrt(sq / 37 + LD(1e-5));
           EXPECT_NEAR(in[layout.rstd][std::size_t(r)], double(rstd), 1e-7 * double(rstd));
           if (layout.layer()) {
@@ -246,7 +248,10 @@ HostTensors fp32_backward(const Layout& l, const Trial& t, Fault fault) {
   const float inv_n = 1.0f / float(n);
   for (std::int64_t r = 0; r < m; ++r) {
     const float mean = l.layer() ? t.in[l.mean][std::size_t(r)] : 0.0f, rstd = t.in[l.rstd][std::size_t(r)];
-    const auto xhat = [&](std::int64_t j) { return l.layer() ? (x[std::size_t(r * n + j)] - mean) * rstd : x[std::size_t(r * n + j)] * rstd; };
+    const auto xhat = [&](std::int64_t j) {
+      const float v = x[std::size_t(r * n + j)];
+      return l.layer() ? (v - mean) * rstd : v * rstd;
+    };
     float sg = 0, sgx = 0;
     for (std::int64_t j = 0; j < n; ++j) {
       const float g = dy[std::size_t(r * n + j)] * w[std::size_t(j)];
