@@ -61,6 +61,17 @@ __device__ __forceinline__ FloatPack<VEC> load_as_float(const T* p) {
   return out;
 }
 
+// A 16-byte pack of T held as raw bits (a slice staged in shared memory, say) in fp32.
+template <class T>
+__device__ __forceinline__ FloatPack<kPack16<T>> widen16(const uint4& raw) {
+  StoredPack<T, kPack16<T>> s;
+  *reinterpret_cast<uint4*>(&s) = raw;
+  FloatPack<kPack16<T>> out;
+#pragma unroll
+  for (int i = 0; i < kPack16<T>; ++i) out.v[i] = to_float(s.v[i]);
+  return out;
+}
+
 // One store of the rounded pack (write-back: the next kernel may read it from L2).
 template <class T, int VEC>
 __device__ __forceinline__ void store_from_float(T* p, const FloatPack<VEC>& a) {
