@@ -6,6 +6,7 @@ std::vector<std::unique_ptr<OpSpec>> make_ops() {
   std::vector<std::unique_ptr<OpSpec>> ops;
   ops.push_back(make_rmsnorm_nchw_op());
   ops.push_back(make_rmsnorm_rows_op());
+  ops.push_back(make_layernorm_rows_op());
   ops.push_back(make_rmsnorm_rows_bwd_op());
   ops.push_back(make_layernorm_rows_bwd_op());
   ops.push_back(make_batchnorm_train_op());

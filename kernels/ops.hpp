@@ -12,6 +12,7 @@ std::vector<std::unique_ptr<OpSpec>> make_ops();
 // One factory per op, each defined in kernels/<op>/spec.cpp.
 std::unique_ptr<OpSpec> make_rmsnorm_nchw_op();
 std::unique_ptr<OpSpec> make_rmsnorm_rows_op();
+std::unique_ptr<OpSpec> make_layernorm_rows_op();
 std::unique_ptr<OpSpec> make_rmsnorm_rows_bwd_op();
 std::unique_ptr<OpSpec> make_layernorm_rows_bwd_op();
 std::unique_ptr<OpSpec> make_batchnorm_train_op();
