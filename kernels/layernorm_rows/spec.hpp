@@ -28,6 +28,7 @@ std::unique_ptr<Variant> make_smem_variant();
 std::unique_ptr<Variant> make_warp_variant();
 std::unique_ptr<Variant> make_welford_variant();
 std::unique_ptr<Variant> make_register_row_variant();
+std::unique_ptr<Variant> make_cudnn_variant();
 
 std::vector<std::unique_ptr<Variant>> make_variants();
 

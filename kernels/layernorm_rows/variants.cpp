@@ -10,6 +10,7 @@ std::vector<std::unique_ptr<Variant>> make_variants() {
   table.push_back(make_warp_variant());          // 3_warp.cu
   table.push_back(make_welford_variant());       // 4_welford.cu
   table.push_back(make_register_row_variant());  // 5_register_row.cu
+  table.push_back(make_cudnn_variant());         // 6_cudnn.cpp
   return table;
 }
 

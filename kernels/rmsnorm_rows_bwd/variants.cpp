@@ -6,7 +6,7 @@ namespace nb::rmsnorm_rows_bwd {
 
 std::vector<std::unique_ptr<Variant>> make_variants() {
   std::vector<std::unique_ptr<Variant>> table;
-  for (auto make : {rows_bwd::make_naive, rows_bwd::make_warp, rows_bwd::make_fused}) table.push_back(make(kLayout));
+  for (auto make : {rows_bwd::make_naive, rows_bwd::make_warp, rows_bwd::make_fused, rows_bwd::make_cudnn}) table.push_back(make(kLayout));
   return table;
 }
 

@@ -43,5 +43,6 @@ std::unique_ptr<OpSpec> make_op(const Layout& layout, std::string name,
 std::unique_ptr<Variant> make_naive(const Layout& layout);  // 1_naive.cu
 std::unique_ptr<Variant> make_warp(const Layout& layout);   // 2_warp.cu
 std::unique_ptr<Variant> make_fused(const Layout& layout);  // 3_fused.cu
+std::unique_ptr<Variant> make_cudnn(const Layout& layout);  // 4_cudnn.cpp
 
 }  // namespace nb::rows_bwd

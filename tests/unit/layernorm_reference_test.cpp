@@ -280,8 +280,8 @@ TEST_F(LayerNormRows, StressListsWhereSumOfSquaresFailsAndWhoClaimsIt) {
     EXPECT_FALSE(s.reason.empty());
   }
   EXPECT_EQ(stress, (std::set<Distribution>{Distribution::offset, Distribution::tiny_var, Distribution::wide}));
-  ASSERT_EQ(op->variants().size(), 5u);
-  const std::vector<std::string> names = {"naive", "smem", "warp", "welford", "register_row"};
+  ASSERT_EQ(op->variants().size(), 6u);
+  const std::vector<std::string> names = {"naive", "smem", "warp", "welford", "register_row", "cudnn"};
   for (std::size_t i = 0; i < names.size(); ++i) {
     EXPECT_EQ(op->variants()[i]->name(), names[i]);
     EXPECT_FALSE(op->variants()[i]->idea().empty());
@@ -295,6 +295,7 @@ TEST_F(LayerNormRows, StressListsWhereSumOfSquaresFailsAndWhoClaimsIt) {
   EXPECT_EQ(claims(3), (std::set<Distribution>{Distribution::offset, Distribution::tiny_var}));
   EXPECT_EQ(claims(4), stress);
   EXPECT_EQ(claims(0), stress) << "naive sums in double";
+  EXPECT_TRUE(claims(5).empty()) << "cuDNN promises nothing on the stress distributions";
 }
 
 // ---- Verdicts through the harness's tolerances, with fp32 stand-ins of the kernels ----
