@@ -155,6 +155,14 @@ class RowsBwdOp final : public OpSpec {
     return 1.0;
   }
 
+  // wide: magnitudes across 40 decades. dw's column sums of dy * xhat over thousands of rows cancel
+  // across scales that the condition estimate does not cover: on the H100 every variant, cuDNN's
+  // too, exceeded dw's bound at 3000 x 64 in fp32 (docs/tolerance.md). Nobody claims it.
+  std::vector<StressDistribution> stress() const override {
+    return {{Distribution::wide, "magnitudes across 40 decades: the column sums behind dw cancel beyond the "
+                                 "condition estimate (every variant and cuDNN exceed dw's bound at 3000 x 64 fp32)"}};
+  }
+
   std::vector<NotApplicable> not_applicable() const override {
     return {{"welford", "the statistics come saved from the forward pass: the backward's sums (of g and g * xhat) "
                         "have no mean to subtract"}};

@@ -1,9 +1,12 @@
 // Every variant of every op on every problem of the quick suite and every distribution: a
 // counted distribution must pass; a stress distribution may fail only where the variant does
-// not claim it; a variant that cannot run a problem must say why.
+// not claim it; a variant that cannot run a problem must say why. A library baseline is held to the
+// same bar except for the placement of NaN/Inf on `special`, which is the library's behaviour, not
+// ours to fix: the report shows it as incorrect, and the test prints it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "gpu_harness.hpp"
 
@@ -40,7 +43,17 @@ TEST_P(QuickSuite, EveryVariantPassesEveryCountedDistribution) {
       continue;
     }
     ASSERT_EQ(o.status, CaseStatus::ran) << describe(o);
-    EXPECT_EQ(o.validation.disposition, Disposition::passed) << describe(o);
+    if (variants[k]->is_library_baseline() && o.validation.disposition == Disposition::incorrect) {
+      for (const auto& d : o.validation.distributions) {
+        if (d.passed || !d.counts) continue;
+        EXPECT_EQ(d.distribution, Distribution::special) << describe(o);
+        EXPECT_GT(d.nonfinite_mismatch, 0) << "only NaN/Inf placement may differ: " << describe(o);
+      }
+      std::printf("library baseline %s on %s: NaN/Inf placement differs from PyTorch's on special\n",
+                  variants[k]->name().c_str(), problem.id().c_str());
+    } else {
+      EXPECT_EQ(o.validation.disposition, Disposition::passed) << describe(o);
+    }
     for (const auto& d : o.validation.distributions) {
       EXPECT_EQ(d.seeds.size(), 3u);
       EXPECT_EQ(d.unwritten, 0) << distribution_name(d.distribution);
