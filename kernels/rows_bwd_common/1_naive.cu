@@ -25,13 +25,13 @@ __global__ void __launch_bounds__(kThreads) naive_rows(Args<T> a) {
     const T* dy = a.dy + row * a.n;
     double sum_g = 0.0, sum_gx = 0.0;
     for (long long j = 0; j < a.n; ++j) {
-      const float g = to_float(dy[j]) * to_float(a.w[j]);
+      const float g = output_grad(to_float(dy[j]), to_float(a.w[j]));
       sum_g += g;
       sum_gx += double(g) * xhat<kLayer>(to_float(x[j]), st);
     }
     const float mean_g = kLayer ? float(sum_g / double(a.n)) : 0.0f, mean_gx = float(sum_gx / double(a.n));
     for (long long j = 0; j < a.n; ++j) {
-      const float g = to_float(dy[j]) * to_float(a.w[j]);
+      const float g = output_grad(to_float(dy[j]), to_float(a.w[j]));
       a.dx[row * a.n + j] = from_float<T>(input_grad(g, xhat<kLayer>(to_float(x[j]), st), st.rstd, mean_g, mean_gx));
     }
   }

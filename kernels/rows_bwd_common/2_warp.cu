@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(kWarps * 32) warp_rows(Args<T> a) {
     const T* dy = a.dy + row * a.n;
     RowSums s{};
     for (long long j = lane; j < a.n; j += 32) {
-      const float g = to_float(dy[j]) * to_float(a.w[j]);
+      const float g = output_grad(to_float(dy[j]), to_float(a.w[j]));
       s.g += g;
       s.gx += g * xhat<kLayer>(to_float(x[j]), st);
     }
@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(kWarps * 32) warp_rows(Args<T> a) {
     const float inv_n = 1.0f / float(a.n);
     const float mean_g = kLayer ? s.g * inv_n : 0.0f, mean_gx = s.gx * inv_n;
     for (long long j = lane; j < a.n; j += 32) {
-      const float g = to_float(dy[j]) * to_float(a.w[j]);
+      const float g = output_grad(to_float(dy[j]), to_float(a.w[j]));
       a.dx[row * a.n + j] = from_float<T>(input_grad(g, xhat<kLayer>(to_float(x[j]), st), st.rstd, mean_g, mean_gx));
     }
   }
