@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "kernels/common/host_math.hpp"
+
 namespace nb::bn {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::string megabytes(double bytes) { return std::to_string(int(bytes / 1e6 + 0.5)) + " MB"; }
 

@@ -3,16 +3,10 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels/common/host_math.hpp"
+
 namespace nb::rmsnorm_rows {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-int pow2_at_least(std::int64_t v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 
 // The fewest blocks (a power of two <= kMaxParts) whose parts are at most `limit` packs each.
 int parts_for(std::int64_t packs, std::int64_t limit) {

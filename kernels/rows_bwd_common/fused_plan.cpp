@@ -3,16 +3,10 @@
 #include <algorithm>
 #include <sstream>
 
+#include "kernels/common/host_math.hpp"
+
 namespace nb::rows_bwd {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-int pow2_at_least(std::int64_t v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 
 // Rows too long for registers: 1024 threads per part, as many parts as keep the part's column
 // sums within kStreamSharedBytes.

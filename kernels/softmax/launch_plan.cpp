@@ -1,15 +1,9 @@
 #include "kernels/softmax/launch_plan.hpp"
 
+#include "kernels/common/host_math.hpp"
+
 namespace nb::softmax {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-int pow2_at_least(std::int64_t v) {
-  int p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 
 // Threads for a CTA that owns `bytes` of a row: about 64 bytes each (16 floats), 64..max_threads.
 int threads_for_bytes(std::int64_t bytes, int max_threads) {
