@@ -5,11 +5,9 @@
 #include "kernels/rmsnorm_rows/staged_rows.hpp"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "harness/errors.hpp"
+#include "kernels/common/cluster_occupancy.hpp"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/storage.cuh"
 #include "kernels/rmsnorm_rows/row_reducers.cuh"
@@ -93,22 +91,15 @@ void allow_staged_smem() {
 
 template <class T>
 int resident_staged_clusters(const RowPlan& plan) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, std::int64_t>, int> known;  // (parts, packs_per_part) -> clusters
-  const std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_pair(plan.parts, plan.packs_per_part);
-  if (const auto it = known.find(key); it != known.end()) return it->second;
-  int clusters = 0;
   try {
     allow_staged_smem<T>();
-    cudaLaunchAttribute cluster;
-    const cudaLaunchConfig_t config =
-        cluster_config(plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
-    NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, rmsnorm_rows_staged<T>, &config));
   } catch (const DeviceError&) {
-    clusters = 0;  // the caller keeps the row in registers instead
+    return 0;  // the caller keeps the row in registers instead
   }
-  return known[key] = clusters;
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config =
+      cluster_config(plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
+  return resident_clusters(reinterpret_cast<const void*>(rmsnorm_rows_staged<T>), config);
 }
 
 template <class T>

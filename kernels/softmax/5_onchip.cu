@@ -7,13 +7,11 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <string>
-#include <tuple>
 #include <type_traits>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/common/cluster_occupancy.hpp"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/onchip.hpp"
 #include "kernels/softmax/variants.hpp"
@@ -221,21 +219,14 @@ cudaLaunchConfig_t config_for(const OnchipPlan& cp, long long rows, cudaStream_t
   return cfg;
 }
 
-// Clusters of this plan and kernel that fit on the device at once (0: none), asked once per plan:
-// launch() runs inside the timed region, so it must not query the driver each time.
+// Clusters of this plan and kernel that fit on the device at once (0: none), asked of the driver
+// once per plan (nb::resident_clusters remembers): launch() runs inside the timed region.
 template <class T, int VEC>
 int resident_clusters(const OnchipPlan& cp) {
-  static std::mutex mutex;
-  static std::map<std::tuple<SliceClass, int, long long>, int> known;
-  const std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_tuple(cp.kind, cp.cluster, cp.slice);
-  if (auto it = known.find(key); it != known.end()) return it->second;
   configure_once<T, VEC>();
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg = config_for<T>(cp, 1, nullptr, &attr);
-  int clusters = 0;
-  NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel_for<T, VEC>(cp.kind), &cfg));
-  return known[key] = clusters;
+  return nb::resident_clusters(reinterpret_cast<const void*>(kernel_for<T, VEC>(cp.kind)), cfg);
 }
 
 template <class T, int VEC>
