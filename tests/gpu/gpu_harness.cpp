@@ -1,5 +1,7 @@
 #include "gpu_harness.hpp"
 
+#include <gtest/gtest.h>
+
 #include "harness/cuda_stream.hpp"
 #include "harness/run/guarded_launch.hpp"
 #include "harness/run/problem_buffers.hpp"
@@ -35,6 +37,30 @@ std::string describe(const CaseOutcome& o) {
   for (const auto& d : o.validation.distributions)
     if (!d.passed) s += "\n  " + distribution_name(d.distribution) + ": " + d.failure;
   return s;
+}
+
+void expect_variants_pass(const OpSpec& op, const Problem& problem, const std::vector<std::string>& variants,
+                          const std::vector<Distribution>& distributions) {
+  std::vector<Variant*> found;
+  for (const auto& name : variants) {
+    found.push_back(op.find_variant(name));
+    ASSERT_NE(found.back(), nullptr) << op.name() << " has no variant " << name;
+  }
+  ValidationPlan plan;
+  plan.distributions = distributions;
+  const auto outcomes = validate_variants(op, problem, found, plan);
+  for (std::size_t k = 0; k < found.size(); ++k) {
+    SCOPED_TRACE(problem.id() + " / " + found[k]->name());
+    ASSERT_EQ(outcomes[k].status, CaseStatus::ran) << describe(outcomes[k]);
+    for (const auto& d : outcomes[k].validation.distributions) {
+      EXPECT_TRUE(d.passed) << distribution_name(d.distribution) << ": " << d.failure;
+      EXPECT_EQ(d.unwritten, 0) << distribution_name(d.distribution);
+    }
+  }
+}
+
+std::string rows_case_name(const RowsCase& c) {
+  return dtype_name(c.dtype) + "_m" + std::to_string(c.m) + "_n" + std::to_string(c.n);
 }
 
 }  // namespace nb::test

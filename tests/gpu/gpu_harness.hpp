@@ -3,6 +3,8 @@
 // build single cases for the runner.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "harness/registry.hpp"
@@ -22,5 +24,17 @@ ValidationPlan every_distribution(int trials = 3);
 
 // "uniform01: y: 1 unwritten element ..." for failure messages.
 std::string describe(const CaseOutcome& o);
+
+// Validates the named variants of the problem on `distributions` (ValidationPlan's default trials):
+// each must run, pass every distribution and leave no element unwritten (gtest expectations).
+void expect_variants_pass(const OpSpec& op, const Problem& problem, const std::vector<std::string>& variants,
+                          const std::vector<Distribution>& distributions);
+
+// A rows problem of a row op, named "bf16_m70_n131072" in test ids.
+struct RowsCase {
+  DType dtype;
+  std::int64_t m, n;
+};
+std::string rows_case_name(const RowsCase& c);
 
 }  // namespace nb::test

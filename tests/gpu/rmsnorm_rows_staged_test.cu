@@ -18,15 +18,10 @@
 namespace nb::test {
 namespace {
 
-struct StagedCase {
-  DType dtype;
-  std::int64_t m, n;
-};
-
-class StagedRows : public testing::TestWithParam<StagedCase> {};
+class StagedRows : public testing::TestWithParam<RowsCase> {};
 
 TEST_P(StagedRows, ClustersThatWalkSeveralRowsPass) {
-  const StagedCase c = GetParam();
+  const RowsCase c = GetParam();
   const OpSpec& op = registry().op("rmsnorm_rows");
   const Problem problem = op.make_problem({{"m", double(c.m)}, {"n", double(c.n)}}, c.dtype);
   const int clusters = dispatch_storage(c.dtype, [&](auto type) {
@@ -35,30 +30,20 @@ TEST_P(StagedRows, ClustersThatWalkSeveralRowsPass) {
     EXPECT_TRUE(plan.staged()) << problem.id();
     return rmsnorm_rows::resident_staged_clusters<T>(plan);
   });
-  ASSERT_GE(clusters, 1) << problem.id() << ": the staged clusters cannot be resident";
+  ASSERT_GE(clusters, 1) << problem.id() << ": the clusters cannot be resident";
   EXPECT_GT(c.m, 2 * clusters) << "too few rows for every cluster to walk more than one";
-
-  ValidationPlan plan;
-  plan.distributions = {Distribution::uniform01, Distribution::wide, Distribution::special};
-  Variant* register_row = op.find_variant("register_row");
-  ASSERT_NE(register_row, nullptr);
-  const auto outcomes = validate_variants(op, problem, {register_row}, plan);
-  ASSERT_EQ(outcomes[0].status, CaseStatus::ran) << describe(outcomes[0]);
-  for (const auto& d : outcomes[0].validation.distributions) {
-    EXPECT_TRUE(d.passed) << problem.id() << " " << distribution_name(d.distribution) << ": " << d.failure;
-    EXPECT_EQ(d.unwritten, 0);
-  }
+  expect_variants_pass(op, problem,
+                       {"register_row"},
+                       {Distribution::uniform01, Distribution::wide, Distribution::special});
 }
 
 INSTANTIATE_TEST_SUITE_P(
     RmsNormRows, StagedRows,
-    testing::Values(StagedCase{DType::bf16, 1100, 8200},    // one block per row, 4 per SM
-                    StagedCase{DType::bf16, 70, 131072},    // clusters of 8 x 32 KB, 2 per SM
-                    StagedCase{DType::f16, 40, 262144},     // clusters of 8 x 64 KB, 1 per SM
-                    StagedCase{DType::f32, 40, 131072}),    // clusters of 8 x 64 KB, 1 per SM
-    [](const testing::TestParamInfo<StagedCase>& info) {
-      return dtype_name(info.param.dtype) + "_m" + std::to_string(info.param.m) + "_n" + std::to_string(info.param.n);
-    });
+    testing::Values(RowsCase{DType::bf16, 1100, 8200},    // one block per row, 4 per SM
+                    RowsCase{DType::bf16, 70, 131072},    // clusters of 8 x 32 KB, 2 per SM
+                    RowsCase{DType::f16, 40, 262144},     // clusters of 8 x 64 KB, 1 per SM
+                    RowsCase{DType::f32, 40, 131072}),    // clusters of 8 x 64 KB, 1 per SM
+    [](const testing::TestParamInfo<RowsCase>& info) { return rows_case_name(info.param); });
 
 }  // namespace
 }  // namespace nb::test

@@ -13,48 +13,29 @@
 namespace nb::test {
 namespace {
 
-struct WalkCase {
-  DType dtype;
-  std::int64_t m, n;
-};
-
-class SoftmaxOnchipRows : public testing::TestWithParam<WalkCase> {};
+class SoftmaxOnchipRows : public testing::TestWithParam<RowsCase> {};
 
 TEST_P(SoftmaxOnchipRows, ClustersThatWalkSeveralRowsPass) {
-  const WalkCase c = GetParam();
+  const RowsCase c = GetParam();
   const OpSpec& op = registry().op("softmax");
   const Problem problem = op.make_problem({{"m", double(c.m)}, {"n", double(c.n)}}, c.dtype);
   const int clusters = softmax::onchip_resident_clusters(problem);
   ASSERT_GE(clusters, 1) << problem.id() << ": the clusters cannot be resident";
   EXPECT_GT(c.m, 2 * clusters) << "too few rows for every cluster to walk more than one";
-
-  ValidationPlan plan;
-  plan.distributions = {Distribution::uniform01, Distribution::wide, Distribution::special};
-  std::vector<Variant*> variants = {op.find_variant("onchip"), op.find_variant("dispatch")};
-  ASSERT_NE(variants[0], nullptr);
-  ASSERT_NE(variants[1], nullptr);
-  const auto outcomes = validate_variants(op, problem, variants, plan);
-  for (std::size_t k = 0; k < variants.size(); ++k) {
-    SCOPED_TRACE(problem.id() + " / " + variants[k]->name());
-    ASSERT_EQ(outcomes[k].status, CaseStatus::ran) << describe(outcomes[k]);
-    for (const auto& d : outcomes[k].validation.distributions) {
-      EXPECT_TRUE(d.passed) << distribution_name(d.distribution) << ": " << d.failure;
-      EXPECT_EQ(d.unwritten, 0);
-    }
-  }
+  expect_variants_pass(op, problem,
+                       {"onchip", "dispatch"},
+                       {Distribution::uniform01, Distribution::wide, Distribution::special});
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Softmax, SoftmaxOnchipRows,
-    testing::Values(WalkCase{DType::bf16, 600, 32768},    // one CTA of 64 KB per row, 2 per SM
-                    WalkCase{DType::f16, 300, 65536},     // clusters of 2 x 64 KB
-                    WalkCase{DType::bf16, 80, 262144},    // clusters of 8 x 64 KB
-                    WalkCase{DType::bf16, 80, 300001},    // odd: single elements, 8 x 73 KB
-                    WalkCase{DType::f16, 40, 786432},     // the longest narrow row: 8 x 192 KB, 1 per SM
-                    WalkCase{DType::f32, 40, 393216}),    // 8 x 192 KB, 1 per SM
-    [](const testing::TestParamInfo<WalkCase>& info) {
-      return dtype_name(info.param.dtype) + "_m" + std::to_string(info.param.m) + "_n" + std::to_string(info.param.n);
-    });
+    testing::Values(RowsCase{DType::bf16, 600, 32768},    // one CTA of 64 KB per row, 2 per SM
+                    RowsCase{DType::f16, 300, 65536},     // clusters of 2 x 64 KB
+                    RowsCase{DType::bf16, 80, 262144},    // clusters of 8 x 64 KB
+                    RowsCase{DType::bf16, 80, 300001},    // odd: single elements, 8 x 73 KB
+                    RowsCase{DType::f16, 40, 786432},     // the longest narrow row: 8 x 192 KB, 1 per SM
+                    RowsCase{DType::f32, 40, 393216}),    // 8 x 192 KB, 1 per SM
+    [](const testing::TestParamInfo<RowsCase>& info) { return rows_case_name(info.param); });
 
 }  // namespace
 }  // namespace nb::test
