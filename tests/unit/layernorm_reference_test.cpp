@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "reference_trial.hpp"
 #include "harness/errors.hpp"
 #include "harness/narrow_float.hpp"
 #include "harness/op_spec.hpp"
@@ -30,22 +31,7 @@ const std::vector<Distribution> kDistributions = {Distribution::uniform01, Distr
                                                   Distribution::offset,    Distribution::tiny_var,
                                                   Distribution::wide,      Distribution::special};
 
-struct Trial {
-  Problem p;
-  std::vector<TensorDecl> decls;
-  HostTensors in;
-  ReferenceTensors ref;
-};
-
-// Inputs as the validator draws them (rounded to the storage type), and the float64 reference.
-Trial make_trial(const OpSpec& op, const Problem& p, Distribution d, std::uint64_t seed) {
-  Trial t{p, op.tensors(p), {}, {}};
-  t.in = allocate_host_inputs(t.decls);
-  draw_stored_inputs(op, p, t.decls, d, seed, t.in);
-  t.ref = allocate_references(t.decls);
-  op.reference(p, t.in, t.ref);
-  return t;
-}
+using Trial = test::ReferenceTrial;
 
 struct LoopResult {
   std::vector<long double> y, mean, rstd;
@@ -105,7 +91,7 @@ TEST_F(LayerNormRows, ReferenceMatchesLongDoubleLoopsOnOddShapes) {
     for (DType type : {DType::f32, DType::bf16, DType::f16}) {
       const Problem p = op->make_problem(params, type);
       for (Distribution d : kDistributions) {
-        const Trial t = make_trial(*op, p, d, 11);
+        const Trial t = test::reference_trial(*op, p, d, 11);
         const LoopResult want = layernorm_loop(t.in, p.dim("m"), p.dim("n"), p.real("eps"));
         const std::string what = p.id() + " " + distribution_name(d);
         // float64's own error: ~1e-16 of the largest |x| in the mean, times rstd in y.
@@ -123,7 +109,7 @@ TEST_F(LayerNormRows, ReferenceMatchesLongDoubleLoopsOnOddShapes) {
 // One value per row: variance 0, so y = b and rstd = 1/sqrt(eps), PyTorch's result for N = 1.
 TEST_F(LayerNormRows, RowsOfOneValueGiveTheBias) {
   const Problem p = op->make_problem({{"m", 5}, {"n", 1}});
-  const Trial t = make_trial(*op, p, Distribution::normal, 3);
+  const Trial t = test::reference_trial(*op, p, Distribution::normal, 3);
   for (std::int64_t row = 0; row < 5; ++row) {
     EXPECT_EQ(t.ref[Y][row], double(t.in[B][0]));
     EXPECT_EQ(t.ref[MEAN][row], double(t.in[X][row]));
@@ -134,7 +120,7 @@ TEST_F(LayerNormRows, RowsOfOneValueGiveTheBias) {
 // A NaN or an Inf poisons its row (y and rstd NaN, the mean NaN or the infinity) and no other row.
 TEST_F(LayerNormRows, NonFiniteValuesStayInTheirRow) {
   const Problem p = op->make_problem({{"m", 5}, {"n", 4}});
-  Trial t = make_trial(*op, p, Distribution::normal, 5);
+  Trial t = test::reference_trial(*op, p, Distribution::normal, 5);
   const float inf = std::numeric_limits<float>::infinity();
   t.in[X][0 * 4 + 2] = std::numeric_limits<float>::quiet_NaN();
   t.in[X][1 * 4 + 0] = inf;
@@ -154,7 +140,7 @@ TEST_F(LayerNormRows, NonFiniteValuesStayInTheirRow) {
 
 TEST_F(LayerNormRows, HugeValuesDoNotOverflowInFloat64) {
   const Problem p = op->make_problem({{"m", 1}, {"n", 2}});
-  Trial t = make_trial(*op, p, Distribution::normal, 1);
+  Trial t = test::reference_trial(*op, p, Distribution::normal, 1);
   t.in[X] = {3e20f, -4e20f};
   t.in[W] = {1.0f, 2.0f};
   t.in[B] = {0.0f, 0.5f};
@@ -259,16 +245,16 @@ TEST_F(LayerNormRows, ByteModelCountsEachTensorOnceInItsStorage) {
 
 TEST_F(LayerNormRows, ConditionIsHowFarTheMeanSitsFromTheSpread) {
   const Problem fp32 = op->make_problem({{"m", 6}, {"n", 999}});
-  const Trial offset = make_trial(*op, fp32, Distribution::offset, 1);
+  const Trial offset = test::reference_trial(*op, fp32, Distribution::offset, 1);
   EXPECT_GT(op->condition(fp32, offset.in), 5e3);  // 1e4 + N(0,1): |mean| * rstd ~ 1e4
   EXPECT_LT(op->condition(fp32, offset.in), 2e4);
-  const Trial uniform = make_trial(*op, fp32, Distribution::uniform01, 1);
+  const Trial uniform = test::reference_trial(*op, fp32, Distribution::uniform01, 1);
   EXPECT_NEAR(op->condition(fp32, uniform.in), 2.0, 0.2);  // sqrt(1 + (0.5 / 0.289)^2)
-  const Trial normal = make_trial(*op, fp32, Distribution::normal, 1);
+  const Trial normal = test::reference_trial(*op, fp32, Distribution::normal, 1);
   EXPECT_LT(op->condition(fp32, normal.in), 1.1);
 
   const Problem bf16 = op->make_problem({{"m", 6}, {"n", 999}}, DType::bf16);
-  const Trial narrow_offset = make_trial(*op, bf16, Distribution::offset, 1);  // 1e3 + 8 N(0,1)
+  const Trial narrow_offset = test::reference_trial(*op, bf16, Distribution::offset, 1);  // 1e3 + 8 N(0,1)
   EXPECT_GT(op->condition(bf16, narrow_offset.in), 60.0);
   EXPECT_LT(op->condition(bf16, narrow_offset.in), 250.0);
 }
@@ -417,7 +403,7 @@ TEST_F(LayerNormRows, RegisterRowAndWelfordStandInsPassWhatTheyClaimInEveryType)
       const Problem p = op->make_problem(shape, type);
       for (Distribution d : kDistributions)
         for (std::uint64_t seed : {1u, 2u, 3u}) {
-          const Trial t = make_trial(*op, p, d, seed);
+          const Trial t = test::reference_trial(*op, p, d, seed);
           const std::string what = p.id() + " " + distribution_name(d) + " seed " + std::to_string(seed) + ": ";
           const TrialJudgement register_row = judge(*op, t, run_stand_in(t, register_row_stats));
           EXPECT_TRUE(register_row.passed) << what << register_row.failure;
@@ -432,11 +418,11 @@ TEST_F(LayerNormRows, SumOfSquaresPassesCountedDistributionsButFailsOffset) {
   const Problem p = op->make_problem({{"m", 5}, {"n", 1000}});
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     for (Distribution d : {Distribution::uniform01, Distribution::normal, Distribution::special}) {
-      const Trial t = make_trial(*op, p, d, seed);
+      const Trial t = test::reference_trial(*op, p, d, seed);
       const TrialJudgement j = judge(*op, t, run_stand_in(t, sum_of_squares_stats));
       EXPECT_TRUE(j.passed) << distribution_name(d) << ": " << j.failure;
     }
-    const Trial offset = make_trial(*op, p, Distribution::offset, seed);
+    const Trial offset = test::reference_trial(*op, p, Distribution::offset, seed);
     EXPECT_FALSE(judge(*op, offset, run_stand_in(offset, sum_of_squares_stats)).passed);
   }
 }
@@ -445,7 +431,7 @@ TEST_F(LayerNormRows, SumOfSquaresPassesCountedDistributionsButFailsOffset) {
 // one value in N, or an unwritten rstd fail; so does an all-zero y.
 TEST_F(LayerNormRows, WrongStatisticsFail) {
   const Problem p = op->make_problem({{"m", 6}, {"n", 1000}}, DType::bf16);
-  const Trial t = make_trial(*op, p, Distribution::normal, 4);
+  const Trial t = test::reference_trial(*op, p, Distribution::normal, 4);
   const HostTensors good = run_stand_in(t, register_row_stats);
   ASSERT_TRUE(judge(*op, t, good).passed) << judge(*op, t, good).failure;
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "reference_trial.hpp"
 #include "baselines/cpu/norm_rows_bwd_reference.hpp"
 #include "harness/errors.hpp"
 #include "harness/narrow_float.hpp"
@@ -38,22 +39,7 @@ std::vector<OpCase> both_ops() {
   return ops;
 }
 
-// One trial as the validator builds it: inputs drawn and rounded to their storage, the reference.
-struct Trial {
-  Problem p;
-  std::vector<TensorDecl> decls;
-  HostTensors in;
-  ReferenceTensors ref;
-};
-
-Trial stored_trial(const OpSpec& op, const Problem& p, Distribution d, std::uint64_t seed) {
-  Trial t{p, op.tensors(p), {}, {}};
-  t.in = allocate_host_inputs(t.decls);
-  draw_stored_inputs(op, p, t.decls, d, seed, t.in);
-  t.ref = allocate_references(t.decls);
-  op.reference(p, t.in, t.ref);
-  return t;
-}
+using Trial = test::ReferenceTrial;
 
 // ---- the reference against long-double loops -----------------------------------------------
 
@@ -115,7 +101,7 @@ TEST(RowsBwdReference, MatchesLongDoubleLoops) {
     for (const Params& params : shapes)
       for (DType dtype : {DType::f32, DType::bf16, DType::f16})
         for (Distribution d : all_distributions()) {
-          const Trial t = stored_trial(*op, op->make_problem(params, dtype), d, 7);
+          const Trial t = test::reference_trial(*op, op->make_problem(params, dtype), d, 7);
           const std::string what = t.p.id() + " " + distribution_name(d);
           const Loops want = backward_loops(layout, t);
           expect_matches(t.ref[layout.dx], want.dx, want.dx_scale, what + " dx");
@@ -177,7 +163,7 @@ TEST(RowsBwdReference, MatchesFiniteDifferencesOfTheForward) {
   for (const auto& [op, layout] : both_ops())
     for (const Params& params :
          std::vector<Params>{{{"m", 3}, {"n", 5}}, {{"m", 4}, {"n", 1}}, {{"m", 2}, {"n", 9}, {"eps", 0.25}}}) {
-      const Trial t = stored_trial(*op, op->make_problem(params), Distribution::normal, 3);
+      const Trial t = test::reference_trial(*op, op->make_problem(params), Distribution::normal, 3);
       SCOPED_TRACE(t.p.id());
       Forward f{layout.layer(), t.p.dim("m"), t.p.dim("n"), t.p.real("eps"), {}, {}, {}, {}};
       f.x.assign(t.in[layout.x].begin(), t.in[layout.x].end());
@@ -344,7 +330,7 @@ TEST(RowsBwdTolerance, Float32ArithmeticPassesEveryDistribution) {
     for (const Problem& p : cpu_quick(*op))
       for (Distribution d : all_distributions()) {
         SCOPED_TRACE(p.id() + " " + distribution_name(d));
-        const Trial t = stored_trial(*op, p, d, 1);
+        const Trial t = test::reference_trial(*op, p, d, 1);
         // fp32: measured at most 0.22 (dx's elementwise check, at an element that cancels to
         // near zero in a row of 3 or 64). A narrow output correctly rounded sits at up to 0.8 of
         // its normwise bound on its own (one element off by u against 1.25 u).
@@ -356,7 +342,7 @@ TEST(RowsBwdTolerance, PlantedFaultsFail) {
   for (const auto& [op, layout] : both_ops())
     for (const Problem& p : cpu_quick(*op))
       for (Distribution d : all_distributions()) {
-        const Trial t = stored_trial(*op, p, d, 2);
+        const Trial t = test::reference_trial(*op, p, d, 2);
         for (Fault f : {Fault::mean_g_dropped, Fault::xhat_term_dropped, Fault::dw_from_x, Fault::last_row_dropped}) {
           if (!fault_can_show(f, layout, p, d)) continue;
           SCOPED_TRACE(p.id() + " " + distribution_name(d) + " " + fault_name(f));
@@ -372,7 +358,7 @@ TEST(RowsBwdTolerance, DISABLED_PrintRatios) {
   for (const auto& [op, layout] : both_ops())
     for (const Problem& p : cpu_quick(*op))
       for (Distribution d : all_distributions()) {
-        const Trial t = stored_trial(*op, p, d, 1);
+        const Trial t = test::reference_trial(*op, p, d, 1);
         const std::string type = dtype_name(p.dtype);
         std::printf("%-44s %-9s", p.id().c_str(), distribution_name(d).c_str());
         for (const auto& [name, r] : bound_ratios(*op, layout, t, fp32_backward(layout, t, Fault::none))) {

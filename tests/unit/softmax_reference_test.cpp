@@ -26,8 +26,9 @@ namespace {
 
 using Trial = test::ReferenceTrial;
 
-Trial make_trial(const OpSpec& op, std::int64_t m, std::int64_t n, Distribution d, std::uint64_t seed) {
-  return test::reference_trial(op, op.make_problem({{"m", double(m)}, {"n", double(n)}}), d, seed);
+Trial make_trial(const OpSpec& op, std::int64_t m, std::int64_t n, Distribution d, std::uint64_t seed,
+                 DType dtype = DType::f32) {
+  return test::reference_trial(op, op.make_problem({{"m", double(m)}, {"n", double(n)}}, dtype), d, seed);
 }
 
 // What every max-subtracting fp32 kernel computes: float max, float expf, a float pairwise sum.
@@ -149,17 +150,6 @@ TEST_F(SoftmaxReference, ProblemIdsRoundTrip) {
   EXPECT_EQ(op->make_problem({{"m", 1024}, {"n", 262144}}, DType::bf16).id(), "softmax/m1024_n262144/bf16");
 }
 
-// A narrow trial as the harness builds it: inputs rounded to the storage type, then the reference.
-Trial stored_trial(const OpSpec& op, std::int64_t m, std::int64_t n, DType dtype, Distribution d, std::uint64_t seed) {
-  const Problem p = op.make_problem({{"m", double(m)}, {"n", double(n)}}, dtype);
-  Trial t{p, op.tensors(p), {}, {}};
-  t.in = allocate_host_inputs(t.decls);
-  draw_stored_inputs(op, p, t.decls, d, seed, t.in);
-  t.ref = allocate_references(t.decls);
-  op.reference(p, t.in, t.ref);
-  return t;
-}
-
 // The harness's verdict: each tensor's tolerance with its storage rounding (trial_tolerances).
 TrialJudgement judge_stored(const OpSpec& op, const Trial& t, const HostTensors& out) {
   const TrialTolerances tol = trial_tolerances(op, t.p, t.decls, t.in, t.ref);
@@ -186,7 +176,7 @@ TEST_F(SoftmaxReference, NarrowOutputRoundedOncePasses) {
   for (DType dtype : {DType::bf16, DType::f16})
     for (Distribution d : all_distributions())
       for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{8, 4096}, {2, 65536}}) {
-        const Trial t = stored_trial(*op, m, n, dtype, d, 7);
+        const Trial t = make_trial(*op, m, n, d, 7, dtype);
         const TrialJudgement j = judge_stored(*op, t, stored_softmax(t, m, n));
         EXPECT_TRUE(j.passed) << dtype_name(dtype) << " " << distribution_name(d) << " n=" << n << ": " << j.failure;
       }
@@ -197,7 +187,7 @@ TEST_F(SoftmaxReference, NarrowOutputRoundedOncePasses) {
 // flushes them to zero, or is all zero, fails.
 TEST_F(SoftmaxReference, Fp16LongRowsKeepTheirSubnormals) {
   const std::int64_t m = 2, n = 65536;
-  const Trial t = stored_trial(*op, m, n, DType::f16, Distribution::normal, 3);
+  const Trial t = make_trial(*op, m, n, Distribution::normal, 3, DType::f16);
   const HostTensors correct = stored_softmax(t, m, n);
   std::int64_t subnormal = 0;
   for (float y : correct[softmax::kY]) subnormal += (y != 0.0f && y < 0x1.0p-14f);
