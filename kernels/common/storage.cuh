@@ -40,6 +40,15 @@ struct FloatPack {
   float v[VEC];
 };
 
+// A pack of zeros: what a lane that owns no pack adds to a row's sums.
+template <int VEC>
+__device__ __forceinline__ FloatPack<VEC> zero_float_pack() {
+  FloatPack<VEC> p;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) p.v[i] = 0.0f;
+  return p;
+}
+
 // The raw bits of a pack as one access: 16, 8, 4 or 2 bytes.
 template <int BYTES> struct RawWord;
 template <> struct RawWord<16> { using type = uint4; };

@@ -29,14 +29,6 @@ using rmsnorm_rows::RowGeometry;
 using rmsnorm_rows::RowLayout;
 using rmsnorm_rows::RowPlan;
 
-template <int VEC>
-__device__ __forceinline__ dev::FloatPack<VEC> zero_pack() {
-  dev::FloatPack<VEC> p;
-#pragma unroll
-  for (int i = 0; i < VEC; ++i) p.v[i] = 0.0f;
-  return p;
-}
-
 // y for one pack of the row; `at` is the pack's first column.
 template <class T, int VEC>
 __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, long long n, long long at,
@@ -63,7 +55,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     const T* xr = t.x + row * g.n + first;
     dev::FloatPack<VEC> v[PPT];
 #pragma unroll
-    for (int k = 0; k < PPT; ++k) v[k] = mine(k) ? dev::load_as_float<T, VEC>(xr + k * stride) : zero_pack<VEC>();
+    for (int k = 0; k < PPT; ++k) v[k] = mine(k) ? dev::load_as_float<T, VEC>(xr + k * stride) : dev::zero_float_pack<VEC>();
 
     float sum = 0.0f;  // zeros past the row's end are harmless here, not in the squares
 #pragma unroll
@@ -73,7 +65,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     const float mean = reduce.sum(sum) * g.inv_n;
     const auto each_centered = [&](auto f) {
 #pragma unroll
-      for (int k = 0; k < PPT; ++k) f(mine(k) ? centered(v[k], mean) : zero_pack<VEC>());
+      for (int k = 0; k < PPT; ++k) f(mine(k) ? centered(v[k], mean) : dev::zero_float_pack<VEC>());
     };
     const float rstd = rmsnorm_rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
 

@@ -20,14 +20,6 @@
 namespace nb::rmsnorm_rows {
 namespace {
 
-template <int VEC>
-__device__ __forceinline__ dev::FloatPack<VEC> zero_pack() {
-  dev::FloatPack<VEC> p;
-#pragma unroll
-  for (int i = 0; i < VEC; ++i) p.v[i] = 0.0f;
-  return p;
-}
-
 // y = v * inv * w for one pack; y and w point at the pack.
 template <class T, int VEC>
 __device__ __forceinline__ void store_weighted(T* y, const T* w, const dev::FloatPack<VEC>& v, float inv) {
@@ -56,7 +48,7 @@ __global__ void __launch_bounds__(kMaxLanes)
 #pragma unroll
     for (int k = 0; k < PPT; ++k)
       v[k] = active && k * static_cast<int>(blockDim.x) < owned ? dev::load_as_float<T, VEC>(xr + k * stride)
-                                                              : zero_pack<VEC>();
+                                                              : dev::zero_float_pack<VEC>();
     const auto each_pack = [&](auto f) {
 #pragma unroll
       for (int k = 0; k < PPT; ++k) f(v[k]);

@@ -70,14 +70,6 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
   return total;
 }
 
-template <int VEC>
-__device__ __forceinline__ FloatPack<VEC> zero_pack() {
-  FloatPack<VEC> p;
-#pragma unroll
-  for (int i = 0; i < VEC; ++i) p.v[i] = 0.0f;
-  return p;
-}
-
 // Register mode: PPT packs of VEC elements per thread, blockDim.y row slots.
 template <bool kLayer, class T, int VEC, int PPT>
 __global__ void __launch_bounds__(kMaxLanes, 2)
@@ -90,7 +82,7 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
   const long long stride = (long long)blockDim.x * VEC;                    // elements between my packs
   FloatPack<VEC> dw[PPT], db[PPT];
 #pragma unroll
-  for (int k = 0; k < PPT; ++k) dw[k] = zero_pack<VEC>(), db[k] = zero_pack<VEC>();
+  for (int k = 0; k < PPT; ++k) dw[k] = nb::dev::zero_float_pack<VEC>(), db[k] = nb::dev::zero_float_pack<VEC>();
 
   for (long long base = sh.row_begin; base < sh.row_end; base += blockDim.y) {
     const long long row = base + threadIdx.y;
@@ -100,7 +92,7 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
     RowSums s{};
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
-      gk[k] = zero_pack<VEC>(), xk[k] = zero_pack<VEC>();
+      gk[k] = nb::dev::zero_float_pack<VEC>(), xk[k] = nb::dev::zero_float_pack<VEC>();
       if (!active || k * int(blockDim.x) >= owned) continue;
       const long long at = first + k * stride;
       const FloatPack<VEC> x = load_as_float<T, VEC>(a.x + row * a.n + at);
