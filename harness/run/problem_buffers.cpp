@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "harness/cuda_check.hpp"
 #include "harness/device/device_checks.hpp"
@@ -31,41 +32,40 @@ ProblemBuffers ProblemBuffers::allocate(const OpSpec& op, const Problem& problem
 }
 
 void ProblemBuffers::upload(const HostTensors& host, std::vector<TensorRole> roles, cudaStream_t stream) const {
+  std::vector<std::vector<std::uint16_t>> encoded;  // narrow tensors' bits, alive until the copies end
   for (std::size_t i = 0; i < decls.size(); ++i) {
     if (std::find(roles.begin(), roles.end(), decls[i].role) == roles.end()) continue;
     const auto& values = host.data.at(i);
-    if (!is_narrow(decls[i].dtype)) {
-      NB_CUDA_CHECK(cudaMemcpyAsync(tensors.buffers[i].get(), values.data(), values.size() * sizeof(float),
-                                    cudaMemcpyHostToDevice, stream));
-      continue;
+    const void* src = values.data();
+    if (is_narrow(decls[i].dtype)) {
+      encoded.emplace_back(values.size());
+      encode_narrow(values.data(), encoded.back().data(), static_cast<std::int64_t>(values.size()), decls[i].dtype);
+      src = encoded.back().data();
     }
-    std::vector<std::uint16_t> stored(values.size());
-    encode_narrow(values.data(), stored.data(), static_cast<std::int64_t>(values.size()), decls[i].dtype);
-    NB_CUDA_CHECK(cudaMemcpyAsync(tensors.buffers[i].get(), stored.data(), stored.size() * sizeof(std::uint16_t),
+    NB_CUDA_CHECK(cudaMemcpyAsync(tensors.buffers[i].get(), src, values.size() * dtype_size(decls[i].dtype),
                                   cudaMemcpyHostToDevice, stream));
-    NB_CUDA_CHECK(cudaStreamSynchronize(stream));  // `stored` leaves scope
   }
   NB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 void ProblemBuffers::download_results(HostTensors& host, cudaStream_t stream) const {
   host.data.resize(decls.size());
+  std::vector<std::pair<std::size_t, std::vector<std::uint16_t>>> encoded;  // narrow tensors, decoded after the copies
   for (std::size_t i = 0; i < decls.size(); ++i) {
     if (decls[i].role == TensorRole::input) continue;
     auto& values = host.data[i];
     values.resize(static_cast<std::size_t>(decls[i].elements));  // no-op when allocate_host_results sized it
-    if (!is_narrow(decls[i].dtype)) {
-      NB_CUDA_CHECK(cudaMemcpyAsync(values.data(), tensors.buffers[i].get(), values.size() * sizeof(float),
-                                    cudaMemcpyDeviceToHost, stream));
-      continue;
+    void* dst = values.data();
+    if (is_narrow(decls[i].dtype)) {
+      encoded.emplace_back(i, std::vector<std::uint16_t>(values.size()));
+      dst = encoded.back().second.data();
     }
-    std::vector<std::uint16_t> stored(values.size());
-    NB_CUDA_CHECK(cudaMemcpyAsync(stored.data(), tensors.buffers[i].get(), stored.size() * sizeof(std::uint16_t),
+    NB_CUDA_CHECK(cudaMemcpyAsync(dst, tensors.buffers[i].get(), values.size() * dtype_size(decls[i].dtype),
                                   cudaMemcpyDeviceToHost, stream));
-    NB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    decode_narrow(stored.data(), values.data(), static_cast<std::int64_t>(values.size()), decls[i].dtype);
   }
   NB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (const auto& [i, bits] : encoded)
+    decode_narrow(bits.data(), host.data[i].data(), static_cast<std::int64_t>(bits.size()), decls[i].dtype);
 }
 
 void ProblemBuffers::poison_outputs(cudaStream_t stream) const {
