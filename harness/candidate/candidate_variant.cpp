@@ -63,7 +63,7 @@ Support CandidateVariant::supports(const Problem& p) const {
   if (!library_.functions().supports) {
     // Written before bf16/fp16 problems existed, it would read 2-byte tensors as floats and write
     // past the end of its outputs.
-    if (is_narrow(storage_type(p.dtype)))
+    if (is_narrow(p.dtype))
       return Support::no("a " + dtype_name(p.dtype) + " problem: the candidate exports no nb_candidate_supports, so it "
                          "is taken to handle float32 tensors only (export it to run bf16/fp16 problems)");
     return Support::yes();
