@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_harness.hpp"
 #include "baselines/cudnn/matmul_fusion_cudnn.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/device/device_checks.hpp"
@@ -23,6 +24,8 @@
 
 namespace nb {
 namespace {
+
+using test::normwise;
 
 // A cuDNN handle for the test (the baselines each own theirs; this one is borrowed by the class).
 struct CudnnHandle {
@@ -66,16 +69,6 @@ TEST(CudnnMatmulFusion, ProbeReportsEveryRung) {
       EXPECT_EQ(probe.best, first_ok) << "best must be the first rung whose plan finalized";
     }
   }
-}
-
-double normwise(const std::vector<float>& got, const std::vector<double>& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double d = double(got[i]) - ref[i];
-    num += d * d;
-    den += ref[i] * ref[i];
-  }
-  return std::sqrt(num / den);
 }
 
 void check_against_float64(bool allow_tf32) {

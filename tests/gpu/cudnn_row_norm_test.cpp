@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_harness.hpp"
 #include "baselines/cudnn/norm_cudnn.hpp"
 #include "baselines/cudnn/plan_cache.hpp"
 #include "harness/cuda_check.hpp"
@@ -23,6 +24,8 @@
 
 namespace nb {
 namespace {
+
+using test::normwise;
 
 // One device tensor of `storage` with its host values (exactly representable in it).
 struct Stored {
@@ -103,16 +106,6 @@ Expected float64_reference(RowNormGraph g, std::int64_t m, std::int64_t n, doubl
     }
   }
   return e;
-}
-
-double normwise(const std::vector<float>& got, const std::vector<double>& ref) {
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double d = double(got[i]) - ref[i];
-    num += d * d;
-    den += ref[i] * ref[i];
-  }
-  return std::sqrt(num / (den > 0 ? den : 1.0));
 }
 
 struct Case {

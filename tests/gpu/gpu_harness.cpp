@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "harness/cuda_stream.hpp"
 #include "harness/run/guarded_launch.hpp"
 #include "harness/run/problem_buffers.hpp"
@@ -57,6 +59,16 @@ void expect_variants_pass(const OpSpec& op, const Problem& problem, const std::v
       EXPECT_EQ(d.unwritten, 0) << distribution_name(d.distribution);
     }
   }
+}
+
+double normwise(const std::vector<float>& got, const std::vector<double>& ref) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double d = double(got[i]) - ref[i];
+    num += d * d;
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num / (den > 0 ? den : 1.0));
 }
 
 std::string rows_case_name(const RowsCase& c) {

@@ -30,6 +30,10 @@ std::string describe(const CaseOutcome& o);
 void expect_variants_pass(const OpSpec& op, const Problem& problem, const std::vector<std::string>& variants,
                           const std::vector<Distribution>& distributions);
 
+// ||got - ref|| / ||ref|| over every element (the absolute norm when ref is all zero); a NaN
+// anywhere (an unwritten, poisoned element) makes it NaN, which no bound accepts.
+double normwise(const std::vector<float>& got, const std::vector<double>& ref);
+
 // A rows problem of a row op, named "bf16_m70_n131072" in test ids.
 struct RowsCase {
   DType dtype;
