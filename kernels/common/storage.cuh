@@ -56,29 +56,33 @@ template <> struct RawWord<8> { using type = uint2; };
 template <> struct RawWord<4> { using type = unsigned; };
 template <> struct RawWord<2> { using type = unsigned short; };
 
-// Read-only path (ld.global.nc): the kernels never write their inputs. The caller guarantees
-// sizeof(T) * VEC alignment.
+// The raw bits of a pack of VEC elements of T as one word: what a load, a shared-memory slice or
+// a register fetched ahead holds before the math needs floats.
 template <class T, int VEC>
-__device__ __forceinline__ FloatPack<VEC> load_as_float(const T* p) {
-  using Raw = typename RawWord<static_cast<int>(sizeof(T)) * VEC>::type;
-  const Raw raw = __ldg(reinterpret_cast<const Raw*>(p));
+using PackWord = typename RawWord<static_cast<int>(sizeof(T)) * VEC>::type;
+
+// A pack's raw bits widened to fp32 in registers.
+template <class T, int VEC>
+__device__ __forceinline__ FloatPack<VEC> widen(const PackWord<T, VEC>& raw) {
   StoredPack<T, VEC> s;
-  *reinterpret_cast<Raw*>(&s) = raw;
+  *reinterpret_cast<PackWord<T, VEC>*>(&s) = raw;
   FloatPack<VEC> out;
 #pragma unroll
   for (int i = 0; i < VEC; ++i) out.v[i] = to_float(s.v[i]);
   return out;
 }
 
+// Read-only path (ld.global.nc): the kernels never write their inputs. The caller guarantees
+// sizeof(T) * VEC alignment.
+template <class T, int VEC>
+__device__ __forceinline__ FloatPack<VEC> load_as_float(const T* p) {
+  return widen<T, VEC>(__ldg(reinterpret_cast<const PackWord<T, VEC>*>(p)));
+}
+
 // A 16-byte pack of T held as raw bits (a slice staged in shared memory, say) in fp32.
 template <class T>
 __device__ __forceinline__ FloatPack<kPack16<T>> widen16(const uint4& raw) {
-  StoredPack<T, kPack16<T>> s;
-  *reinterpret_cast<uint4*>(&s) = raw;
-  FloatPack<kPack16<T>> out;
-#pragma unroll
-  for (int i = 0; i < kPack16<T>; ++i) out.v[i] = to_float(s.v[i]);
-  return out;
+  return widen<T, kPack16<T>>(raw);
 }
 
 // One store of the rounded pack (write-back: the next kernel may read it from L2).

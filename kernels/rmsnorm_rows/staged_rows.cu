@@ -23,18 +23,6 @@ __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int coun
   for (int p = threadIdx.x; p < count; p += blockDim.x) dev::cp_async_16(dst + p, s + p);
 }
 
-// A 16-byte pack of T as fp32 values.
-template <class T>
-__device__ __forceinline__ dev::FloatPack<dev::kPack16<T>> widen(const uint4& raw) {
-  constexpr int VEC = dev::kPack16<T>;
-  dev::StoredPack<T, VEC> s;
-  *reinterpret_cast<uint4*>(&s) = raw;
-  dev::FloatPack<VEC> out;
-#pragma unroll
-  for (int i = 0; i < VEC; ++i) out.v[i] = dev::to_float(s.v[i]);
-  return out;
-}
-
 template <class T>
 __global__ void __launch_bounds__(kMaxLanes)
     rmsnorm_rows_staged(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
@@ -60,13 +48,13 @@ __global__ void __launch_bounds__(kMaxLanes)
     const uint4* x_slice = slices + buffer * g.packs_per_part;
     const auto each_pack = [&](auto f) {
 #pragma unroll 4
-      for (int p = threadIdx.x; p < count; p += blockDim.x) f(widen<T>(x_slice[p]));
+      for (int p = threadIdx.x; p < count; p += blockDim.x) f(dev::widen16<T>(x_slice[p]));
     };
     const float inv = row_inv_rms<VEC>(each_pack, reduce, g.inv_n, g.eps);
     T* yr = y + row * g.n + offset;
 #pragma unroll 4
     for (int p = threadIdx.x; p < count; p += blockDim.x) {
-      const dev::FloatPack<VEC> v = widen<T>(x_slice[p]), wp = widen<T>(w_slice[p]);
+      const dev::FloatPack<VEC> v = dev::widen16<T>(x_slice[p]), wp = dev::widen16<T>(w_slice[p]);
       dev::FloatPack<VEC> out;
 #pragma unroll
       for (int i = 0; i < VEC; ++i) out.v[i] = v.v[i] * inv * wp.v[i];

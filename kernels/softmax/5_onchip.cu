@@ -41,17 +41,7 @@ constexpr bool kExpInPlace = std::is_same_v<T, float>;
 // shared slice and in the registers fetched ahead: held as raw words, so a pack of 8 bf16 takes 4
 // registers, and converted to floats only where the math needs them.
 template <class T, int VEC>
-using Word = typename dev::RawWord<int(sizeof(T)) * VEC>::type;
-
-template <class T, int VEC>
-__device__ __forceinline__ dev::FloatPack<VEC> unpack(const Word<T, VEC>& w) {
-  dev::StoredPack<T, VEC> s;
-  *reinterpret_cast<Word<T, VEC>*>(&s) = w;
-  dev::FloatPack<VEC> f;
-#pragma unroll
-  for (int k = 0; k < VEC; ++k) f.v[k] = dev::to_float(s.v[k]);
-  return f;
-}
+using Word = dev::PackWord<T, VEC>;
 
 template <int VEC>
 __device__ __forceinline__ Word<float, VEC> pack_floats(const dev::FloatPack<VEC>& f) {
@@ -62,7 +52,7 @@ __device__ __forceinline__ Word<float, VEC> pack_floats(const dev::FloatPack<VEC
 
 template <class T, int VEC>
 __device__ __forceinline__ float pack_max(float acc, const Word<T, VEC>& w) {
-  const dev::FloatPack<VEC> f = unpack<T, VEC>(w);
+  const dev::FloatPack<VEC> f = dev::widen<T, VEC>(w);
 #pragma unroll
   for (int k = 0; k < VEC; ++k) acc = fmaxf(acc, f.v[k]);
   return acc;
@@ -114,7 +104,7 @@ __device__ float slice_exp_sum(T* smem, int n, float mx) {
   Word<T, VEC>* slice = reinterpret_cast<Word<T, VEC>*>(smem);
   float s = 0.f;
   for (int i = threadIdx.x; i < n / VEC; i += blockDim.x) {
-    dev::FloatPack<VEC> f = unpack<T, VEC>(slice[i]);
+    dev::FloatPack<VEC> f = dev::widen<T, VEC>(slice[i]);
 #pragma unroll
     for (int k = 0; k < VEC; ++k) s += (f.v[k] = expf(f.v[k] - mx));
     if constexpr (kExpInPlace<T>) slice[i] = pack_floats<VEC>(f);
@@ -127,7 +117,7 @@ template <class T, int VEC>
 __device__ void write_slice(const T* smem, T* dst, int n, float mx, float scale) {
   const Word<T, VEC>* slice = reinterpret_cast<const Word<T, VEC>*>(smem);
   for (int i = threadIdx.x; i < n / VEC; i += blockDim.x) {
-    dev::FloatPack<VEC> f = unpack<T, VEC>(slice[i]);
+    dev::FloatPack<VEC> f = dev::widen<T, VEC>(slice[i]);
 #pragma unroll
     for (int k = 0; k < VEC; ++k) f.v[k] = (kExpInPlace<T> ? f.v[k] : expf(f.v[k] - mx)) * scale;
     dev::store_from_float<T, VEC>(dst + i * VEC, f);
