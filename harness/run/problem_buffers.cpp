@@ -25,6 +25,9 @@ ProblemBuffers ProblemBuffers::allocate(const OpSpec& op, const Problem& problem
     if (b.tensors.buffers.back().get())
       NB_CUDA_CHECK(cudaMemset(b.tensors.buffers.back().get(), 0, b.tensors.buffers.back().bytes()));
   }
+  // The zeroing runs on the default stream, which the harness's non-blocking streams do not wait
+  // for: finish it here, or a first upload on those streams can land before it and be wiped.
+  NB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   std::size_t workspace = 0;
   for (Variant* v : variants) workspace = std::max(workspace, v->workspace_bytes(problem));
   b.workspace = DeviceBuffer(workspace);

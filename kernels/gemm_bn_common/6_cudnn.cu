@@ -36,6 +36,9 @@ class CudnnMatmulFusion final : public Variant {
       ones_ = DeviceBuffer(std::size_t(s.n) * sizeof(float));
       const std::vector<float> ones(std::size_t(s.n), 1.0f);
       NB_CUDA_CHECK(cudaMemcpy(ones_.get(), ones.data(), ones_.bytes(), cudaMemcpyHostToDevice));
+      // A pageable copy may still be in flight when cudaMemcpy returns, and the launch's
+      // non-blocking stream does not wait for the default stream.
+      NB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
     plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& shape) {
       return std::make_unique<MatmulBiasScaleStats>(
