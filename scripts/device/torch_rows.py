@@ -6,6 +6,7 @@ normbench's `llm` suite: (4096,4096), (32768,8192), (16384,16384) and N = 256..2
 Also a torch copy of 2^28 elements (x.copy_), the bandwidth ceiling as torch sees it.
   python3 scripts/device/torch_rows.py --out $OUT/torch_rows.json          (about 4-6 min on an H100)
   python3 scripts/device/torch_rows.py --quick --ops rmsnorm_rows,softmax
+  python3 scripts/device/torch_rows.py --dtypes fp32 --ops softmax --shapes 32768x256,32768x512
 """
 import argparse
 import os
@@ -132,6 +133,7 @@ def parse_args():
     p.add_argument("--ops", default=",".join(OPS), help="comma-separated: " + ",".join(OPS))
     p.add_argument("--dtypes", default="bf16", help="comma-separated: bf16,fp16,fp32")
     p.add_argument("--quick", action="store_true", help="two small shapes")
+    p.add_argument("--shapes", default="", help="comma-separated MxN in place of the llm shapes, e.g. 32768x256,4096x4096")
     p.add_argument("--min-time", type=float, default=0.1)
     p.add_argument("--max-time", type=float, default=0.5)
     p.add_argument("--min-samples", type=int, default=20)
@@ -142,6 +144,14 @@ def parse_args():
     bad = [o for o in opts.ops if o not in OPS] + [d for d in opts.dtypes if d not in DTYPES]
     if bad:
         p.error(f"unknown op or dtype: {bad}")
+    opts.shape_list = llm_shapes(opts.quick)
+    if opts.shapes:
+        try:
+            opts.shape_list = [tuple(int(v) for v in s.lower().split("x")) for s in opts.shapes.split(",") if s]
+        except ValueError:
+            p.error(f"--shapes: expected MxN,MxN,... (got {opts.shapes!r})")
+        if not opts.shape_list or any(len(s) != 2 or min(s) < 1 for s in opts.shape_list):
+            p.error(f"--shapes: expected positive MxN pairs (got {opts.shapes!r})")
     return opts
 
 
@@ -161,7 +171,7 @@ def main():
     for dtype in opts.dtypes:
         doc["copy"][dtype] = copy_ceiling(opts, flush, dtype)
         for op in opts.ops:
-            for shape in llm_shapes(opts.quick):
+            for shape in opts.shape_list:
                 doc["cases"].append(run_case(op, shape, dtype, opts, flush))
                 doc["wall_s"] = time.perf_counter() - t0
                 write_json(opts.out, doc)  # after every case: a cut-off run keeps what it measured
