@@ -79,6 +79,32 @@ __device__ __forceinline__ FloatPack<VEC> load_as_float(const T* p) {
   return widen<T, VEC>(__ldg(reinterpret_cast<const PackWord<T, VEC>*>(p)));
 }
 
+// One thread's share of a row in registers: PPT packs, pack k at p + k * stride where mine(k),
+// zeros elsewhere. Issue every load of a row (of each tensor) before widening any: a widen in
+// the same branch as its load makes the next load wait for this one, and in bf16 and fp16, where
+// widening is real work, that serialised a row's loads (rmsnorm_rows register_row at (32768,
+// 8192) bf16 took 0.360 ms on an H200 where the same layout with its loads issued first takes
+// 0.263 ms).
+template <class T, int VEC, int PPT, class Mine>
+__device__ __forceinline__ void load_pack_words(const T* p, long long stride, Mine mine, PackWord<T, VEC> (&raw)[PPT]) {
+  using Word = PackWord<T, VEC>;
+#pragma unroll
+  for (int k = 0; k < PPT; ++k) raw[k] = mine(k) ? __ldg(reinterpret_cast<const Word*>(p + k * stride)) : Word{};
+}
+
+template <class T, int VEC, int PPT>
+__device__ __forceinline__ void widen_packs(const PackWord<T, VEC> (&raw)[PPT], FloatPack<VEC> (&v)[PPT]) {
+#pragma unroll
+  for (int k = 0; k < PPT; ++k) v[k] = widen<T, VEC>(raw[k]);  // all-zero bits widen to +0 in every type
+}
+
+template <class T, int VEC, int PPT, class Mine>
+__device__ __forceinline__ void load_packs_as_float(const T* p, long long stride, Mine mine, FloatPack<VEC> (&v)[PPT]) {
+  PackWord<T, VEC> raw[PPT];
+  load_pack_words<T, VEC>(p, stride, mine, raw);
+  widen_packs<T, VEC>(raw, v);
+}
+
 // A 16-byte pack of T held as raw bits (a slice staged in shared memory, say) in fp32.
 template <class T>
 __device__ __forceinline__ FloatPack<kPack16<T>> widen16(const uint4& raw) {

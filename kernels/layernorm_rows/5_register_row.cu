@@ -54,8 +54,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; };
     const T* xr = t.x + row * g.n + first;
     dev::FloatPack<VEC> v[PPT];
-#pragma unroll
-    for (int k = 0; k < PPT; ++k) v[k] = mine(k) ? dev::load_as_float<T, VEC>(xr + k * stride) : dev::zero_float_pack<VEC>();
+    dev::load_packs_as_float<T, VEC>(xr, stride, mine, v);
 
     float sum = 0.0f;  // zeros past the row's end are harmless here, not in the squares
 #pragma unroll

@@ -45,10 +45,7 @@ __global__ void __launch_bounds__(kMaxLanes)
     const bool active = row < g.rows;  // rows past the end still take part in the shuffles
     const T* xr = x + row * g.n + first;
     dev::FloatPack<VEC> v[PPT];
-#pragma unroll
-    for (int k = 0; k < PPT; ++k)
-      v[k] = active && k * static_cast<int>(blockDim.x) < owned ? dev::load_as_float<T, VEC>(xr + k * stride)
-                                                              : dev::zero_float_pack<VEC>();
+    dev::load_packs_as_float<T, VEC>(xr, stride, [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; }, v);
     const auto each_pack = [&](auto f) {
 #pragma unroll
       for (int k = 0; k < PPT; ++k) f(v[k]);

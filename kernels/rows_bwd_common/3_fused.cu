@@ -24,6 +24,9 @@ using namespace dev;
 using nb::dev::FloatPack;
 using nb::dev::kPack16;
 using nb::dev::load_as_float;
+using nb::dev::load_pack_words;
+using nb::dev::PackWord;
+using nb::dev::widen;
 using nb::dev::store_from_float;
 
 struct Geometry {
@@ -90,14 +93,16 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
     const RowStats st = active ? row_stats<kLayer>(a, row) : RowStats{0.0f, 0.0f};
     FloatPack<VEC> gk[PPT], xk[PPT];
     RowSums s{};
+    const auto mine = [&](int k) { return active && k * int(blockDim.x) < owned; };
+    PackWord<T, VEC> x_raw[PPT], dy_raw[PPT], w_raw[PPT];  // every load of the row in flight at once
+    load_pack_words<T, VEC>(a.x + row * a.n + first, stride, mine, x_raw);
+    load_pack_words<T, VEC>(a.dy + row * a.n + first, stride, mine, dy_raw);
+    load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
       gk[k] = nb::dev::zero_float_pack<VEC>(), xk[k] = nb::dev::zero_float_pack<VEC>();
-      if (!active || k * int(blockDim.x) >= owned) continue;
-      const long long at = first + k * stride;
-      const FloatPack<VEC> x = load_as_float<T, VEC>(a.x + row * a.n + at);
-      const FloatPack<VEC> dy = load_as_float<T, VEC>(a.dy + row * a.n + at);
-      const FloatPack<VEC> w = load_as_float<T, VEC>(a.w + at);
+      if (!mine(k)) continue;
+      const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]), w = widen<T, VEC>(w_raw[k]);
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
         const float xh = xhat<kLayer>(x.v[i], st), gv = dy.v[i] * w.v[i];

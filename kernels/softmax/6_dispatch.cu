@@ -45,11 +45,11 @@ __global__ void __launch_bounds__(kMaxLanes) register_rows(Args<T> a, int packs)
     const bool active = row < a.m;
     const T* x = a.x + row * a.n + first;
     dev::FloatPack<VEC> v[PPT];
+    dev::load_packs_as_float<T, VEC>(x, stride, [&](int k) { return active && k * int(blockDim.x) < owned; }, v);
     float mx = -FLT_MAX;
 #pragma unroll
     for (int k = 0; k < PPT; ++k)
       if (active && k * int(blockDim.x) < owned) {
-        v[k] = dev::load_as_float<T, VEC>(x + k * stride);
 #pragma unroll
         for (int i = 0; i < VEC; ++i) mx = fmaxf(mx, v[k].v[i]);
       }
