@@ -1,5 +1,5 @@
-// Register row: x is read from DRAM once. A row of up to 8192 values is held in registers (at most
-// 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the row allows,
+// Register row: x is read from DRAM once. A row of up to 16384 values (8192 one by one) is held in
+// one block's registers (at most 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the row allows,
 // else one by one) from the statistics to the write; short rows share a block in lane groups. The
 // mean comes first, then the squared deviations from it, from the registers: the variance is exact
 // as Welford's, with no division per value. Longer rows of 16-byte packs are staged in shared
@@ -175,7 +175,7 @@ void launch(const Problem& problem, const DeviceTensors& d, void*, cudaStream_t 
 std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
-       "rows <= 8192 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
+       "rows <= 16384 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks), the next row copied in by "
        "cp.async; mean, then squared deviations; x read once",
        launch, nullptr, nullptr, {Distribution::offset, Distribution::tiny_var, Distribution::wide}});

@@ -1,7 +1,7 @@
-// Register row: a row of up to 8192 elements is held in registers (at most 32 fp32 values per
-// thread, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the row allows, else one by one)
-// from the reduction to the write, so x is read from DRAM once; short rows share a block in
-// power-of-two lane groups. Longer rows of 16-byte packs are staged in shared memory over a
+// Register row: a row of up to 16384 elements (8192 one by one) is held in one block's registers
+// (at most 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the
+// row allows, else one by one) from the reduction to the write, so x is read from DRAM once;
+// short rows share a block in power-of-two lane groups. Longer rows of 16-byte packs are staged in shared memory over a
 // persistent grid of clusters (staged_rows.cu); others split over a cluster of up to 8 blocks in
 // registers (DSMEM sum), and rows too long even for that stream their part twice. Rescales when
 // x^2 overflows (claims `wide`).
@@ -142,7 +142,7 @@ void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t 
 std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
-       "rows <= 8192 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
+       "rows <= 16384 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks), the next row copied in by "
        "cp.async; x read once",
        launch, nullptr, nullptr, {Distribution::wide}});

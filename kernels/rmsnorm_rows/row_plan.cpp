@@ -28,11 +28,11 @@ bool plan_staged(RowPlan& plan) {
   return true;
 }
 
-// Registers: as many parts as keep a block at <= kElementsPerBlock, threads enough for the
+// Registers: as many parts as keep a block at <= block_elements, threads enough for the
 // budget, short rows in lane groups; streamed when a cluster's registers cannot hold the row.
 void plan_registers(RowPlan& plan) {
   const int max_packs_per_thread = max_elements_per_thread(plan.vec) / plan.vec;
-  plan.parts = parts_for(plan.packs, kElementsPerBlock / plan.vec);
+  plan.parts = parts_for(plan.packs, block_elements(plan.vec) / plan.vec);
   plan.packs_per_part = ceil_div(plan.packs, plan.parts);
 
   const std::int64_t lanes_needed = ceil_div(plan.packs_per_part, max_packs_per_thread);
@@ -65,7 +65,7 @@ RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, bool 
   plan.element_bytes = element_bytes;
   plan.vec = packs16 ? kPackBytes / element_bytes : 1;
   plan.packs = ceil_div(n, plan.vec);
-  if (packs16 && staged_allowed && n > kElementsPerBlock) {
+  if (packs16 && staged_allowed && n > block_elements(plan.vec)) {
     RowPlan staged = plan;
     if (plan_staged(staged)) return staged;
   }

@@ -1,8 +1,8 @@
 #pragma once
 // How 4_register_row.cu lays a row over threads, counted in elements and bytes so that one plan
 // serves fp32 (4-byte) and bf16/fp16 (2-byte) storage. A pack is 16 bytes when the row allows it
-// (4 floats, 8 bf16 or fp16), else one element. Rows of up to 8192 elements live in registers:
-// threads enough for at most 32 elements each (the registers hold fp32 values after conversion,
+// (4 floats, 8 bf16 or fp16), else one element. Rows of up to 16384 elements in packs (8192 as
+// single elements) live in one block's registers: threads enough for at most 32 elements each (the registers hold fp32 values after conversion,
 // so the budget is in elements, whatever the storage), short rows several to a block. Longer
 // rows of 16-byte packs are staged in shared memory over a persistent grid of clusters of up to
 // 8 blocks (staged_rows.cu), two slices of x (this row, the next one in flight) and one of w per
@@ -19,7 +19,10 @@ inline constexpr int kPackBytes = 16;  // one LDG.128 / STG.128 / cp.async of 16
 // needs its own address and predicate: 32 of them spill under the 64-register cap of
 // 1024-thread blocks).
 inline constexpr int max_elements_per_thread(int vec) { return vec > 1 ? 32 : 16; }
-inline constexpr std::int64_t kElementsPerBlock = 8192;  // 256 threads x 32 elements in registers
+// A block keeps at most 512 threads' worth of a row in registers: at the 64-register cap two such
+// blocks fit an SM, so one block's reduction never leaves the SM without loads in flight.
+inline constexpr int kMaxRegisterBlockLanes = 512;
+inline constexpr std::int64_t block_elements(int vec) { return kMaxRegisterBlockLanes * max_elements_per_thread(vec); }
 inline constexpr int kMaxParts = 8;                      // the portable cluster size
 inline constexpr int kMaxLanes = 1024;
 inline constexpr int kLaneGroupThreads = 128;            // block size when several rows share a block

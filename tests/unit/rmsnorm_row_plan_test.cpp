@@ -40,7 +40,7 @@ void expect_valid(const RowPlan& plan, std::int64_t n, int element_bytes, bool p
   EXPECT_GE(plan.capacity(), n);
   if (plan.staged()) {
     EXPECT_TRUE(packs16) << "cp.async copies 16-byte packs";
-    EXPECT_GT(n, kElementsPerBlock) << "rows that fit a block's registers stay there";
+    EXPECT_GT(n, block_elements(plan.vec)) << "rows that fit a block's registers stay there";
     EXPECT_LE(plan.packs_per_part * plan.pack_bytes(), kMaxStagedSliceBytes);
     EXPECT_LE(plan.staged_smem_bytes(), kStagedSlices * kMaxStagedSliceBytes);
     EXPECT_LE(plan.packs_per_thread, kStagedPacksPerThread);
@@ -84,11 +84,16 @@ TEST(RmsNormRowPlan, KnownShapesFp32) {
   EXPECT_TRUE(short_rows.lane_groups());
   EXPECT_EQ(short_rows.lanes, 8);
 
-  const RowPlan hidden16384 = plan_register_row(16384, 4, true);  // 64 KB: two 32 KB slices
-  EXPECT_TRUE(hidden16384.staged());
-  EXPECT_EQ(hidden16384.parts, 2);
-  EXPECT_EQ(hidden16384.lanes, 256);
+  const RowPlan hidden16384 = plan_register_row(16384, 4, true);  // 64 KB: the most one block holds
+  EXPECT_EQ(hidden16384.layout, RowLayout::block);
+  EXPECT_EQ(hidden16384.lanes, kMaxRegisterBlockLanes);
   EXPECT_EQ(hidden16384.packs_per_thread, 8);
+
+  const RowPlan past_a_block = plan_register_row(16400, 4, true);  // 64 KB and a sliver: 4 slices of 16 KB
+  EXPECT_TRUE(past_a_block.staged());
+  EXPECT_EQ(past_a_block.parts, 4);
+  EXPECT_EQ(past_a_block.lanes, 160);
+  EXPECT_EQ(past_a_block.packs_per_thread, 7);
 
   const RowPlan staged_longest = plan_register_row(131072, 4, true);  // 512 KB: 8 slices of 64 KB
   EXPECT_TRUE(staged_longest.staged());
@@ -130,11 +135,15 @@ TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
   EXPECT_EQ(hidden8192.layout, RowLayout::block);
   EXPECT_EQ(hidden8192.lanes, 256);
 
-  const RowPlan hidden16384 = plan_register_row(16384, 2, true);  // 32 KB: one block, two per SM
-  EXPECT_TRUE(hidden16384.staged());
-  EXPECT_EQ(hidden16384.parts, 1);
-  EXPECT_EQ(hidden16384.lanes, 256);
-  EXPECT_EQ(hidden16384.staged_smem_bytes(), 3 * 32768);
+  const RowPlan hidden16384 = plan_register_row(16384, 2, true);  // 32 KB: one block of 512 threads
+  EXPECT_EQ(hidden16384.layout, RowLayout::block);
+  EXPECT_EQ(hidden16384.lanes, kMaxRegisterBlockLanes);
+  EXPECT_EQ(hidden16384.packs_per_thread, 4);
+
+  const RowPlan past_a_block = plan_register_row(16400, 2, true);  // just over 32 KB: two slices
+  EXPECT_TRUE(past_a_block.staged());
+  EXPECT_EQ(past_a_block.parts, 2);
+  EXPECT_EQ(past_a_block.staged_smem_bytes(), 3 * 1025 * 16);
 
   const RowPlan hidden131072 = plan_register_row(131072, 2, true);
   EXPECT_TRUE(hidden131072.staged());
@@ -150,10 +159,10 @@ TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
   EXPECT_TRUE(plan_register_row(524288, 2, true).streamed());  // 32 per thread x 1024 x 8 = 262144 < N
 
   // Without the staged clusters, rows over a block's registers split in registers as in fp32.
-  const RowPlan in_registers = plan_register_row(16384, 2, true, /*staged_allowed=*/false);
+  const RowPlan in_registers = plan_register_row(32768, 2, true, /*staged_allowed=*/false);
   EXPECT_EQ(in_registers.layout, RowLayout::cluster);
   EXPECT_EQ(in_registers.parts, 2);
-  EXPECT_EQ(in_registers.lanes, 256);
+  EXPECT_EQ(in_registers.lanes, 512);
 
   const RowPlan odd = plan_register_row(4097, 2, false);  // single elements, 16 per thread
   EXPECT_EQ(odd.vec, 1);
