@@ -1,11 +1,12 @@
 // Register row: x is read from DRAM once. A row of up to 16384 values (8192 one by one) is held in
-// one block's registers (at most 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the row allows,
-// else one by one) from the statistics to the write; short rows share a block in lane groups. The
-// mean comes first, then the squared deviations from it, from the registers: the variance is exact
-// as Welford's, with no division per value. Longer rows of 16-byte packs are staged in shared
-// memory over a persistent grid of clusters (staged_rows.cu); others split over a cluster of up to
-// 8 blocks in registers (DSMEM sums), and rows too long for that stream their part three times.
-// Rescales when (x - mean)^2 overflows (claims `wide`). rmsnorm_rows' register_row, plans and all.
+// one block's registers (at most 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or
+// 8 bf16/fp16 when the row allows, else one by one) from the statistics to the write; short rows
+// share a block in lane groups. The mean comes first, then the squared deviations from it, from the
+// registers: the variance is exact as Welford's, with no division per value. Longer rows of 16-byte
+// packs are staged in shared memory over a persistent grid of clusters (staged_rows.cu); others
+// split over a cluster of up to 8 blocks in registers (DSMEM sums), and rows too long for that
+// stream their part three times. Rescales when (x - mean)^2 overflows (claims `wide`).
+// rmsnorm_rows' register_row, plans and all.
 #include <stdexcept>
 
 #include "kernels/common/alignment.cuh"

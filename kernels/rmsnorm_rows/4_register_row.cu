@@ -1,9 +1,10 @@
 // Register row: a row of up to 16384 elements (8192 one by one) is held in one block's registers
 // (at most 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the
 // row allows, else one by one) from the reduction to the write, so x is read from DRAM once;
-// short rows share a block in power-of-two lane groups. Longer rows of 16-byte packs are staged in shared memory over a
-// persistent grid of clusters (staged_rows.cu); others split over a cluster of up to 8 blocks in
-// registers (DSMEM sum), and rows too long even for that stream their part twice. Rescales when
+// short rows share a block in power-of-two lane groups. Longer rows of 16-byte packs are staged
+// in shared memory over a persistent grid of clusters (staged_rows.cu); others split over a
+// cluster of up to 8 blocks in registers (DSMEM sum), and rows too long even for that stream
+// their part twice. Rescales when
 // x^2 overflows (claims `wide`).
 #include <stdexcept>
 
@@ -45,7 +46,8 @@ __global__ void __launch_bounds__(kMaxLanes)
     const bool active = row < g.rows;  // rows past the end still take part in the shuffles
     const T* xr = x + row * g.n + first;
     dev::FloatPack<VEC> v[PPT];
-    dev::load_packs_as_float<T, VEC>(xr, stride, [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; }, v);
+    const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; };
+    dev::load_packs_as_float<T, VEC>(xr, stride, mine, v);
     const auto each_pack = [&](auto f) {
 #pragma unroll
       for (int k = 0; k < PPT; ++k) f(v[k]);

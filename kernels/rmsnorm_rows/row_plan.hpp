@@ -1,14 +1,14 @@
 #pragma once
 // How 4_register_row.cu lays a row over threads, counted in elements and bytes so that one plan
-// serves fp32 (4-byte) and bf16/fp16 (2-byte) storage. A pack is 16 bytes when the row allows it
-// (4 floats, 8 bf16 or fp16), else one element. Rows of up to 16384 elements in packs (8192 as
-// single elements) live in one block's registers: threads enough for at most 32 elements each (the registers hold fp32 values after conversion,
-// so the budget is in elements, whatever the storage), short rows several to a block. Longer
-// rows of 16-byte packs are staged in shared memory over a persistent grid of clusters of up to
-// 8 blocks (staged_rows.cu), two slices of x (this row, the next one in flight) and one of w per
-// block, each at most 64 KB. What fits neither is split over a cluster in registers, and rows too
-// long for that stream their part twice. Host code, so the unit tests can check that every row
-// length gets a plan that covers it.
+// serves fp32 (4-byte) and bf16/fp16 (2-byte) storage. A pack is 16 bytes when the row allows it (4
+// floats, 8 bf16 or fp16), else one element. Rows of up to 16384 elements in packs (8192 as single
+// elements) live in one block's registers: threads enough for at most 32 elements each (the
+// registers hold fp32 values after conversion, so the budget is in elements, whatever the storage),
+// short rows several to a block. Longer rows of 16-byte packs are staged in shared memory over a
+// persistent grid of clusters of up to 8 blocks (staged_rows.cu), two slices of x (this row, the
+// next one in flight) and one of w per block, each at most 64 KB. What fits neither is split over a
+// cluster in registers, and rows too long for that stream their part twice. Host code, so the unit
+// tests can check that every row length gets a plan that covers it.
 #include <cstdint>
 
 namespace nb::rmsnorm_rows {
