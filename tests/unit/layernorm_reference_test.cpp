@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "loop_match.hpp"
 #include "reference_trial.hpp"
 #include "harness/errors.hpp"
 #include "harness/narrow_float.hpp"
@@ -54,23 +55,6 @@ LoopResult layernorm_loop(const HostTensors& in, std::int64_t m, std::int64_t n,
   return r;
 }
 
-// Same NaN and Inf places; finite values within 1e-12 relative plus `floor` (the reference is
-// float64 and the loop long double: they differ in the last bits where terms cancel).
-void expect_matches(const std::vector<double>& got, const std::vector<long double>& want, long double floor,
-                    const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  std::int64_t bad = 0, first_bad = -1;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const long double g = got[i], e = want[i];
-    const bool ok = std::isnan(e)   ? std::isnan(g)
-                    : std::isinf(e) ? g == e
-                                    : std::fabs(g - e) <= 1e-12L * std::fabs(e) + floor;
-    if (!ok && bad++ == 0) first_bad = static_cast<std::int64_t>(i);
-  }
-  EXPECT_EQ(bad, 0) << what << ": first mismatch at " << first_bad << ": " << got[first_bad] << " vs "
-                    << static_cast<double>(want[first_bad]);
-}
-
 long double largest_finite_magnitude(const std::vector<float>& v) {
   long double big = 0;
   for (float x : v)
@@ -99,9 +83,9 @@ TEST_F(LayerNormRows, ReferenceMatchesLongDoubleLoopsOnOddShapes) {
         long double rstd_max = 0;
         for (long double r : want.rstd)
           if (std::isfinite(r)) rstd_max = std::max(rstd_max, r);
-        expect_matches(t.ref[Y], want.y, 1e-12L + 1e-14L * x_max * rstd_max, what + " y");
-        expect_matches(t.ref[MEAN], want.mean, 1e-13L * x_max, what + " mean");
-        expect_matches(t.ref[RSTD], want.rstd, 0, what + " rstd");
+        test::expect_matches_loop(t.ref[Y], want.y, 1e-12L + 1e-14L * x_max * rstd_max, what + " y");
+        test::expect_matches_loop(t.ref[MEAN], want.mean, 1e-13L * x_max, what + " mean");
+        test::expect_matches_loop(t.ref[RSTD], want.rstd, 0, what + " rstd");
       }
     }
 }

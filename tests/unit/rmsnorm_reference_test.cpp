@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "loop_match.hpp"
 #include "reference_trial.hpp"
 #include "harness/errors.hpp"
 #include "harness/narrow_float.hpp"
@@ -44,22 +45,6 @@ Loop rows_loop(const std::vector<float>& x, const std::vector<float>& w, std::in
   return y;
 }
 
-// Same NaN and Inf places, finite values within 1e-12 relative (the reference is float64).
-void expect_matches(const std::vector<double>& got, const Loop& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  std::int64_t bad = 0, first_bad = -1;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const long double g = got[i], e = want[i];
-    const bool ok = std::isnan(e) ? std::isnan(g)
-                    : std::isinf(e) ? g == e
-                                    : std::fabs(g - e) <= 1e-12L * std::fabs(e) + 1e-300L;
-    if (!ok && bad++ == 0) first_bad = static_cast<std::int64_t>(i);
-  }
-  EXPECT_EQ(bad, 0) << what << ": first mismatch at " << first_bad << ": " << got[first_bad] << " vs "
-                    << (double)want[first_bad];
-}
-
-
 const std::vector<Distribution> kDistributions = {Distribution::uniform01, Distribution::normal,
                                                   Distribution::offset,    Distribution::tiny_var,
                                                   Distribution::wide,      Distribution::special};
@@ -77,7 +62,7 @@ TEST(RmsNormNchwReference, MatchesLongDoubleLoopOnOddShapes) {
     for (Distribution d : kDistributions) {
       const test::ReferenceTrial c = test::reference_trial(*op, p, d, 7);
       const Loop want = nchw_loop(c.in[0], p.dim("n"), p.dim("c"), p.dim("h") * p.dim("w"), p.real("eps"));
-      expect_matches(c.ref[1], want, p.id() + " " + distribution_name(d));
+      test::expect_matches_loop(c.ref[1], want, 1e-300L, p.id() + " " + distribution_name(d));
     }
   }
 }
@@ -92,7 +77,7 @@ TEST(RmsNormRowsReference, MatchesLongDoubleLoopOnOddShapes) {
     for (Distribution d : kDistributions) {
       const test::ReferenceTrial c = test::reference_trial(*op, p, d, 11);
       const Loop want = rows_loop(c.in[0], c.in[1], p.dim("m"), p.dim("n"), p.real("eps"));
-      expect_matches(c.ref[2], want, p.id() + " " + distribution_name(d));
+      test::expect_matches_loop(c.ref[2], want, 1e-300L, p.id() + " " + distribution_name(d));
     }
   }
 }

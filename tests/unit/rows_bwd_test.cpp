@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "loop_match.hpp"
 #include "reference_trial.hpp"
 #include "baselines/cpu/norm_rows_bwd_reference.hpp"
 #include "harness/errors.hpp"
@@ -77,22 +78,6 @@ Loops backward_loops(const Layout& l, const Trial& t) {
   return out;
 }
 
-// Same NaN and Inf places; finite values within 1e-12 of the size of their terms.
-void expect_matches(const std::vector<double>& got, const std::vector<LD>& want, const std::vector<LD>& scale,
-                    const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  std::int64_t bad = 0, first_bad = -1;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const LD g = got[i], e = want[i];
-    const bool ok = std::isnan(e)   ? std::isnan(g)
-                    : std::isinf(e) ? g == e
-                                    : std::fabs(g - e) <= 1e-12L * scale[i] + 1e-300L;
-    if (!ok && bad++ == 0) first_bad = std::int64_t(i);
-  }
-  EXPECT_EQ(bad, 0) << what << ": first mismatch at " << first_bad << ": " << got[std::size_t(first_bad)] << " vs "
-                    << double(want[std::size_t(first_bad)]);
-}
-
 TEST(RowsBwdReference, MatchesLongDoubleLoops) {
   const std::vector<Params> shapes = {{{"m", 1}, {"n", 1}},  {{"m", 7}, {"n", 1}},   {{"m", 5}, {"n", 3}},
                                       {{"m", 4}, {"n", 33}}, {{"m", 3}, {"n", 100}}, {{"m", 130}, {"n", 17}},
@@ -104,9 +89,10 @@ TEST(RowsBwdReference, MatchesLongDoubleLoops) {
           const Trial t = test::reference_trial(*op, op->make_problem(params, dtype), d, 7);
           const std::string what = t.p.id() + " " + distribution_name(d);
           const Loops want = backward_loops(layout, t);
-          expect_matches(t.ref[layout.dx], want.dx, want.dx_scale, what + " dx");
-          expect_matches(t.ref[layout.dw], want.dw, want.dw_scale, what + " dw");
-          if (layout.layer()) expect_matches(t.ref[layout.db], want.db, want.db_scale, what + " db");
+          test::expect_matches_loop(t.ref[layout.dx], want.dx, want.dx_scale, 1e-300L, what + " dx");
+          test::expect_matches_loop(t.ref[layout.dw], want.dw, want.dw_scale, 1e-300L, what + " dw");
+          if (layout.layer())
+            test::expect_matches_loop(t.ref[layout.db], want.db, want.db_scale, 1e-300L, what + " db");
         }
 }
 
