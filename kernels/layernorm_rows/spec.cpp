@@ -148,8 +148,6 @@ class LayerNormRowsOp final : public OpSpec {
 
 }  // namespace
 
-Shape Shape::of(const Problem& p) { return {p.dim("m"), p.dim("n"), static_cast<float>(p.real("eps"))}; }
-
 }  // namespace nb::layernorm_rows
 
 namespace nb {

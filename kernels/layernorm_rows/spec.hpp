@@ -9,18 +9,14 @@
 
 #include "harness/problem.hpp"
 #include "harness/variant.hpp"
+#include "kernels/rmsnorm_rows/spec.hpp"
 
 namespace nb::layernorm_rows {
 
 enum Tensor : int { X, W, B, Y, MEAN, RSTD };
 
-struct Shape {
-  std::int64_t m = 0, n = 0;  // rows, row length (the reduced dim)
-  float eps = 0;
-
-  static Shape of(const Problem& p);
-  std::int64_t elements() const { return m * n; }
-};
+// (m, n, eps): the same row shape as rmsnorm_rows'.
+using Shape = rmsnorm_rows::Shape;
 
 // One factory per variant, in reading order (variants.cpp lists them).
 std::unique_ptr<Variant> make_naive_variant();
