@@ -28,6 +28,9 @@ TEST(ProblemBuffersOrder, AFirstUploadOnAnotherStreamIsNotWipedByTheZeroing) {
   spin_for<<<1, 1>>>(static_cast<long long>(clock_khz) * 100);  // about 100 ms on the default stream
   NB_CHECK_LAUNCH();
   const ProblemBuffers b = ProblemBuffers::allocate(op, p, {});  // its zeroing queues behind the spin
+  // The contract itself: allocate() returns with the default stream drained (spin and zeroing
+  // done). Without it the spin is still running here; the upload below shows the consequence.
+  EXPECT_EQ(cudaStreamQuery(nullptr), cudaSuccess) << "allocate() returned before its zeroing finished";
 
   HostTensors inputs = allocate_host_inputs(b.decls);
   draw_stored_inputs(op, p, b.decls, Distribution::uniform01, 1000, inputs);
