@@ -8,13 +8,8 @@
 // row a cluster visits.
 #include <gtest/gtest.h>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#include "gpu_harness.hpp"
-#include "kernels/common/storage.cuh"
+#include "staged_rows_case.cuh"
 #include "kernels/layernorm_rows/staged_rows.hpp"
-#include "kernels/rmsnorm_rows/row_plan.hpp"
 
 namespace nb::test {
 namespace {
@@ -22,20 +17,12 @@ namespace {
 class LayerNormStagedRows : public testing::TestWithParam<RowsCase> {};
 
 TEST_P(LayerNormStagedRows, ClustersThatWalkSeveralRowsPass) {
-  const RowsCase c = GetParam();
-  const OpSpec& op = registry().op("layernorm_rows");
-  const Problem problem = op.make_problem({{"m", double(c.m)}, {"n", double(c.n)}}, c.dtype);
-  const int clusters = dispatch_storage(c.dtype, [&](auto type) {
-    using T = decltype(type);
-    const rmsnorm_rows::RowPlan plan = rmsnorm_rows::plan_register_row(c.n, sizeof(T), /*packs16=*/true);
-    EXPECT_TRUE(plan.staged()) << problem.id();
-    return layernorm_rows::resident_staged_clusters<T>(plan);
-  });
-  ASSERT_GE(clusters, 1) << problem.id() << ": the clusters cannot be resident";
-  EXPECT_GT(c.m, 2 * clusters) << "too few rows for every cluster to walk more than one";
-  expect_variants_pass(op, problem,
-                       {"register_row"},
-                       {Distribution::uniform01, Distribution::offset, Distribution::wide, Distribution::special});
+  expect_staged_rows_pass(
+      "layernorm_rows", GetParam(),
+      [](auto type, const rmsnorm_rows::RowPlan& plan) {
+        return layernorm_rows::resident_staged_clusters<decltype(type)>(plan);
+      },
+      {Distribution::uniform01, Distribution::offset, Distribution::wide, Distribution::special});
 }
 
 INSTANTIATE_TEST_SUITE_P(

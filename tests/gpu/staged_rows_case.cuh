@@ -1,0 +1,33 @@
+#pragma once
+// The staged-rows GPU tests of rmsnorm_rows and layernorm_rows: a problem whose row takes the
+// staged layout and holds more than twice as many rows as there are resident clusters, so every
+// cluster walks several rows; register_row must pass it on the given distributions.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu_harness.hpp"
+#include "kernels/common/storage.cuh"
+#include "kernels/rmsnorm_rows/row_plan.hpp"
+
+namespace nb::test {
+
+// resident(T{}, plan): how many of the op's staged clusters fit at once for storage type T.
+template <class Resident>
+void expect_staged_rows_pass(const std::string& op_name, const RowsCase& c, Resident resident,
+                             const std::vector<Distribution>& distributions) {
+  const OpSpec& op = registry().op(op_name);
+  const Problem problem = op.make_problem({{"m", double(c.m)}, {"n", double(c.n)}}, c.dtype);
+  const int clusters = dispatch_storage(c.dtype, [&](auto type) {
+    const rmsnorm_rows::RowPlan plan =
+        rmsnorm_rows::plan_register_row(c.n, sizeof(decltype(type)), /*packs16=*/true);
+    EXPECT_TRUE(plan.staged()) << problem.id();
+    return resident(type, plan);
+  });
+  ASSERT_GE(clusters, 1) << problem.id() << ": the clusters cannot be resident";
+  EXPECT_GT(c.m, 2 * clusters) << "too few rows for every cluster to walk more than one";
+  expect_variants_pass(op, problem, {"register_row"}, distributions);
+}
+
+}  // namespace nb::test
