@@ -26,10 +26,7 @@ TEST_P(StagedRows, ClustersThatWalkSeveralRowsPass) {
 
 INSTANTIATE_TEST_SUITE_P(
     RmsNormRows, StagedRows,
-    testing::Values(RowsCase{DType::bf16, 1100, 16400},   // clusters of 2 x 16 KB, several per SM
-                    RowsCase{DType::bf16, 70, 131072},    // clusters of 8 x 32 KB, 2 per SM
-                    RowsCase{DType::f16, 40, 262144},     // clusters of 8 x 64 KB, 1 per SM
-                    RowsCase{DType::f32, 40, 131072}),    // clusters of 8 x 64 KB, 1 per SM
+    staged_rows_cases(),
     [](const testing::TestParamInfo<RowsCase>& info) { return rows_case_name(info.param); });
 
 }  // namespace
