@@ -1,6 +1,7 @@
 #include "harness/candidate/outcome_json.hpp"
 
 #include "harness/errors.hpp"
+#include "harness/report/phases_json.hpp"
 
 namespace nb {
 namespace {
@@ -143,7 +144,8 @@ json outcome_to_json(const CaseOutcome& o) {
           {"flags", o.flags},
           {"containment", o.containment},
           {"validation", validation_json(o.validation)},
-          {"timing", o.timing ? timing_json(*o.timing) : json(nullptr)}};
+          {"timing", o.timing ? timing_json(*o.timing) : json(nullptr)},
+          {"phases", case_phases_json(o.phases)}};
 }
 
 CaseOutcome outcome_from_json(const json& j) {
@@ -155,6 +157,7 @@ CaseOutcome outcome_from_json(const json& j) {
     o.containment = j.at("containment");
     o.validation = validation_from(j.at("validation"));
     if (!j.at("timing").is_null()) o.timing = timing_from(j.at("timing"));
+    o.phases = case_phases_from(j.at("phases"));
     return o;
   } catch (const json::exception& e) {
     throw UsageError(std::string("not a case outcome: ") + e.what());

@@ -33,6 +33,7 @@ int run_command(const Registry& registry, const RunCommand& c, std::ostream& out
         << " case(s) not run; partial report written\n";
   }
   out << "report: " << path << "\n";
+  print_phase_breakdown(record.phase_totals(), out);
   return run_exit_status(record, metrics);
 }
 

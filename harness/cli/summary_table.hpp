@@ -9,4 +9,7 @@ namespace nb {
 
 void print_summary_table(const RunRecord& record, const std::vector<CaseMetrics>& metrics, std::ostream& out);
 
+// A few lines at the very end: the run's seconds by phase (harness/run/phase_times.hpp).
+void print_phase_breakdown(const PhaseTotals& t, std::ostream& out);
+
 }  // namespace nb

@@ -6,17 +6,11 @@
 #include "harness/device/compute_peak.hpp"
 #include "harness/device/nvml_monitor.hpp"
 #include "harness/errors.hpp"
+#include "harness/timing/case_timer.hpp"
 
 namespace nb {
 
 bool CaseMetrics::has_flag(const std::string& f) const { return std::find(flags.begin(), flags.end(), f) != flags.end(); }
-
-bool escapes_stream(double event_median_ms, double wall_ms_per_launch, double submit_ms_per_launch) {
-  // A launch costs the larger of its GPU time and its host submission (several tiny kernels are
-  // bound by the host); 20 us and 50% cover overlap and clock noise, while work hidden on
-  // another stream shows whole in the wall time.
-  return wall_ms_per_launch > 1.5 * std::max(event_median_ms, submit_ms_per_launch) + 0.020;
-}
 
 namespace {
 

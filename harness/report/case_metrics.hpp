@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/run/runner.hpp"
+#include "harness/timing/case_timer.hpp"  // escapes_stream
 
 namespace nb {
 
@@ -41,9 +42,5 @@ std::optional<double> pct_of_compute_peak(const RunRecord& record, const Compute
 
 // 1 when any counted verdict failed or any timing is untrusted, else 0.
 int run_exit_status(const RunRecord& record, const std::vector<CaseMetrics>& metrics);
-
-// The wall bracket exceeds what the GPU's events and the host's submission explain, by more
-// than overhead and noise.
-bool escapes_stream(double event_median_ms, double wall_ms_per_launch, double submit_ms_per_launch);
 
 }  // namespace nb

@@ -6,6 +6,7 @@
 #include "harness/report/json_fields.hpp"
 #include "harness/report/report_charts.hpp"
 #include "harness/report/report_compute.hpp"
+#include "harness/report/report_phases.hpp"
 #include "harness/report/report_provenance.hpp"
 #include "harness/report/report_results_table.hpp"
 #include "harness/report/result_classes.hpp"
@@ -76,6 +77,7 @@ std::string render_report_html(const nlohmann::json& report) {
   std::string body = run_state_html(report) + render_provenance_html(report) + summary_html(report) + render_ceilings_html(report);
   body += controls_html(rows);
   for (const std::string& op : distinct_values(rows, "op")) body += op_section_html(report, op, rows_where(rows, "op", op));
+  body += render_phases_html(report);
   return render_html_page("normbench report: " + gpu_name_of(report), body);
 }
 

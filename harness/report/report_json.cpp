@@ -2,6 +2,7 @@
 
 #include "harness/device/compute_peak.hpp"
 #include "harness/nvtx_ranges.hpp"
+#include "harness/report/phases_json.hpp"
 
 namespace nb {
 namespace {
@@ -193,7 +194,8 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
           {"reproduce", reproduce_command(c)},
           {"profile", profile_command(c)},
           {"nvtx_range", c.nvtx_name()},
-          {"external", external_json(c, o)}};
+          {"external", external_json(c, o)},
+          {"phases", case_phases_json(o.phases)}};
 }
 
 json summary_json(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
@@ -253,7 +255,8 @@ nlohmann::ordered_json build_report_json(const RunRecord& r, const std::vector<C
           {"aborted", r.aborted.empty() ? json(nullptr) : json(r.aborted)},
           {"not_run", not_run_json(r)},
           {"results", results},
-          {"summary", summary_json(r, metrics)}};
+          {"summary", summary_json(r, metrics)},
+          {"phases", run_phases_json(r.phases, r.phase_totals(), r.problem_phases)}};
 }
 
 }  // namespace nb

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/run/phase_times.hpp"
 #include "harness/timing/statistics.hpp"
 #include "harness/validation/validation_result.hpp"
 
@@ -31,6 +32,7 @@ struct CaseOutcome {
   std::vector<std::string> flags;
   // Cases run in a contained worker process (candidates): completed, crashed or timed_out.
   std::string containment;
+  CasePhases phases;  // where its own seconds went
 
   void skip(std::string why) { status = CaseStatus::skipped, reason = std::move(why); }
   void fail(std::string why) { status = CaseStatus::error, reason = std::move(why); }

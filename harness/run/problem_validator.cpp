@@ -1,7 +1,6 @@
 #include "harness/run/problem_validator.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 #include "harness/device/device_checks.hpp"
@@ -39,23 +38,11 @@ std::vector<std::uint64_t> ProblemValidator::hash_inputs() const {
 
 namespace {
 
-class PhaseClock {
- public:
-  double lap() {
-    const auto now = std::chrono::steady_clock::now();
-    const double s = std::chrono::duration<double>(now - last_).count();
-    last_ = now;
-    return s;
-  }
-  static std::string format(double s) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f s", s);
-    return buf;
-  }
-
- private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
 
 StressDistribution stress_of(const OpSpec& op, const Problem& p, Distribution d) {
   for (const auto& s : op.stress(p))
@@ -70,8 +57,11 @@ bool claims(const Variant& v, Distribution d) {
 
 }  // namespace
 
-void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant*>& variants,
-                           std::vector<CaseOutcome>& outcomes, const ProgressNote& note) const {
+ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant*>& variants,
+                                    std::vector<CaseOutcome>& outcomes, const ProgressNote& note) const {
+  ProblemPhases phases;
+  phases.problem = problem_.id();
+  phases.reference = "host";
   const Tolerance base = op_.tolerance(problem_);
   for (std::size_t k = 0; k < variants.size(); ++k) outcomes[k].validation.tolerance = base;
   // Host buffers live for the whole problem: multi-GB vectors are allocated and faulted in once.
@@ -93,7 +83,7 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
     }
     for (int t = 0; t < plan.trials; ++t) {
       if (interrupt_requested()) throw RunInterrupted{};
-      PhaseClock clock;
+      Stopwatch clock;
       trial.seed = plan.seed(d, t);
       draw_stored_inputs(op_, problem_, buffers().decls, dist, trial.seed, trial.inputs);
       const double draw_s = clock.lap();
@@ -109,22 +99,28 @@ void ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant
       buffers().upload(trial.inputs, {TensorRole::input}, stream_);
       trial.input_hashes = hash_inputs();
       const double upload_s = clock.lap();
+      phases.draw_s += draw_s, phases.reference_s += reference_s, phases.upload_s += upload_s;
+      double variants_s = 0;
       for (std::size_t k = 0; k < variants.size(); ++k) {
         if (!outcomes[k].runnable()) continue;
         if (interrupt_requested()) throw RunInterrupted{};
         outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, trial.worst_condition);
         validate_one(*variants[k], trial, results, outcomes[k], verdicts[k]);
+        const double own = clock.lap();
+        outcomes[k].phases.add_validation(dist, own);
+        variants_s += own;
       }
       note("validated " + distribution_name(dist) + " trial " + std::to_string(t + 1) + "/" +
-           std::to_string(plan.trials) + " (draw " + clock.format(draw_s) + ", reference " + clock.format(reference_s) +
-           ", upload " + clock.format(upload_s) + ", " + std::to_string(variants.size()) + " variants " +
-           clock.format(clock.lap()) + ")");
+           std::to_string(plan.trials) + " (draw " + seconds(draw_s) + ", reference " + seconds(reference_s) +
+           ", upload " + seconds(upload_s) + ", " + std::to_string(variants.size()) + " variants " +
+           seconds(variants_s) + ")");
     }
     for (std::size_t k = 0; k < variants.size(); ++k)
       if (outcomes[k].runnable()) outcomes[k].validation.distributions.push_back(verdicts[k]);
   }
   for (std::size_t k = 0; k < variants.size(); ++k)
     if (outcomes[k].runnable()) outcomes[k].validation.conclude();
+  return phases;
 }
 
 void ProblemValidator::validate_one(Variant& variant, const Trial& trial, HostTensors& results, CaseOutcome& outcome,

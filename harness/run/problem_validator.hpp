@@ -23,8 +23,9 @@ class ProblemValidator {
  public:
   ProblemValidator(const OpSpec& op, const Problem& problem, const ProblemBuffers& buffers, cudaStream_t stream);
 
-  // outcomes[i] belongs to variants[i]; cases that are not runnable are left alone.
-  void run(const ValidationPlan& plan, const std::vector<Variant*>& variants, std::vector<CaseOutcome>& outcomes,
+  // outcomes[i] belongs to variants[i]; cases that are not runnable are left alone. Returns the
+  // seconds the problem's shared phases took; each outcome's phases get its own.
+  ProblemPhases run(const ValidationPlan& plan, const std::vector<Variant*>& variants, std::vector<CaseOutcome>& outcomes,
            const ProgressNote& note) const;
 
  private:

@@ -39,14 +39,18 @@ std::vector<std::vector<std::size_t>> group_by_problem(const std::vector<RunCase
 // benchmark order moves on to the next problem.
 class TimingBuffers {
  public:
-  const ProblemBuffers& acquire(const RunCase& c, const std::vector<Variant*>& variants, cudaStream_t stream) {
+  // `seconds` (the problem's timing_inputs_s) gains the time a new set takes.
+  const ProblemBuffers& acquire(const RunCase& c, const std::vector<Variant*>& variants, cudaStream_t stream,
+                                double* seconds = nullptr) {
     if (!current_ || id_ != c.problem.id()) {
+      Stopwatch clock;
       current_.reset();
       current_ = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(*c.op, c.problem, variants));
       HostTensors inputs = allocate_host_inputs(current_->decls);
       draw_stored_inputs(*c.op, c.problem, current_->decls, Distribution::uniform01, 7, inputs);
       current_->upload(inputs, {TensorRole::input, TensorRole::inout}, stream);
       id_ = c.problem.id();
+      if (seconds) *seconds += clock.lap();
     }
     return *current_;
   }
@@ -120,7 +124,7 @@ void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStr
     } else {
       ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants);
       ValidationPlan plan = plan_validation(buffers.decls, r.options.validation);
-      ProblemValidator(*first.op, first.problem, buffers, stream)
+      r.phases_of(first.problem.id()) = ProblemValidator(*first.op, first.problem, buffers, stream)
           .run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
     }
   } catch (const RunInterrupted&) {
@@ -181,7 +185,9 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
   }
   try {
     c.variant->prepare(c.problem);  // launches use the last prepared problem: this one
-    const ProblemBuffers& b = ctx.buffers.acquire(c, peers, ctx.stream);
+    const ProblemBuffers& b =
+        ctx.buffers.acquire(c, peers, ctx.stream, &ctx.record.phases_of(c.problem.id()).timing_inputs_s);
+    Stopwatch clock;
     CaseTimer timer([&] { c.variant->launch(c.problem, b.tensors, b.workspace.get(), ctx.stream); }, ctx.flusher,
                     ctx.stream);
     timer.warm_up(outcome.validation.launch_ms_estimate > 100 ? 1 : 3);
@@ -198,15 +204,18 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     }
     t.sm_clock_after_mhz = ctx.nvml.sm_clock_mhz();
     t.throttle_reasons = ctx.nvml.throttle_reasons();
+    outcome.phases.timing_s += clock.lap();
     const double median = summarize(t.samples_ms).median;
     const int launches = static_cast<int>(std::clamp(20.0 / std::max(median, 1e-3), 2.0, 200.0));
     const WallBracket bracket = timer.wall_bracket(launches);
     t.wall_ms_per_launch = bracket.wall_ms;
     t.submit_ms_per_launch = bracket.submit_ms;
+    outcome.phases.bracket_s += clock.lap();
     if (ctx.record.options.recheck_after_timing) {
       ValidationResult& v = outcome.validation;
       v.after_timing = recheck_after_timing(c, b, ctx.stream, v.distributions.size() * 1000 + 99991);
       if (!v.after_timing->passed) v.disposition = Disposition::incorrect;
+      outcome.phases.recheck_s += clock.lap();
     }
     const double bytes = c.op->work(c.problem).bytes;
     state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
@@ -229,7 +238,9 @@ void time_ceiling(benchmark::State& state, TimingContext& ctx, std::size_t first
   }
   try {
     kernel.prepare(c.problem);
-    const ProblemBuffers& b = ctx.buffers.acquire(c, peers, ctx.stream);
+    ProblemPhases& phases = ctx.record.phases_of(c.problem.id());
+    const ProblemBuffers& b = ctx.buffers.acquire(c, peers, ctx.stream, &phases.timing_inputs_s);
+    Stopwatch clock;
     CaseTimer timer([&] { kernel.launch(c.problem, b.tensors, b.workspace.get(), ctx.stream); }, ctx.flusher,
                     ctx.stream);
     timer.warm_up(3);
@@ -243,6 +254,7 @@ void time_ceiling(benchmark::State& state, TimingContext& ctx, std::size_t first
     ceiling.flops = c.op->work(c.problem).flops;
     ceiling.stats = summarize(samples);
     ctx.record.compute_ceilings.push_back(std::move(ceiling));
+    phases.ceiling_s += clock.lap();
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     if (cuda_context_lost()) throw ContextLost{"ceiling " + kernel.name() + ": " + e.what()};
@@ -327,6 +339,20 @@ const ComputeCeiling* RunRecord::compute_ceiling_of(const std::string& problem_i
   return nullptr;
 }
 
+ProblemPhases& RunRecord::phases_of(const std::string& problem_id) {
+  for (auto& p : problem_phases)
+    if (p.problem == problem_id) return p;
+  problem_phases.push_back({});
+  problem_phases.back().problem = problem_id;
+  return problem_phases.back();
+}
+
+PhaseTotals RunRecord::phase_totals() const {
+  std::vector<CasePhases> cases;
+  for (const auto& o : outcomes) cases.push_back(o.phases);
+  return sum_phases(phases, problem_phases, cases);
+}
+
 // Every case the run did not finish (not validated, or validated but not timed) becomes not_run.
 void mark_unfinished_not_run(RunRecord& r, const std::string& why) {
   for (CaseOutcome& o : r.outcomes) {
@@ -347,6 +373,7 @@ RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
   r.options = options;
   r.cases = std::move(cases);
   r.outcomes.resize(r.cases.size());
+  Stopwatch total, clock;
   GpuInfo gpu = query_gpu(options.device);
   r.provenance = collect_provenance(gpu, options.command_line);
   CudaStream stream;
@@ -357,13 +384,17 @@ RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
     } else {
       Progress progress(options.progress);
       NvmlMonitor nvml(gpu.device);
+      r.phases.setup_s = clock.lap();
       if (options.measure_copy_ceiling) r.ceiling = measure_bandwidth_ceiling(gpu, stream.get());
+      r.phases.copy_ceiling_s = clock.lap();
       validate_all(r, groups, stream.get(), progress);
+      r.phases.validation_s = clock.lap();
       if (!options.validate_only) {
         L2Flusher flusher(gpu.l2_bytes);
         r.l2_flush_bytes = flusher.bytes();
         time_all(r, groups, stream.get(), flusher, nvml);
       }
+      r.phases.timing_s = clock.lap();
     }
   } catch (const RunInterrupted&) {
   } catch (const ContextLost& lost) {
@@ -371,6 +402,7 @@ RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
   } catch (const DeviceError& e) {  // outside any case (the ceiling, the flush buffer): nothing more can run
     r.aborted = e.what();
   }
+  r.phases.total_s = total.lap();
   r.interrupted = interrupt_requested();
   if (r.interrupted) mark_unfinished_not_run(r, "interrupted");
   else if (!r.aborted.empty()) mark_unfinished_not_run(r, "the run was aborted");

@@ -50,12 +50,16 @@ struct RunRecord {
   std::size_t l2_flush_bytes = 0;
   std::vector<RunCase> cases;
   std::vector<CaseOutcome> outcomes;  // outcomes[i] belongs to cases[i]
+  RunPhases phases;                   // where the run's seconds went
+  std::vector<ProblemPhases> problem_phases;  // per problem, in the order they were validated
   // A partial run: stopped by SIGINT/SIGTERM, or aborted (why) by a fault that left the CUDA
   // context unusable. Either way every case it did not finish has status not_run.
   bool interrupted = false;
   std::string aborted;
 
   const ComputeCeiling* compute_ceiling_of(const std::string& problem_id) const;  // null when none
+  ProblemPhases& phases_of(const std::string& problem_id);  // added when absent
+  PhaseTotals phase_totals() const;
 };
 
 // Runs the cases. Google Benchmark must have been initialised (benchmark::Initialize) unless

@@ -28,6 +28,10 @@ struct WallBracket {
   double submit_ms = 0;
 };
 
+// The wall bracket exceeds what the GPU's events and the host's submission explain, by more
+// than overhead and noise.
+bool escapes_stream(double event_median_ms, double wall_ms_per_launch, double submit_ms_per_launch);
+
 class CaseTimer {
  public:
   CaseTimer(std::function<void()> launch, L2Flusher& flusher, cudaStream_t stream);

@@ -75,4 +75,6 @@ std::string rows_case_name(const RowsCase& c) {
   return dtype_name(c.dtype) + "_m" + std::to_string(c.m) + "_n" + std::to_string(c.n);
 }
 
+void PrintTo(const RowsCase& c, std::ostream* out) { *out << rows_case_name(c); }
+
 }  // namespace nb::test

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,7 @@ struct RowsCase {
   std::int64_t m, n;
 };
 std::string rows_case_name(const RowsCase& c);
+// gtest prints a parameter with this (its name), never as a dump of its bytes.
+void PrintTo(const RowsCase& c, std::ostream* out);
 
 }  // namespace nb::test

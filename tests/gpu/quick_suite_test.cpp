@@ -25,6 +25,8 @@ std::vector<QuickProblem> quick_problems() {
   return all;
 }
 
+void PrintTo(const QuickProblem& q, std::ostream* out) { *out << q.problem.id(); }
+
 class QuickSuite : public testing::TestWithParam<QuickProblem> {};
 
 TEST_P(QuickSuite, EveryVariantPassesEveryCountedDistribution) {

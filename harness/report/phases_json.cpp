@@ -1,0 +1,65 @@
+#include "harness/report/phases_json.hpp"
+
+namespace nb {
+
+using json = nlohmann::ordered_json;
+
+json case_phases_json(const CasePhases& p) {
+  json validation = json::object();
+  for (const auto& [d, s] : p.validation_s) validation[distribution_name(d)] = s;
+  return {{"validation_s", validation},
+          {"timing_s", p.timing_s},
+          {"bracket_s", p.bracket_s},
+          {"recheck_s", p.recheck_s},
+          {"total_s", p.total()}};
+}
+
+CasePhases case_phases_from(const nlohmann::json& j) {
+  CasePhases p;
+  const nlohmann::json& validation = j.at("validation_s");
+  for (const auto& [name, s] : validation.items()) parse_distribution(name);  // refuses unknown names
+  for (Distribution d : all_distributions())  // the design's order, whatever order the object kept
+    if (validation.contains(distribution_name(d))) p.add_validation(d, validation.at(distribution_name(d)).get<double>());
+  p.timing_s = j.at("timing_s").get<double>();
+  p.bracket_s = j.at("bracket_s").get<double>();
+  p.recheck_s = j.at("recheck_s").get<double>();
+  return p;
+}
+
+json problem_phases_json(const ProblemPhases& p) {
+  return {{"problem", p.problem},
+          {"reference", p.reference},
+          {"draw_s", p.draw_s},
+          {"reference_s", p.reference_s},
+          {"audit_s", p.audit_s},
+          {"upload_s", p.upload_s},
+          {"timing_inputs_s", p.timing_inputs_s},
+          {"ceiling_s", p.ceiling_s},
+          {"total_s", p.total()}};
+}
+
+json run_phases_json(const RunPhases& run, const PhaseTotals& t, const std::vector<ProblemPhases>& problems) {
+  json per_problem = json::array();
+  for (const ProblemPhases& p : problems) per_problem.push_back(problem_phases_json(p));
+  return {{"total_s", run.total_s},
+          {"setup_s", run.setup_s},
+          {"copy_ceiling_s", run.copy_ceiling_s},
+          {"validation_s", run.validation_s},
+          {"timing_s", run.timing_s},
+          {"validation",
+           {{"draw_s", t.draw},
+            {"reference_s", t.reference},
+            {"audit_s", t.audit},
+            {"upload_s", t.upload},
+            {"variants_s", t.variants}}},
+          {"timing",
+           {{"inputs_s", t.timing_inputs},
+            {"compute_ceilings_s", t.compute_ceilings},
+            {"samples_s", t.samples},
+            {"brackets_s", t.brackets},
+            {"rechecks_s", t.rechecks}}},
+          {"other_s", t.other()},
+          {"problems", per_problem}};
+}
+
+}  // namespace nb

@@ -1,0 +1,118 @@
+#include "harness/report/report_phases.hpp"
+
+#include <map>
+#include <vector>
+
+#include "harness/report/html_escape.hpp"
+#include "harness/report/html_table.hpp"
+#include "harness/report/json_fields.hpp"
+#include "harness/report/report_format.hpp"
+
+namespace nb {
+namespace {
+
+struct PhaseLine {
+  std::string label;
+  const char* path;  // in report.phases
+  int depth;         // 0: a phase of the run, 1: a part of the one above
+};
+
+const std::vector<PhaseLine>& phase_lines() {
+  static const std::vector<PhaseLine> lines = {
+      {"set-up (provenance, NVML, CUDA context)", "setup_s", 0},
+      {"copy ceiling", "copy_ceiling_s", 0},
+      {"validation", "validation_s", 0},
+      {"inputs drawn", "validation.draw_s", 1},
+      {"float64 reference and conditions", "validation.reference_s", 1},
+      {"Eigen audit of the device reference", "validation.audit_s", 1},
+      {"uploads and input hashes", "validation.upload_s", 1},
+      {"the variants' launches and comparisons", "validation.variants_s", 1},
+      {"timing", "timing_s", 0},
+      {"timing buffers filled", "timing.inputs_s", 1},
+      {"compute ceilings (GEMM alone)", "timing.compute_ceilings_s", 1},
+      {"warm-up and timed samples", "timing.samples_s", 1},
+      {"wall-clock brackets", "timing.brackets_s", 1},
+      {"checks after the timed loop", "timing.rechecks_s", 1},
+      {"other", "other_s", 0},
+  };
+  return lines;
+}
+
+HtmlCell seconds_cell(const std::optional<double>& s) {
+  return {format_or_dash(s, 2), "num", s ? format_fixed(*s, 6) : ""};
+}
+
+std::string breakdown_html(const nlohmann::json& phases) {
+  const double total = number_of(phases, "total_s").value_or(0);
+  std::vector<HtmlRow> rows;
+  for (const PhaseLine& line : phase_lines()) {
+    const auto s = number_of(phases, line.path);
+    const std::string share = s && total > 0 ? format_fixed(100 * *s / total, 1) + "%" : kNotMeasured;
+    rows.push_back({{{(line.depth ? "&nbsp;&nbsp;&nbsp;" : "") + html_escape(line.label), "", ""},
+                     seconds_cell(s),
+                     {share, "num", ""}},
+                    line.depth ? "part" : "",
+                    {}});
+  }
+  rows.push_back({{{"<b>total</b>", "", ""}, seconds_cell(total), {"100%", "num", ""}}, "", {}});
+  return render_html_table({{"phase", "phase", false}, {"seconds", "seconds", true}, {"share", "share", true}}, rows,
+                           "phases");
+}
+
+// Each problem's shared phases and the sum of its rows' own.
+std::string per_problem_html(const nlohmann::json& report) {
+  std::map<std::string, std::pair<double, double>> own;  // problem -> (validation, timing incl. brackets)
+  for (const auto& row : report.at("results")) {
+    const std::string problem = text_of(row, "problem");
+    auto& [validation, timing] = own[problem];
+    if (const nlohmann::json* per = field_path(row, "phases.validation_s"); per && per->is_object())
+      for (const auto& [name, s] : per->items())
+        if (s.is_number()) validation += s.get<double>();
+    for (const char* key : {"phases.timing_s", "phases.bracket_s", "phases.recheck_s"})
+      timing += number_of(row, key).value_or(0);
+  }
+  std::vector<HtmlRow> rows;
+  const nlohmann::json* problems = field_path(report, "phases.problems");
+  if (!problems || !problems->is_array()) return "";
+  for (const auto& p : *problems) {
+    const std::string problem = text_of(p, "problem");
+    const auto& [validation, timing] = own[problem];
+    rows.push_back({{{html_escape(problem), "", ""},
+                     {html_escape(text_of(p, "reference")), "", ""},
+                     seconds_cell(number_of(p, "draw_s")),
+                     seconds_cell(number_of(p, "reference_s")),
+                     seconds_cell(number_of(p, "audit_s")),
+                     seconds_cell(number_of(p, "upload_s")),
+                     seconds_cell(validation),
+                     seconds_cell(number_of(p, "timing_inputs_s")),
+                     seconds_cell(number_of(p, "ceiling_s")),
+                     seconds_cell(timing)},
+                    "",
+                    {}});
+  }
+  return render_html_table({{"problem", "problem", false},
+                            {"reference", "reference", false},
+                            {"draw", "draw s", true},
+                            {"ref", "reference s", true},
+                            {"audit", "audit s", true},
+                            {"upload", "upload s", true},
+                            {"variants", "variants' validation s", true},
+                            {"tinputs", "timing buffers s", true},
+                            {"ceiling", "GEMM ceiling s", true},
+                            {"timing", "variants' timing s", true}},
+                           rows, "results phases-per-problem");
+}
+
+}  // namespace
+
+std::string render_phases_html(const nlohmann::json& report) {
+  const nlohmann::json* phases = field(report, "phases");
+  if (!phases || !phases->is_object()) return "";
+  std::string html = "<section id=\"phases\"><h2>Where the time went</h2>\n";
+  html += "<p class=\"muted\">Host wall-clock seconds of this run by phase; not compared between runs.</p>\n";
+  html += breakdown_html(*phases);
+  html += "<details><summary>per problem</summary>\n" + per_problem_html(report) + "</details>\n";
+  return html + "</section>\n";
+}
+
+}  // namespace nb
