@@ -206,8 +206,9 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     t.throttle_reasons = ctx.nvml.throttle_reasons();
     outcome.phases.timing_s += clock.lap();
     const double median = summarize(t.samples_ms).median;
-    const int launches = static_cast<int>(std::clamp(20.0 / std::max(median, 1e-3), 2.0, 200.0));
-    const WallBracket bracket = timer.wall_bracket(launches);
+    // About 20 ms of back-to-back launches, one at least: a launch that long needs no company.
+    const int launches = static_cast<int>(std::clamp(20.0 / std::max(median, 1e-3), 1.0, 200.0));
+    const WallBracket bracket = timer.wall_bracket(launches, median);
     t.wall_ms_per_launch = bracket.wall_ms;
     t.submit_ms_per_launch = bracket.submit_ms;
     outcome.phases.bracket_s += clock.lap();

@@ -36,10 +36,10 @@ bool escapes_stream(double event_median_ms, double wall_ms_per_launch, double su
   return wall_ms_per_launch > 1.5 * std::max(event_median_ms, submit_ms_per_launch) + 0.020;
 }
 
-WallBracket CaseTimer::wall_bracket(int launches, int repeats) {
+WallBracket CaseTimer::wall_bracket(int launches, double event_median_ms, int max_repeats) {
   using clock = std::chrono::steady_clock;
   WallBracket best;
-  for (int r = 0; r < repeats; ++r) {
+  for (int r = 0; r < max_repeats; ++r) {
     NB_CUDA_CHECK(cudaDeviceSynchronize());
     const auto start = clock::now();
     for (int i = 0; i < launches; ++i) launch_();
@@ -49,6 +49,7 @@ WallBracket CaseTimer::wall_bracket(int launches, int repeats) {
     const WallBracket b{std::chrono::duration<double, std::milli>(stop - start).count() / launches,
                         std::chrono::duration<double, std::milli>(submitted - start).count() / launches};
     if (r == 0 || b.wall_ms < best.wall_ms) best = b;
+    if (!escapes_stream(event_median_ms, best.wall_ms, best.submit_ms)) break;
   }
   return best;
 }

@@ -38,9 +38,11 @@ class CaseTimer {
 
   void warm_up(int launches);
   double sample_ms();  // flush (untimed), then one event-timed launch
-  // Per launch, over back-to-back launches between two cudaDeviceSynchronize calls; the best of
-  // `repeats` brackets, so that one host hiccup does not look like hidden work.
-  WallBracket wall_bracket(int launches, int repeats = 3);
+  // Per launch, over back-to-back launches between two cudaDeviceSynchronize calls. A bracket the
+  // events explain (escapes_stream false against `event_median_ms`) ends it; one they do not is
+  // repeated, up to `max_repeats` in all, and the best is kept, so that one host hiccup does not
+  // look like hidden work while a slow kernel is not bracketed more often than it must be.
+  WallBracket wall_bracket(int launches, double event_median_ms, int max_repeats = 3);
 
  private:
   std::function<void()> launch_;
