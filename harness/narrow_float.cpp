@@ -1,29 +1,14 @@
 #include "harness/narrow_float.hpp"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include "harness/parallel.hpp"
+#include "harness/stored_value.hpp"
 #include "harness/validation/compare.hpp"
 
 namespace nb {
 namespace {
 
-std::uint16_t bits_of(float v, DType storage) {
-  if (storage == DType::bf16) return static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(v)).x;
-  return static_cast<__half_raw>(__float2half_rn(v)).x;
-}
-
-float value_of(std::uint16_t bits, DType storage) {
-  if (storage == DType::bf16) {
-    __nv_bfloat16_raw raw;
-    raw.x = bits;
-    return __bfloat162float(__nv_bfloat16(raw));
-  }
-  __half_raw raw;
-  raw.x = bits;
-  return __half2float(__half(raw));
-}
+std::uint16_t bits_of(float v, DType storage) { return stored::narrow_bits(v, storage); }
+float value_of(std::uint16_t bits, DType storage) { return stored::narrow_value(bits, storage); }
 
 }  // namespace
 

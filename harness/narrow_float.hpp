@@ -6,12 +6,13 @@
 #include <vector>
 
 #include "harness/dtype.hpp"
+#include "harness/stored_value.hpp"
 
 namespace nb {
 
 // The 2-byte poison of narrow tensors: a NaN in both bf16 and fp16 that arithmetic never makes
 // (the high half of the fp32 poison pattern, 0x7fa5a5a5).
-inline constexpr std::uint16_t kNarrowPoisonBits = 0x7fa5u;
+inline constexpr std::uint16_t kNarrowPoisonBits = stored::kNarrowPoisonBits;
 
 // v rounded to the storage type and back (NaN stays NaN, overflow becomes the signed infinity).
 float round_to_storage(float v, DType storage);

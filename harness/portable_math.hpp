@@ -24,6 +24,23 @@ NB_HD inline double add(double a, double b) { return a + b; }
 NB_HD inline double sub(double a, double b) { return a - b; }
 #endif
 
+// Classification and |x| under one name on both sides (the C macros are not in every namespace).
+NB_HD inline bool is_finite(double x) {
+#if defined(__CUDA_ARCH__)
+  return isfinite(x);
+#else
+  return std::isfinite(x);
+#endif
+}
+NB_HD inline bool is_nan(double x) {
+#if defined(__CUDA_ARCH__)
+  return isnan(x);
+#else
+  return std::isnan(x);
+#endif
+}
+NB_HD inline double abs(double x) { return fabs(x); }
+
 // Horner's rule: c[0] + x (c[1] + x (c[2] + ...)), n coefficients.
 NB_HD inline double horner(const double* c, int n, double x) {
   double r = c[n - 1];

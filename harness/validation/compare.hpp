@@ -6,15 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "harness/stored_value.hpp"
 #include "harness/tensors.hpp"
 #include "harness/tolerance.hpp"
+#include "harness/validation/error_tally.hpp"
 
 namespace nb {
 
 // The NaN bit pattern written into every output before a validated launch. Arithmetic never
 // produces this payload (CUDA's canonical NaN is 0x7fffffff), so an element that still holds it
 // was not written.
-inline constexpr std::uint32_t kPoisonBits = 0x7fa5a5a5u;
+inline constexpr std::uint32_t kPoisonBits = stored::kPoisonBits;
 
 bool is_poison(float v);
 float poison_value();
@@ -40,6 +42,9 @@ TensorErrors compare_tensor(const std::string& name, const std::vector<float>& o
 
 double finite_rms(const std::vector<double>& ref);
 
+// The TensorErrors of a whole tensor's tally (error_tally.hpp), host or device alike.
+TensorErrors tensor_errors(const std::string& name, std::int64_t elements, const ErrorTally& tally, const Tolerance& tol);
+
 // "" when the tensor is within tolerance, else a one-line reason naming the tensor.
 std::string tensor_failure(const TensorErrors& e, const Tolerance& tol);
 
@@ -58,5 +63,8 @@ TrialJudgement judge_trial(const std::vector<TensorDecl>& decls, const HostTenso
 TrialJudgement judge_trial(const std::vector<TensorDecl>& decls, const HostTensors& outputs,
                            const ReferenceTensors& reference, const std::function<Tolerance(int)>& tolerance_of,
                            bool input_modified);
+// The same wherever the outputs and the reference live: compare(i, tolerance) gives tensor i's errors.
+TrialJudgement judge_trial(const std::vector<TensorDecl>& decls, const std::function<Tolerance(int)>& tolerance_of,
+                           const std::function<TensorErrors(int, const Tolerance&)>& compare, bool input_modified);
 
 }  // namespace nb

@@ -5,18 +5,30 @@
 namespace nb {
 
 TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
-                                 const HostTensors& inputs, const ReferenceTensors& reference) {
+                                 const ReferenceConditions& conditions) {
   const Tolerance base = op.tolerance(p);
-  const double condition =
-      std::max(op.condition(p, inputs), reference.condition) * reduction_growth(op.reduction_length(p));
+  const double condition = conditions.instance * reduction_growth(op.reduction_length(p));
   TrialTolerances t;
   for (std::size_t i = 0; i < decls.size(); ++i) {
-    const double own = op.tensor_condition(p, static_cast<int>(i), inputs, reference);
-    const double effective = condition * std::max(1.0, own);
+    const double effective = condition * std::max(1.0, conditions.of(i));
     t.per_tensor.push_back(plus_rounding(base.scaled(effective), storage_rounding(decls[i].dtype)));
     t.worst_condition = std::max(t.worst_condition, effective);
   }
   return t;
+}
+
+ReferenceConditions host_conditions(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
+                                    const HostTensors& inputs, const ReferenceTensors& reference) {
+  ReferenceConditions c;
+  c.instance = std::max(op.condition(p, inputs), reference.condition);
+  for (std::size_t i = 0; i < decls.size(); ++i)
+    c.per_tensor.push_back(op.tensor_condition(p, static_cast<int>(i), inputs, reference));
+  return c;
+}
+
+TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
+                                 const HostTensors& inputs, const ReferenceTensors& reference) {
+  return trial_tolerances(op, p, decls, host_conditions(op, p, decls, inputs, reference));
 }
 
 }  // namespace nb

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/op_spec.hpp"
+#include "harness/validation/program_tensors.hpp"
 
 namespace nb {
 
@@ -13,6 +14,14 @@ struct TrialTolerances {
   double worst_condition = 1;         // the largest factor applied to any tensor
 };
 
+TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
+                                 const ReferenceConditions& conditions);
+
+// The conditions of a host reference: OpSpec::condition and tensor_condition on the host copies.
+ReferenceConditions host_conditions(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
+                                    const HostTensors& inputs, const ReferenceTensors& reference);
+
+// The two above: the tolerances of a trial whose reference was computed on the host.
 TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
                                  const HostTensors& inputs, const ReferenceTensors& reference);
 

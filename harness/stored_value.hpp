@@ -1,0 +1,71 @@
+#pragma once
+// A tensor element as its storage holds it, read and written as float on the host or the device:
+// fp32 (and tf32, stored as fp32) as itself, bf16 and fp16 as 2-byte patterns rounded to nearest
+// even (cuda_bf16.h's and cuda_fp16.h's conversions, which the host and the device share).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "harness/dtype.hpp"
+#include "harness/host_device.hpp"
+
+namespace nb::stored {
+
+// The poison patterns: a NaN arithmetic never makes (fp32), and its high half (bf16 and fp16).
+inline constexpr std::uint32_t kPoisonBits = 0x7fa5a5a5u;
+inline constexpr std::uint16_t kNarrowPoisonBits = 0x7fa5u;
+
+NB_HD inline bool narrow(DType t) { return t == DType::bf16 || t == DType::f16; }
+
+NB_HD inline std::uint16_t narrow_bits(float v, DType t) {
+  if (t == DType::bf16) return static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(v)).x;
+  return static_cast<__half_raw>(__float2half_rn(v)).x;
+}
+
+NB_HD inline float narrow_value(std::uint16_t bits, DType t) {
+  if (t == DType::bf16) {
+    __nv_bfloat16_raw raw;
+    raw.x = bits;
+    return __bfloat162float(__nv_bfloat16(raw));
+  }
+  __half_raw raw;
+  raw.x = bits;
+  return __half2float(__half(raw));
+}
+
+// v as the storage type holds it (NaN stays NaN, overflow becomes the signed infinity).
+NB_HD inline float rounded(float v, DType t) { return narrow(t) ? narrow_value(narrow_bits(v, t), t) : v; }
+
+NB_HD inline float load(const void* data, std::int64_t i, DType t) {
+  if (narrow(t)) return narrow_value(static_cast<const std::uint16_t*>(data)[i], t);
+  return static_cast<const float*>(data)[i];
+}
+
+NB_HD inline void store(void* data, std::int64_t i, DType t, float v) {
+  if (narrow(t)) static_cast<std::uint16_t*>(data)[i] = narrow_bits(v, t);
+  else static_cast<float*>(data)[i] = v;
+}
+
+// True when element i still holds the poison pattern (it was not written).
+NB_HD inline bool is_poison(const void* data, std::int64_t i, DType t) {
+  if (narrow(t)) return static_cast<const std::uint16_t*>(data)[i] == kNarrowPoisonBits;
+  return static_cast<const std::uint32_t*>(data)[i] == kPoisonBits;
+}
+
+// A tensor in its storage, as a program reads it: one pointer, one type.
+struct Tensor {
+  const void* data = nullptr;
+  DType type = DType::f32;
+  NB_HD float operator[](std::int64_t i) const { return load(data, i, type); }
+};
+
+// The same, written.
+struct MutableTensor {
+  void* data = nullptr;
+  DType type = DType::f32;
+  NB_HD float operator[](std::int64_t i) const { return load(data, i, type); }
+  NB_HD void set(std::int64_t i, float v) const { store(data, i, type, v); }
+};
+
+}  // namespace nb::stored

@@ -1,0 +1,49 @@
+#pragma once
+// The executor of float64 reference programs on the GPU (harness/validation/executor.hpp): each
+// `each` is one launch of a grid-stride kernel on the validation stream, scratch is device memory,
+// the GEMM is cuBLAS DGEMM. `each` itself is in device_executor.cuh, for the .cu files that
+// instantiate programs; this header is enough to hold and pass an executor.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
+#include "harness/validation/executor.hpp"
+
+namespace nb {
+
+class DeviceExecutor {
+ public:
+  explicit DeviceExecutor(cudaStream_t stream) : stream_(stream) {}
+  cudaStream_t stream() const { return stream_; }
+
+  template <class F>
+  void each(std::int64_t n, F f);  // device_executor.cuh
+
+  // n zeroed elements of device memory, freed with the last copy of the handle.
+  template <class T>
+  Scratch<T> scratch(std::int64_t n) {
+    auto owner = std::make_shared<DeviceBuffer>(static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(T));
+    NB_CUDA_CHECK(cudaMemsetAsync(owner->get(), 0, owner->bytes(), stream_));
+    return Scratch<T>(owner, owner->as<T>());
+  }
+
+  // n elements copied to the host once the stream has reached them.
+  template <class T>
+  std::vector<T> to_host(const T* data, std::int64_t n) {
+    std::vector<T> out(static_cast<std::size_t>(n));
+    if (n > 0) NB_CUDA_CHECK(cudaMemcpyAsync(out.data(), data, out.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    NB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return out;
+  }
+
+  // cuBLAS DGEMM on the stream (the H100 runs FP64 on its tensor cores).
+  void gemm(const GemmShape& shape, const double* a, const double* b, double* c);
+
+ private:
+  cudaStream_t stream_;
+};
+
+}  // namespace nb
