@@ -20,18 +20,19 @@ void draw_declared(const std::vector<InputDraw>& draws, std::uint64_t seed, cons
   }
 }
 
-std::vector<float> draw_elements(const InputDraw& draw, std::uint64_t seed, std::int64_t elements, DType storage,
-                                 std::int64_t begin, std::int64_t count) {
-  std::vector<float> out(static_cast<std::size_t>(count));
-  for (std::int64_t j = 0; j < count; ++j)
-    out[static_cast<std::size_t>(j)] = draw.value(seed, static_cast<std::uint64_t>(begin + j), storage);
+std::unordered_map<std::int64_t, float> planted_specials(const InputDraw& draw, std::uint64_t seed, std::int64_t elements) {
+  std::unordered_map<std::int64_t, float> planted;
   if (draw.plants_specials())
-    for (std::int64_t k = 0; k < element_draw::special_count(elements); ++k) {
-      const std::int64_t at = element_draw::special_position(seed, draw.salt, k, elements);
-      if (at >= begin && at < begin + count) out[static_cast<std::size_t>(at - begin)] = element_draw::special_value(k);
-    }
-  for (float& v : out) v = stored::rounded(v, storage);
-  return out;
+    for (std::int64_t k = 0; k < element_draw::special_count(elements); ++k)
+      planted[element_draw::special_position(seed, draw.salt, k, elements)] = element_draw::special_value(k);
+  return planted;
+}
+
+float stored_draw(const InputDraw& draw, std::uint64_t seed, DType storage, std::int64_t index,
+                  const std::unordered_map<std::int64_t, float>& planted) {
+  const auto plant = planted.find(index);
+  const float v = plant != planted.end() ? plant->second : draw.value(seed, static_cast<std::uint64_t>(index), storage);
+  return stored::rounded(v, storage);
 }
 
 }  // namespace nb

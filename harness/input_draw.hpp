@@ -3,6 +3,7 @@
 // device draw and the audit's redraw of sampled slices all follow the same declaration
 // (OpSpec::input_draws), so the three hold the same bits for any element.
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "harness/distribution.hpp"
@@ -52,9 +53,13 @@ struct InputDraw {
 void draw_declared(const std::vector<InputDraw>& draws, std::uint64_t seed, const std::vector<TensorDecl>& decls,
                    HostTensors& host);
 
-// Elements [begin, begin + count) of one declared draw of a tensor of `elements`, planted and rounded
-// to `storage`: what the device holds there (the audit's redraw of a slice).
-std::vector<float> draw_elements(const InputDraw& draw, std::uint64_t seed, std::int64_t elements, DType storage,
-                                 std::int64_t begin, std::int64_t count);
+// The NaN/Inf a draw plants in a tensor of `elements` (none unless it draws `special`): position ->
+// value, a later plant at the same place having overwritten an earlier one.
+std::unordered_map<std::int64_t, float> planted_specials(const InputDraw& draw, std::uint64_t seed, std::int64_t elements);
+
+// Element `index` of the drawn tensor as its storage holds it: what the device holds there (the
+// audit's redraw of sampled elements).
+float stored_draw(const InputDraw& draw, std::uint64_t seed, DType storage, std::int64_t index,
+                  const std::unordered_map<std::int64_t, float>& planted);
 
 }  // namespace nb

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "harness/errors.hpp"
 #include "harness/narrow_float.hpp"
@@ -15,6 +16,20 @@ void draw_stored_inputs(const OpSpec& op, const Problem& p, const std::vector<Te
   op.draw_inputs(p, d, seed, host);
   for (std::size_t i = 0; i < decls.size(); ++i)
     if (decls[i].role != TensorRole::output) round_to_storage(host.data.at(i), decls[i].dtype);
+}
+
+void OpSpec::draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& host) const {
+  const std::vector<TensorDecl> decls = tensors(p);
+  const std::vector<InputDraw> draws = input_draws(p, d);
+  if (draws.empty()) throw std::logic_error(name() + " declares no input draws and does not draw its own");
+  draw_declared(draws, seed, decls, host);
+  for (const InputDraw& draw : draws) round_to_storage(host[draw.tensor], decls.at(std::size_t(draw.tensor)).dtype);
+  derive_inputs(p, host);
+}
+
+ReferenceConditions OpSpec::reference_program(const Problem&, const ProgramTensors&, const ProgramReference&,
+                                              Executor&) const {
+  throw std::logic_error(name() + " has no reference program");
 }
 
 Variant* OpSpec::find_variant(const std::string& name) const {

@@ -9,9 +9,13 @@
 #include <vector>
 
 #include "harness/distribution.hpp"
+#include "harness/input_draw.hpp"
 #include "harness/problem.hpp"
 #include "harness/tensors.hpp"
 #include "harness/tolerance.hpp"
+#include "harness/validation/executor.hpp"
+#include "harness/validation/program_tensors.hpp"
+#include "harness/validation/slices.hpp"
 #include "harness/variant.hpp"
 
 namespace nb {
@@ -45,10 +49,35 @@ class OpSpec {
   virtual std::vector<NamedProblem> named_problems() const = 0;
 
   virtual std::vector<TensorDecl> tensors(const Problem&) const = 0;
-  // Fills every input and inout host tensor (already sized) for one trial.
-  virtual void draw_inputs(const Problem&, Distribution, std::uint64_t seed, HostTensors&) const = 0;
-  // Fills every output and inout reference (already sized) in float64 from the host inputs.
+  // Fills every input and inout host tensor (already sized) for one trial. By default: the
+  // declared draws (input_draws), rounded to their storage, then derive_inputs.
+  virtual void draw_inputs(const Problem&, Distribution, std::uint64_t seed, HostTensors&) const;
+  // Fills every output and inout reference (already sized) in float64 from the host inputs: the
+  // Eigen reference, the ground truth.
   virtual void reference(const Problem&, const HostTensors& inputs, ReferenceTensors& out) const = 0;
+
+  // --- The device path (docs/validation.md). An op that declares its draws and has a reference
+  // program is validated against float64 kernels on the GPU, which Eigen audits on sampled slices.
+  // How each drawn input is drawn: the host, the device and the audit follow it alike.
+  virtual std::vector<InputDraw> input_draws(const Problem&, Distribution) const { return {}; }
+  // Inputs computed from the drawn ones (what a forward pass saved), on the host from the host
+  // copies, and by a program from the drawn tensors in place.
+  virtual void derive_inputs(const Problem&, HostTensors&) const {}
+  virtual void derive_inputs(const Problem&, const ProgramTensors&, Executor&) const {}
+  // True when reference_program exists.
+  virtual bool has_reference_program() const { return false; }
+  // The float64 reference of every output and inout tensor, by plain kernels (baselines/gpu/),
+  // and the conditions its tolerances scale with (as condition and tensor_condition give them).
+  virtual ReferenceConditions reference_program(const Problem&, const ProgramTensors& tensors,
+                                                const ProgramReference& out, Executor&) const;
+  // How the audit cuts the problem into slices the Eigen reference computes alone.
+  virtual std::vector<SliceFamily> slice_families(const Problem&) const { return {}; }
+  // The Eigen reference of a slice problem: reference(), unless the family needs tensors of the
+  // device reference (SliceFamily::given), which arrive whole in `given`.
+  virtual void slice_reference(const Problem& slice_problem, const SliceFamily& family, const HostTensors& inputs,
+                               const ReferenceTensors& given, ReferenceTensors& out) const {
+    reference(slice_problem, inputs, out);
+  }
   virtual WorkModel work(const Problem&) const = 0;
 
   virtual Tolerance tolerance(const Problem& p) const { return default_tolerance(p.dtype); }

@@ -2,6 +2,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/report/phases_json.hpp"
+#include "harness/report/reference_summary_json.hpp"
 
 namespace nb {
 namespace {
@@ -83,7 +84,8 @@ json validation_json(const ValidationResult& v) {
           {"tolerance", {v.tolerance.normwise, v.tolerance.elementwise, v.tolerance.floor_fraction}},
           {"distributions", per},
           {"launch_ms_estimate", v.launch_ms_estimate},
-          {"after_timing", v.after_timing ? verdict_json(*v.after_timing) : json(nullptr)}};
+          {"after_timing", v.after_timing ? verdict_json(*v.after_timing) : json(nullptr)},
+          {"reference", reference_summary_json(v.reference)}};
 }
 
 Disposition disposition_from(const std::string& name) {
@@ -101,6 +103,7 @@ ValidationResult validation_from(const json& j) {
   for (const auto& d : j.at("distributions")) v.distributions.push_back(verdict_from(d));
   v.launch_ms_estimate = j.at("launch_ms_estimate");
   if (!j.at("after_timing").is_null()) v.after_timing = verdict_from(j.at("after_timing"));
+  v.reference = reference_summary_from(j.at("reference"));
   return v;
 }
 

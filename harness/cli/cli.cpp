@@ -35,6 +35,20 @@ void add_list(CLI::App& app, ListArgs& a) {
   list->add_option("--problem", a.problem, "tensors: the shapes of this problem (default: the op's first quick problem)");
 }
 
+// Where the float64 references run: --reference device (the default) or host.
+void add_reference_option(CLI::App* cmd, RunOptions& o) {
+  cmd->add_option_function<std::string>(
+         "--reference",
+         [&o](const std::string& place) {
+           o.validation.reference = place == "host" ? ReferencePlace::host : ReferencePlace::device;
+         },
+         "Float64 references: device (plain GPU kernels, audited by Eigen on sampled slices) or host (Eigen "
+         "throughout: slow)")
+      ->check(CLI::IsMember({"device", "host"}))
+      ->type_name("device|host")
+      ->default_str("device");
+}
+
 // The options run and eval share: validation, timing, device, output.
 void add_run_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& distributions, bool& full_validation,
                      std::string& out_root) {
@@ -45,6 +59,7 @@ void add_run_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& dis
                   "Trials for problems over 512M elements (at most --trials)")->capture_default_str();
   cmd->add_option("--distributions", distributions, "Distributions to validate (default: by size)")->delimiter(',');
   cmd->add_flag("--full-validation", full_validation, "Every distribution at every size");
+  add_reference_option(cmd, o);
   cmd->add_option("--min-time", o.samples.min_time_s, "Timed seconds per case")->capture_default_str();
   cmd->add_option("--max-samples", o.samples.max_samples, "Most samples per case")->capture_default_str();
   cmd->add_option("--device", o.device, "CUDA device")->capture_default_str();
@@ -117,6 +132,7 @@ void add_run(CLI::App& app, RunArgs& a) {
   run->add_option("--distributions", a.distributions, "Distributions to validate (default: by size)")
       ->delimiter(',');
   run->add_flag("--full-validation", a.full_validation, "Every distribution at every size");
+  add_reference_option(run, o);
   run->add_option("--min-time", o.samples.min_time_s, "Timed seconds per case")->capture_default_str();
   run->add_option("--max-samples", o.samples.max_samples, "Most samples per case")->capture_default_str();
   run->add_option("--device", o.device, "CUDA device")->capture_default_str();

@@ -105,7 +105,8 @@ Worker worker_for(const EvalCommand& c, const ExternalSource& s, const std::stri
   w.argv.insert(w.argv.end(), {"--trials", std::to_string(o.validation.trials), "--huge-trials",
                                std::to_string(o.validation.huge_problem_trials), "--min-time",
                                std::to_string(o.samples.min_time_s), "--max-samples",
-                               std::to_string(o.samples.max_samples), "--device", std::to_string(o.device)});
+                               std::to_string(o.samples.max_samples), "--device", std::to_string(o.device),
+                               "--reference", o.validation.reference == ReferencePlace::host ? "host" : "device"});
   std::string dists;
   for (Distribution d : o.validation.distributions) dists += (dists.empty() ? "" : ",") + distribution_name(d);
   if (!dists.empty()) w.argv.insert(w.argv.end(), {"--distributions", dists});

@@ -29,6 +29,7 @@ CasePhases case_phases_from(const nlohmann::json& j) {
 json problem_phases_json(const ProblemPhases& p) {
   return {{"problem", p.problem},
           {"reference", p.reference},
+          {"prepare_s", p.prepare_s},
           {"draw_s", p.draw_s},
           {"reference_s", p.reference_s},
           {"audit_s", p.audit_s},
@@ -47,7 +48,8 @@ json run_phases_json(const RunPhases& run, const PhaseTotals& t, const std::vect
           {"validation_s", run.validation_s},
           {"timing_s", run.timing_s},
           {"validation",
-           {{"draw_s", t.draw},
+           {{"prepare_s", t.prepare},
+            {"draw_s", t.draw},
             {"reference_s", t.reference},
             {"audit_s", t.audit},
             {"upload_s", t.upload},

@@ -3,6 +3,7 @@
 #include "harness/device/compute_peak.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/report/phases_json.hpp"
+#include "harness/report/reference_summary_json.hpp"
 
 namespace nb {
 namespace {
@@ -89,6 +90,7 @@ json settings_json(const RunRecord& r) {
           {"full_validation_elements", o.validation.full_validation_elements},
           {"huge_problem_elements", o.validation.huge_problem_elements},
           {"huge_problem_trials", o.validation.huge_problem_trials},
+          {"reference", o.validation.reference == ReferencePlace::host ? "host" : "device"},
           {"min_time_s", o.samples.min_time_s},
           {"min_samples", o.samples.min_samples},
           {"max_samples", o.samples.max_samples},
@@ -131,7 +133,8 @@ json validation_json(const ValidationResult& v, DType storage) {
             {"floor_fraction", v.tolerance.floor_fraction}}},
           {"per_distribution", per},
           {"robust_to", v.robust_to()},
-          {"after_timing", after_timing}};
+          {"after_timing", after_timing},
+          {"reference", reference_summary_json(v.reference)}};
 }
 
 json timing_json(const std::optional<TimingResult>& t) {

@@ -54,10 +54,14 @@ void fill_fields_of_newer_minors(nlohmann::json& report) {
   if (!report.contains("not_run") || !report["not_run"].is_array()) report["not_run"] = nlohmann::json::array();
   for (auto& row : report["results"])
     if (row.is_object() && !row.contains("not_run_reason")) row["not_run_reason"] = nullptr;
-  // Minor 4: where the seconds went, for the run and per row.
+  // Minor 4: where the seconds went, for the run and per row; where each row's reference was computed.
   if (!report.contains("phases") || !report["phases"].is_object()) report["phases"] = nullptr;
-  for (auto& row : report["results"])
-    if (row.is_object() && !row.contains("phases")) row["phases"] = nullptr;
+  for (auto& row : report["results"]) {
+    if (!row.is_object()) continue;
+    if (!row.contains("phases")) row["phases"] = nullptr;
+    if (row.contains("validation") && row["validation"].is_object() && !row["validation"].contains("reference"))
+      row["validation"]["reference"] = nullptr;
+  }
 }
 
 nlohmann::json load_report_file(const std::string& path) {

@@ -22,6 +22,7 @@ const std::vector<PhaseLine>& phase_lines() {
       {"set-up (provenance, NVML, CUDA context)", "setup_s", 0},
       {"copy ceiling", "copy_ceiling_s", 0},
       {"validation", "validation_s", 0},
+      {"variants prepared, buffers allocated", "validation.prepare_s", 1},
       {"inputs drawn", "validation.draw_s", 1},
       {"float64 reference and conditions", "validation.reference_s", 1},
       {"Eigen audit of the device reference", "validation.audit_s", 1},
@@ -79,6 +80,7 @@ std::string per_problem_html(const nlohmann::json& report) {
     const auto& [validation, timing] = own[problem];
     rows.push_back({{{html_escape(problem), "", ""},
                      {html_escape(text_of(p, "reference")), "", ""},
+                     seconds_cell(number_of(p, "prepare_s")),
                      seconds_cell(number_of(p, "draw_s")),
                      seconds_cell(number_of(p, "reference_s")),
                      seconds_cell(number_of(p, "audit_s")),
@@ -92,6 +94,7 @@ std::string per_problem_html(const nlohmann::json& report) {
   }
   return render_html_table({{"problem", "problem", false},
                             {"reference", "reference", false},
+                            {"prepare", "prepare s", true},
                             {"draw", "draw s", true},
                             {"ref", "reference s", true},
                             {"audit", "audit s", true},

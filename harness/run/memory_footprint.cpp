@@ -20,6 +20,11 @@ MemoryFootprint estimate_footprint(const FootprintInputs& in) {
   MemoryFootprint f;
   f.device_bytes = sets * (device + static_cast<double>(in.workspace_bytes)) +
                    static_cast<double>(in.flush_bytes) + kDeviceHeadroomBytes;
+  if (in.device_reference) {
+    f.device_bytes += (inputs + results) * sizeof(double);
+    f.host_bytes = kAuditHostBytes;
+    return f;
+  }
   // Host: float inputs, and the float64 reference and float result of every output and inout tensor.
   f.host_bytes = inputs * sizeof(float) + results * (sizeof(double) + sizeof(float));
   return f;

@@ -22,7 +22,13 @@ struct FootprintInputs {
   std::size_t workspace_bytes = 0;   // the largest among the problem's variants
   std::size_t flush_bytes = 0;       // the L2 flush buffer (0 when nothing is timed)
   bool fresh_buffers_per_trial = false;  // a second set of tensors and workspace lives during renewal
+  // The float64 reference on the device (a double per element of every tensor, for the reference and
+  // its program's scratch) and only the audit's slices on the host; else host copies throughout.
+  bool device_reference = false;
 };
+
+// Host room kept for the audit of a device reference (its sampled slices and shared operands).
+inline constexpr double kAuditHostBytes = 2.0 * (1 << 30);
 
 // Room kept free on the device for the libraries' handles, streams and the CUDA context's own use.
 inline constexpr double kDeviceHeadroomBytes = 512.0 * (1 << 20);

@@ -37,6 +37,7 @@ PhaseTotals sum_phases(const RunPhases& run, const std::vector<ProblemPhases>& p
   t.validation = run.validation_s;
   t.timing = run.timing_s;
   for (const ProblemPhases& p : problems) {
+    t.prepare += p.prepare_s;
     t.draw += p.draw_s;
     t.reference += p.reference_s;
     t.audit += p.audit_s;

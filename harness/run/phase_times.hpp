@@ -24,7 +24,8 @@ class Stopwatch {
 // The validation work of one problem that its variants share, summed over its trials.
 struct ProblemPhases {
   std::string problem;
-  std::string reference;       // which reference the trials got: "device" or "host" (and why)
+  std::string reference;       // which reference the trials got: "device" or "host"
+  double prepare_s = 0;        // the variants prepared (plans, handles), the memory checked, the buffers allocated
   double draw_s = 0;           // the inputs drawn
   double reference_s = 0;      // the float64 reference and the conditions behind the tolerances
   double audit_s = 0;          // Eigen's recomputation of sampled slices of a device reference
@@ -32,7 +33,7 @@ struct ProblemPhases {
   double timing_inputs_s = 0;  // the timing buffers allocated and filled
   double ceiling_s = 0;        // the problem's compute ceiling timed (GEMM alone)
 
-  double total() const { return draw_s + reference_s + audit_s + upload_s + timing_inputs_s + ceiling_s; }
+  double total() const { return prepare_s + draw_s + reference_s + audit_s + upload_s + timing_inputs_s + ceiling_s; }
 };
 
 // One case's own seconds.
@@ -59,7 +60,7 @@ struct RunPhases {
 // The run's seconds summed by phase, for the printed breakdown and the report's HTML.
 struct PhaseTotals {
   double total = 0, setup = 0, copy_ceiling = 0;
-  double validation = 0, draw = 0, reference = 0, audit = 0, upload = 0, variants = 0;
+  double validation = 0, prepare = 0, draw = 0, reference = 0, audit = 0, upload = 0, variants = 0;
   double timing = 0, timing_inputs = 0, compute_ceilings = 0, samples = 0, brackets = 0, rechecks = 0;
   double other() const;  // what no phase accounts for
 };

@@ -4,23 +4,12 @@
 #include <cstdio>
 
 #include "harness/device/device_checks.hpp"
-#include "harness/host_memory.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/run/guarded_launch.hpp"
 #include "harness/run/interrupt.hpp"
 #include "harness/timing/event_timer.hpp"
-#include "harness/validation/trial_tolerance.hpp"
 
 namespace nb {
-
-struct ProblemValidator::Trial {
-  std::uint64_t seed = 0;
-  HostTensors inputs;
-  ReferenceTensors reference;
-  std::vector<Tolerance> tolerances;  // per tensor: base x condition x reduction growth
-  double worst_condition = 1;
-  std::vector<std::uint64_t> input_hashes;
-};
 
 ProblemValidator::ProblemValidator(const OpSpec& op, const Problem& problem, const ProblemBuffers& buffers,
                                    cudaStream_t stream)
@@ -30,10 +19,6 @@ void ProblemValidator::renew_buffers(const std::vector<Variant*>& variants) cons
   auto next = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(op_, problem_, variants));
   fresh_ = std::move(next);
   buffers_ = fresh_.get();
-}
-
-std::vector<std::uint64_t> ProblemValidator::hash_inputs() const {
-  return buffers().input_hashes(stream_);
 }
 
 namespace {
@@ -55,23 +40,26 @@ bool claims(const Variant& v, Distribution d) {
   return std::find(c.begin(), c.end(), d) != c.end();
 }
 
+std::unique_ptr<TrialReference> make_reference(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
+                                               const ValidationPlan& plan, cudaStream_t stream) {
+  if (plan.device_reference) return make_device_trial_reference(op, p, decls, stream, plan.audit);
+  return make_host_trial_reference(op, p, decls, stream, plan.why_host);
+}
+
 }  // namespace
 
 ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vector<Variant*>& variants,
                                     std::vector<CaseOutcome>& outcomes, const ProgressNote& note) const {
   ProblemPhases phases;
   phases.problem = problem_.id();
-  phases.reference = "host";
   const Tolerance base = op_.tolerance(problem_);
   for (std::size_t k = 0; k < variants.size(); ++k) outcomes[k].validation.tolerance = base;
-  // Host buffers live for the whole problem: multi-GB vectors are allocated and faulted in once.
-  Trial trial;
-  trial.inputs = allocate_host_inputs(buffers().decls);
-  trial.reference = allocate_references(buffers().decls);
-  HostTensors results = allocate_host_results(buffers().decls);
-  PinnedRanges pinned;
-  for (HostTensors* host : {&trial.inputs, &results})
-    for (auto& values : host->data) pinned.pin(values.data(), values.size() * sizeof(float));
+  const std::vector<TensorDecl> decls = buffers().decls;
+  std::unique_ptr<TrialReference> reference = make_reference(op_, problem_, decls, plan, stream_);
+  phases.reference = reference->summary().computed_on;
+  const auto record_reference = [&] {
+    for (auto& o : outcomes) o.validation.reference = reference->summary();
+  };
   for (std::size_t d = 0; d < plan.distributions.size(); ++d) {
     const Distribution dist = plan.distributions[d];
     const StressDistribution stress = stress_of(op_, problem_, dist);
@@ -83,51 +71,53 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
     }
     for (int t = 0; t < plan.trials; ++t) {
       if (interrupt_requested()) throw RunInterrupted{};
-      Stopwatch clock;
-      trial.seed = plan.seed(d, t);
-      draw_stored_inputs(op_, problem_, buffers().decls, dist, trial.seed, trial.inputs);
-      const double draw_s = clock.lap();
-      trial.reference.condition = 1.0;
-      op_.reference(problem_, trial.inputs, trial.reference);
-      trial.reference.rms.clear();
-      for (const auto& values : trial.reference.data) trial.reference.rms.push_back(finite_rms(values));
-      const double reference_s = clock.lap();
+      const std::uint64_t seed = plan.seed(d, t);
       if (plan.fresh_buffers_per_trial) renew_buffers(variants);
-      const TrialTolerances tolerances = trial_tolerances(op_, problem_, buffers().decls, trial.inputs, trial.reference);
-      trial.tolerances = tolerances.per_tensor;
-      trial.worst_condition = tolerances.worst_condition;
-      buffers().upload(trial.inputs, {TensorRole::input}, stream_);
-      trial.input_hashes = hash_inputs();
-      const double upload_s = clock.lap();
-      phases.draw_s += draw_s, phases.reference_s += reference_s, phases.upload_s += upload_s;
+      const ProblemPhases before = phases;
+      try {
+        reference->prepare(buffers(), dist, seed, phases);
+      } catch (const ReferenceDisagreement& e) {
+        record_reference();
+        for (auto& o : outcomes)
+          if (o.runnable()) o.fail(std::string(kReferenceDisagreement) + ": " + e.what());
+        note(std::string(kReferenceDisagreement) + ": " + e.what());
+        return phases;
+      }
+      Stopwatch clock;
+      const std::vector<std::uint64_t> hashes = buffers().input_hashes(stream_);
+      phases.upload_s += clock.lap();
+      const double worst_condition = reference->tolerances().worst_condition;
       double variants_s = 0;
       for (std::size_t k = 0; k < variants.size(); ++k) {
         if (!outcomes[k].runnable()) continue;
         if (interrupt_requested()) throw RunInterrupted{};
-        outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, trial.worst_condition);
-        validate_one(*variants[k], trial, results, outcomes[k], verdicts[k]);
+        outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, worst_condition);
+        validate_one(*variants[k], *reference, seed, hashes, outcomes[k], verdicts[k]);
         const double own = clock.lap();
         outcomes[k].phases.add_validation(dist, own);
         variants_s += own;
       }
       note("validated " + distribution_name(dist) + " trial " + std::to_string(t + 1) + "/" +
-           std::to_string(plan.trials) + " (draw " + seconds(draw_s) + ", reference " + seconds(reference_s) +
-           ", upload " + seconds(upload_s) + ", " + std::to_string(variants.size()) + " variants " +
-           seconds(variants_s) + ")");
+           std::to_string(plan.trials) + " (" + phases.reference + " reference; draw " +
+           seconds(phases.draw_s - before.draw_s) + ", reference " + seconds(phases.reference_s - before.reference_s) +
+           ", audit " + seconds(phases.audit_s - before.audit_s) + ", " + std::to_string(variants.size()) +
+           " variants " + seconds(variants_s) + ")");
     }
     for (std::size_t k = 0; k < variants.size(); ++k)
       if (outcomes[k].runnable()) outcomes[k].validation.distributions.push_back(verdicts[k]);
   }
+  record_reference();
   for (std::size_t k = 0; k < variants.size(); ++k)
     if (outcomes[k].runnable()) outcomes[k].validation.conclude();
   return phases;
 }
 
-void ProblemValidator::validate_one(Variant& variant, const Trial& trial, HostTensors& results, CaseOutcome& outcome,
+void ProblemValidator::validate_one(Variant& variant, TrialReference& reference, std::uint64_t seed,
+                                    const std::vector<std::uint64_t>& input_hashes, CaseOutcome& outcome,
                                     DistributionVerdict& verdict) const {
   const std::string name = nvtx_case_name(op_.name(), variant.name(), problem_.id());
   bool launched = guarded(outcome, name, [&] {
-    buffers().upload(trial.inputs, {TensorRole::inout}, stream_);
+    reference.reset_inouts();
     buffers().poison_outputs(stream_);
     NvtxRange range(name);
     NvtxRange phase("validate");
@@ -135,14 +125,13 @@ void ProblemValidator::validate_one(Variant& variant, const Trial& trial, HostTe
     outcome.validation.launch_ms_estimate = timer.time_ms([&] {
       variant.launch(problem_, buffers().tensors, buffers().workspace.get(), stream_);
     });
-    buffers().download_results(results, stream_);
   });
   if (!launched) return;
-  const bool modified = hash_inputs() != trial.input_hashes;
+  const bool modified = buffers().input_hashes(stream_) != input_hashes;
+  const TrialJudgement judgement = reference.judge(modified);
   // A kernel that wrote its inputs must not spoil the next variant's trial.
-  if (modified) buffers().upload(trial.inputs, {TensorRole::input}, stream_);
-  const auto tolerance_of = [&](int i) { return trial.tolerances.at(static_cast<std::size_t>(i)); };
-  verdict.add_trial(trial.seed, judge_trial(buffers().decls, results, trial.reference, tolerance_of, modified));
+  if (modified) reference.restore_inputs();
+  verdict.add_trial(seed, judgement);
 }
 
 }  // namespace nb

@@ -1,8 +1,10 @@
 #pragma once
-// Validates every variant of one problem. For each distribution and trial it draws fresh inputs,
-// computes the float64 reference once, and then, per variant: resets inout tensors, poisons the
-// outputs, launches, hashes the inputs again, downloads the results and judges them. An interrupt
-// (harness/run/interrupt.hpp) stops it between launches with RunInterrupted.
+// Validates every variant of one problem. For each distribution and trial a TrialReference draws
+// fresh inputs and computes the float64 reference once (on the device, audited by Eigen, or on the
+// host: harness/run/trial_reference.hpp); then, per variant, the inout tensors are reset, the
+// outputs poisoned, the variant launched, the inputs hashed again, and its outputs judged. An
+// interrupt (harness/run/interrupt.hpp) stops it between launches with RunInterrupted; a failed
+// audit makes every case an error (reference_disagreement) and ends the problem.
 #include <cuda_runtime.h>
 
 #include <functional>
@@ -13,11 +15,15 @@
 #include "harness/op_spec.hpp"
 #include "harness/run/case_outcome.hpp"
 #include "harness/run/problem_buffers.hpp"
+#include "harness/run/trial_reference.hpp"
 #include "harness/validation/validation_plan.hpp"
 
 namespace nb {
 
 using ProgressNote = std::function<void(const std::string&)>;
+
+// The reason a case carries when the audit found the device reference wrong.
+inline constexpr const char* kReferenceDisagreement = "reference_disagreement";
 
 class ProblemValidator {
  public:
@@ -26,13 +32,12 @@ class ProblemValidator {
   // outcomes[i] belongs to variants[i]; cases that are not runnable are left alone. Returns the
   // seconds the problem's shared phases took; each outcome's phases get its own.
   ProblemPhases run(const ValidationPlan& plan, const std::vector<Variant*>& variants, std::vector<CaseOutcome>& outcomes,
-           const ProgressNote& note) const;
+                    const ProgressNote& note) const;
 
  private:
-  struct Trial;
-  void validate_one(Variant& variant, const Trial& trial, HostTensors& results, CaseOutcome& outcome,
+  void validate_one(Variant& variant, TrialReference& reference, std::uint64_t seed,
+                    const std::vector<std::uint64_t>& input_hashes, CaseOutcome& outcome,
                     DistributionVerdict& verdict) const;
-  std::vector<std::uint64_t> hash_inputs() const;
   // The plan's fresh_buffers_per_trial: new buffers, allocated while the last ones still live so
   // that no address repeats between consecutive trials.
   void renew_buffers(const std::vector<Variant*>& variants) const;

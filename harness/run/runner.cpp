@@ -19,6 +19,7 @@
 #include "harness/run/problem_validator.hpp"
 #include "harness/run/progress.hpp"
 #include "harness/run/timed_recheck.hpp"
+#include "harness/run/trial_reference.hpp"
 
 namespace nb {
 namespace {
@@ -35,8 +36,8 @@ std::vector<std::vector<std::size_t>> group_by_problem(const std::vector<RunCase
   return groups;
 }
 
-// Buffers for the problem being timed, filled with uniform01 inputs; replaced when the
-// benchmark order moves on to the next problem.
+// Buffers for the problem being timed, filled with uniform01 inputs (drawn on the device where the
+// op declares its draws); replaced when the benchmark order moves on to the next problem.
 class TimingBuffers {
  public:
   // `seconds` (the problem's timing_inputs_s) gains the time a new set takes.
@@ -46,9 +47,7 @@ class TimingBuffers {
       Stopwatch clock;
       current_.reset();
       current_ = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(*c.op, c.problem, variants));
-      HostTensors inputs = allocate_host_inputs(current_->decls);
-      draw_stored_inputs(*c.op, c.problem, current_->decls, Distribution::uniform01, 7, inputs);
-      current_->upload(inputs, {TensorRole::input, TensorRole::inout}, stream);
+      draw_trial_inputs(*c.op, c.problem, *current_, Distribution::uniform01, 7, stream);
       id_ = c.problem.id();
       if (seconds) *seconds += clock.lap();
     }
@@ -84,19 +83,30 @@ void prepare_group(RunRecord& r, const std::vector<std::size_t>& group) {
 }
 
 // Why the problem cannot be validated and timed in the memory that is free now, or nullopt.
-std::optional<std::string> memory_shortfall(const RunRecord& r, const RunCase& first, const std::vector<Variant*>& variants) {
+std::optional<std::string> memory_shortfall(const RunRecord& r, const RunCase& first, const std::vector<Variant*>& variants,
+                                            bool device_reference) {
   FootprintInputs in;
   in.decls = first.op->tensors(first.problem);
   for (Variant* v : variants) in.workspace_bytes = std::max(in.workspace_bytes, v->workspace_bytes(first.problem));
   const bool timed = !r.options.validate_only && !r.options.profile;
   in.flush_bytes = timed ? 2 * (r.provenance.gpu.l2_bytes ? r.provenance.gpu.l2_bytes : (64u << 20)) : 0;
   in.fresh_buffers_per_trial = r.options.validation.fresh_buffers_per_trial;
+  in.device_reference = device_reference;
   std::size_t free_device = 0, total_device = 0;
   if (cudaMemGetInfo(&free_device, &total_device) != cudaSuccess) {
     cudaGetLastError();
     return std::nullopt;  // unknown: try, and let an allocation failure speak
   }
   return why_it_does_not_fit(estimate_footprint(in), static_cast<double>(free_device), host_memory_available());
+}
+
+// "" when the problem's reference runs on the device, else why it runs on the host.
+std::string why_host_reference(const RunRecord& r, const RunCase& first, const std::vector<Variant*>& variants) {
+  if (r.options.validation.reference == ReferencePlace::host) return "--reference host";
+  std::string why = why_no_device_reference(*first.op, first.problem);
+  if (why.empty())
+    if (auto shortfall = memory_shortfall(r, first, variants, true)) why = "the device reference " + *shortfall;
+  return why;
 }
 
 // Marks the group's cases that are still runnable: failed (error) or not run.
@@ -117,15 +127,19 @@ void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStr
   std::vector<Variant*> variants = variants_of(r, group);
   std::vector<CaseOutcome> outcomes = outcomes_of(r, group);
   try {
+    Stopwatch clock;
     prepare_variants(first.problem, variants, outcomes);
-    if (auto why = memory_shortfall(r, first, variants)) {
+    const std::string why_host = why_host_reference(r, first, variants);
+    if (auto why = memory_shortfall(r, first, variants, why_host.empty())) {
       progress.note("skipped: " + *why);
       settle_runnable(outcomes, CaseStatus::skipped, *why);
     } else {
       ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants);
-      ValidationPlan plan = plan_validation(buffers.decls, r.options.validation);
+      ValidationPlan plan = plan_validation(buffers.decls, r.options.validation, why_host);
+      const double prepare_s = clock.lap();
       r.phases_of(first.problem.id()) = ProblemValidator(*first.op, first.problem, buffers, stream)
           .run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
+      r.phases_of(first.problem.id()).prepare_s = prepare_s;
     }
   } catch (const RunInterrupted&) {
     settle_runnable(outcomes, CaseStatus::not_run, "interrupted before its validation finished");

@@ -39,6 +39,14 @@ class DeviceExecutor {
     return out;
   }
 
+  // n elements from the host, in stream order (the source must outlive the copy: the stream is
+  // synchronised before returning).
+  template <class T>
+  void upload(const T* host, T* device, std::int64_t n) {
+    if (n > 0) NB_CUDA_CHECK(cudaMemcpyAsync(device, host, std::size_t(n) * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    NB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
   // cuBLAS DGEMM on the stream (the H100 runs FP64 on its tensor cores).
   void gemm(const GemmShape& shape, const double* a, const double* b, double* c);
 

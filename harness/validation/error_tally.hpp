@@ -15,7 +15,7 @@ struct ErrorTally {
   double diff2 = 0, ref2 = 0;  // sums over positions where the reference and the output are finite
   double elementwise = 0;      // the worst |y - ref| / (|ref| + floor) there
   std::int64_t worst_index = -1;
-  float worst_value = 0;
+  double worst_value = 0;
   double worst_reference = 0;
   std::int64_t unwritten = 0, first_unwritten = -1;          // still the poison pattern
   std::int64_t nonfinite_mismatch = 0, first_mismatch = -1;  // NaN/Inf placement differs
@@ -28,9 +28,9 @@ struct ErrorTally {
     return portable::is_nan(y) || portable::is_nan(r) || y == r;
   }
 
-  // Element i: y as stored (poisoned: never written), r its reference. `absolute` is subtracted
+  // Element i: y as stored (poisoned: never written; a float output widens exactly), r its reference. `absolute` is subtracted
   // from each difference first (Tolerance::absolute), `floor` added to each |r| (the rms floor).
-  NB_HD void add(std::int64_t i, bool poisoned, float y, double r, double floor, double absolute) {
+  NB_HD void add(std::int64_t i, bool poisoned, double y, double r, double floor, double absolute) {
     if (poisoned) {
       if (unwritten++ == 0 || i < first_unwritten) first_unwritten = i;
       return;
@@ -40,7 +40,7 @@ struct ErrorTally {
       if (nonfinite_mismatch++ == 0 || i < first_mismatch) first_mismatch = i;
       return;
     }
-    const double gap = portable::abs(static_cast<double>(y) - r) - absolute;
+    const double gap = portable::abs(y - r) - absolute;
     const double d = gap > 0 ? gap : 0.0;
     diff2 += d * d;
     ref2 += r * r;
@@ -60,7 +60,7 @@ struct ErrorTally {
   }
 
  private:
-  NB_HD void take_worst(double rel, std::int64_t i, float y, double r) {
+  NB_HD void take_worst(double rel, std::int64_t i, double y, double r) {
     if (worst_index < 0 || rel > elementwise || (rel == elementwise && i < worst_index)) {
       elementwise = rel;
       worst_index = i;

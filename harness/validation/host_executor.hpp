@@ -1,6 +1,7 @@
 #pragma once
 // The executor of float64 reference programs on the host (harness/validation/executor.hpp): the
 // functors a program hands the device run here across the host's cores, for the CPU tests.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +28,11 @@ class HostExecutor {
   template <class T>
   std::vector<T> to_host(const T* data, std::int64_t n) {
     return std::vector<T>(data, data + n);
+  }
+
+  template <class T>
+  void upload(const T* host, T* data, std::int64_t n) {
+    std::copy(host, host + n, data);
   }
 
   // Plain loops in double, rows across cores.

@@ -11,9 +11,13 @@ void check_validation_options(const ValidationOptions& options) {
   if (options.huge_problem_trials < 1) throw UsageError("--huge-trials must be at least 1");
 }
 
-ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options) {
+ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options,
+                               const std::string& why_host) {
   check_validation_options(options);
   ValidationPlan plan;
+  plan.device_reference = why_host.empty();
+  plan.why_host = why_host;
+  plan.audit = options.audit;
   const std::int64_t elements = total_elements(decls);
   plan.trials = elements > options.huge_problem_elements ? std::min(options.trials, options.huge_problem_trials)
                                                          : options.trials;
@@ -21,7 +25,7 @@ ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const Valid
   plan.fresh_buffers_per_trial = options.fresh_buffers_per_trial;
   if (!options.distributions.empty())
     plan.distributions = options.distributions;
-  else if (elements <= options.full_validation_elements)
+  else if (plan.device_reference || elements <= options.full_validation_elements)
     plan.distributions = all_distributions();
   else
     plan.distributions = {Distribution::uniform01};

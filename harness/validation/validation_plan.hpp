@@ -1,22 +1,31 @@
 #pragma once
-// Which distributions and how many fresh trials a problem is validated on. Every distribution
-// runs on problems up to `full_validation_elements` (all of the quick suite); larger problems,
-// whose host references take seconds, validate uniform01 only, still with fresh seeds per trial.
-// Problems above `huge_problem_elements` (GBs per tensor) run `huge_problem_trials` full-size
-// trials, so that the default suite stays within minutes (docs/validation.md).
+// Which distributions and how many fresh trials a problem is validated on, and where its float64
+// reference is computed (docs/validation.md). A problem whose reference runs on the device gets
+// every distribution at every size. One validated on the host (no reference program, a device
+// reference that does not fit, or `--reference host`) gets every distribution up to
+// `full_validation_elements` and uniform01 beyond, whose Eigen references take seconds. Problems
+// above `huge_problem_elements` (GBs per tensor) run at most `huge_problem_trials` trials.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "harness/distribution.hpp"
 #include "harness/tensors.hpp"
+#include "harness/validation/reference_audit.hpp"
 
 namespace nb {
+
+// Where references are computed: on the device wherever the op has a reference program and it
+// fits (audited by Eigen), or on the host for every problem (Eigen throughout: slow, the old way).
+enum class ReferencePlace { device, host };
 
 struct ValidationOptions {
   int trials = 3;
   std::int64_t full_validation_elements = std::int64_t(1) << 25;  // 32M elements over all tensors
   std::int64_t huge_problem_elements = std::int64_t(1) << 29;      // 512M elements (2 GiB of fp32)
-  int huge_problem_trials = 1;
+  int huge_problem_trials = 3;
+  ReferencePlace reference = ReferencePlace::device;
+  AuditBudget audit;
   std::vector<Distribution> distributions;                        // explicit choice; empty: the rule above
   std::uint64_t base_seed = 1000;
   // Every trial in newly allocated buffers (new addresses, new contents): a candidate that
@@ -29,6 +38,9 @@ struct ValidationPlan {
   int trials = 3;
   std::uint64_t base_seed = 1000;
   bool fresh_buffers_per_trial = false;
+  bool device_reference = false;  // else the host's
+  std::string why_host;           // why the host's, when it is
+  AuditBudget audit;
 
   // Seed of trial t of distribution index d: distinct for every (d, t) of a run.
   std::uint64_t seed(std::size_t d, int t) const { return base_seed + 100 * d + static_cast<std::uint64_t>(t); }
@@ -38,6 +50,8 @@ struct ValidationPlan {
 // before touching the device; plan_validation calls it too.
 void check_validation_options(const ValidationOptions& options);
 
-ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options);
+// `why_host` is "" when the problem's reference runs on the device, else why it cannot.
+ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options,
+                               const std::string& why_host);
 
 }  // namespace nb

@@ -9,6 +9,7 @@
 #include "harness/distribution.hpp"
 #include "harness/tolerance.hpp"
 #include "harness/validation/compare.hpp"
+#include "harness/validation/reference_summary.hpp"
 
 namespace nb {
 
@@ -39,6 +40,7 @@ struct ValidationResult {
   // The outputs of a launch made after the timed loop, on fresh inputs in the timing buffers
   // (RunOptions::recheck_after_timing): catches work skipped after warm-up and stale caches.
   std::optional<DistributionVerdict> after_timing;
+  ReferenceSummary reference;  // where the problem's reference was computed, and its audit
 
   // passed unless a counted distribution failed; not_verified when nothing ran.
   void conclude();

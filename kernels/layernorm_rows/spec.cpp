@@ -7,6 +7,7 @@
 
 #include "baselines/cpu/groupnorm_reference.hpp"
 #include "baselines/cpu/layernorm_reference.hpp"
+#include "baselines/gpu/row_references.hpp"
 #include "harness/op_spec.hpp"
 #include "kernels/ops.hpp"
 #include "kernels/rmsnorm_common/rms_contract.hpp"
@@ -104,16 +105,30 @@ class LayerNormRowsOp final : public OpSpec {
             {"rstd", TensorRole::output, s.m, {s.m}, DType::f32}};
   }
 
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& host) const override {
-    draw(host[X], d, seed, /*salt=*/1, storage_type(p.dtype));
-    draw_uniform(host[W], 0.5f, 1.5f, seed, /*salt=*/2);
-    draw_uniform(host[B], -0.5f, 0.5f, seed, /*salt=*/3);
+  std::vector<InputDraw> input_draws(const Problem&, Distribution d) const override {
+    return {InputDraw::of(X, d, 1), InputDraw::uniform(W, 0.5f, 1.5f, 2), InputDraw::uniform(B, -0.5f, 0.5f, 3)};
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
     const Shape s = Shape::of(p);
     cpu::layernorm_rows_reference(in[X].data(), in[W].data(), in[B].data(), s.m, s.n, p.real("eps"),
                                   {out[Y].data(), out[MEAN].data(), out[RSTD].data()});
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const Shape s = Shape::of(p);
+    ReferenceConditions c;
+    c.instance = ex.visit([&](auto& e) {
+      return gpu::layernorm_rows(e, t.in(X), t.in(W), t.in(B), out[Y], out[MEAN], out[RSTD], s.m, s.n, p.real("eps"));
+    });
+    return c;
+  }
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    using L = RowLayout;
+    return {row_slices(*this, p, "m", p.dim("n"), {L::rows, L::shared, L::shared, L::rows, L::per_row, L::per_row},
+                       {Y, MEAN, RSTD})};
   }
 
   double reduction_length(const Problem& p) const override { return double(p.dim("n")); }

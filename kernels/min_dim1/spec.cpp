@@ -1,6 +1,7 @@
 #include "kernels/min_dim1/spec.hpp"
 
 #include "baselines/cpu/min_reference.hpp"
+#include "baselines/gpu/row_references.hpp"
 
 namespace nb {
 namespace min_dim1 {
@@ -39,13 +40,22 @@ class MinDim1Spec final : public OpSpec {
     return {{"x", TensorRole::input, s.elements()}, {"y", TensorRole::output, s.b}};
   }
 
-  void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& t) const override {
-    draw(t[kX], d, seed, 0);
-  }
+  std::vector<InputDraw> input_draws(const Problem&, Distribution d) const override { return {InputDraw::of(kX, d, 0)}; }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
     const Shape s = shape_of(p);
     cpu::min_dim1_reference(s.b, s.c, in[kX].data(), out[kY].data());
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const Shape s = shape_of(p);
+    ex.visit([&](auto& e) { gpu::min_rows(e, t.in(kX), out[kY], s.b, s.c); });
+    return {};
+  }
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    return {row_slices(*this, p, "b", p.dim("c"), {RowLayout::rows, RowLayout::per_row}, {kY})};
   }
 
   WorkModel work(const Problem& p) const override {

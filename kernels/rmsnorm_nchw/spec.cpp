@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "baselines/cpu/rmsnorm_reference.hpp"
+#include "baselines/gpu/row_references.hpp"
 #include "kernels/rmsnorm_common/rms_contract.hpp"
 #include "harness/op_spec.hpp"
 #include "kernels/ops.hpp"
@@ -75,13 +76,44 @@ class RmsNormNchwOp final : public OpSpec {
     return {{"x", TensorRole::input, elements, nchw}, {"y", TensorRole::output, elements, nchw}};
   }
 
-  void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& host) const override {
-    draw(host[X], d, seed, /*salt=*/1);
-  }
+  std::vector<InputDraw> input_draws(const Problem&, Distribution d) const override { return {InputDraw::of(X, d, 1)}; }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
     const Shape s = Shape::of(p);
     cpu::rmsnorm_nchw_reference(in[X].data(), out[Y].data(), s.n, s.c, s.plane(), p.real("eps"));
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const Shape s = Shape::of(p);
+    ex.visit([&](auto& e) { gpu::rmsnorm_nchw(e, t.in(X), out[Y], s.n, s.c, s.plane(), p.real("eps")); });
+    return {};
+  }
+
+  // A slice is one position of one image: its C values, a plane apart; the slice problem holds
+  // them as images of one position (N = slices, H = W = 1).
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    const Shape s = Shape::of(p);
+    SliceFamily f;
+    f.unit = "position";
+    f.count = s.n * s.plane();
+    f.problem = [this, p](const std::vector<std::int64_t>& slices) {
+      Params params = p.params;
+      params.set("n", double(slices.size()));
+      params.set("h", 1);
+      params.set("w", 1);
+      return make_problem(params, p.dtype);
+    };
+    f.runs = [s](int, const std::vector<std::int64_t>& slices) {
+      std::vector<ElementRun> runs;
+      for (std::int64_t slice : slices)
+        for (std::int64_t ch = 0; ch < s.c; ++ch) runs.push_back({(slice / s.plane() * s.c + ch) * s.plane() + slice % s.plane(), 1});
+      return runs;
+    };
+    f.slice_of = [s](int, std::int64_t e) { return e / (s.c * s.plane()) * s.plane() + e % s.plane(); };
+    f.checked = {Y};
+    return {f};
   }
 
   double reduction_length(const Problem& p) const override { return double(p.dim("c")); }

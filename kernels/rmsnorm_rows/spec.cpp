@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "baselines/cpu/rmsnorm_reference.hpp"
+#include "baselines/gpu/row_references.hpp"
 #include "kernels/rmsnorm_common/rms_contract.hpp"
 #include "harness/op_spec.hpp"
 #include "kernels/ops.hpp"
@@ -115,14 +116,25 @@ class RmsNormRowsOp final : public OpSpec {
             {"y", TensorRole::output, s.elements(), {s.m, s.n}, storage}};
   }
 
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& host) const override {
-    draw(host[X], d, seed, /*salt=*/1, storage_type(p.dtype));
-    draw_uniform(host[W], 0.5f, 1.5f, seed, /*salt=*/2);
+  std::vector<InputDraw> input_draws(const Problem&, Distribution d) const override {
+    return {InputDraw::of(X, d, 1), InputDraw::uniform(W, 0.5f, 1.5f, 2)};
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
     const Shape s = Shape::of(p);
     cpu::rmsnorm_rows_reference(in[X].data(), in[W].data(), out[Y].data(), s.m, s.n, p.real("eps"));
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const Shape s = Shape::of(p);
+    ex.visit([&](auto& e) { gpu::rmsnorm_rows(e, t.in(X), t.in(W), out[Y], s.m, s.n, p.real("eps")); });
+    return {};
+  }
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    using L = RowLayout;
+    return {row_slices(*this, p, "m", p.dim("n"), {L::rows, L::shared, L::rows}, {Y})};
   }
 
   double reduction_length(const Problem& p) const override { return double(p.dim("n")); }

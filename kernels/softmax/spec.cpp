@@ -3,6 +3,7 @@
 #include <string>
 
 #include "baselines/cpu/softmax_reference.hpp"
+#include "baselines/gpu/row_references.hpp"
 
 namespace nb {
 namespace softmax {
@@ -72,13 +73,22 @@ class SoftmaxSpec final : public OpSpec {
             {"y", TensorRole::output, s.elements(), {s.m, s.n}, storage}};
   }
 
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
-    draw(t[kX], d, seed, 0, storage_type(p.dtype));
-  }
+  std::vector<InputDraw> input_draws(const Problem&, Distribution d) const override { return {InputDraw::of(kX, d, 0)}; }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
     const Shape s = shape_of(p);
     cpu::softmax_reference(s.m, s.n, in[kX].data(), out[kY].data());
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const Shape s = shape_of(p);
+    ex.visit([&](auto& e) { gpu::softmax_rows(e, t.in(kX), out[kY], s.m, s.n); });
+    return {};
+  }
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    return {row_slices(*this, p, "m", p.dim("n"), {RowLayout::rows, RowLayout::rows}, {kY})};
   }
 
   double reduction_length(const Problem& p) const override { return double(p.dim("n")); }

@@ -129,18 +129,29 @@ TEST(Tolerance, GrowsWithTheSquareRootOfLongReductionsOnly) {
   EXPECT_DOUBLE_EQ(default_tolerance(DType::f32).scaled(8.0).normwise, 8e-5);
 }
 
-TEST(ValidationPlan, SmallProblemsGetEveryDistributionLargeOnesUniformOnly) {
+// A device reference makes every distribution and three trials cheap at every size; a host one
+// keeps uniform01 alone for large problems.
+TEST(ValidationPlan, DeviceReferencesGetEveryDistributionHostOnesOnlySmallProblems) {
   ValidationOptions options;
   std::vector<TensorDecl> small = {{"x", TensorRole::input, 1000}};
   std::vector<TensorDecl> large = {{"x", TensorRole::input, options.full_validation_elements + 1}};
-  EXPECT_EQ(plan_validation(small, options).distributions.size(), all_distributions().size());
-  EXPECT_EQ(plan_validation(large, options).distributions, std::vector<Distribution>{Distribution::uniform01});
   std::vector<TensorDecl> huge = {{"x", TensorRole::input, options.huge_problem_elements + 1}};
-  EXPECT_EQ(plan_validation(large, options).trials, 3);
-  EXPECT_EQ(plan_validation(huge, options).trials, 1);
-  options.huge_problem_trials = 3;
-  EXPECT_EQ(plan_validation(huge, options).trials, 3);
-  ValidationPlan p = plan_validation(small, options);
+  const std::string device = "", host = "--reference host";
+  for (const auto* decls : {&small, &large, &huge}) {
+    const ValidationPlan p = plan_validation(*decls, options, device);
+    EXPECT_TRUE(p.device_reference);
+    EXPECT_EQ(p.distributions.size(), all_distributions().size());
+    EXPECT_EQ(p.trials, 3);
+  }
+  EXPECT_EQ(plan_validation(small, options, host).distributions.size(), all_distributions().size());
+  const ValidationPlan on_host = plan_validation(large, options, host);
+  EXPECT_FALSE(on_host.device_reference);
+  EXPECT_EQ(on_host.why_host, host);
+  EXPECT_EQ(on_host.distributions, std::vector<Distribution>{Distribution::uniform01});
+  options.huge_problem_trials = 1;
+  EXPECT_EQ(plan_validation(large, options, device).trials, 3);
+  EXPECT_EQ(plan_validation(huge, options, device).trials, 1);
+  ValidationPlan p = plan_validation(small, options, device);
   EXPECT_NE(p.seed(0, 1), p.seed(1, 1));
   EXPECT_NE(p.seed(0, 0), p.seed(0, 1));
 }

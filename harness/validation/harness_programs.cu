@@ -1,0 +1,118 @@
+#include "harness/validation/device_executor.cuh"
+#include "harness/validation/harness_programs.hpp"
+#include "harness/validation/host_executor.hpp"
+
+namespace nb {
+namespace {
+
+// Threads of a reduction over n elements: enough to stream memory, few enough that their tallies
+// come back in a blink.
+std::int64_t reduction_threads(std::int64_t n) { return n < 16384 ? (n > 0 ? n : 1) : 16384; }
+
+template <class Ex, class Tally, class Add>
+Tally strided_tally(Ex& ex, std::int64_t n, Add add) {
+  const std::int64_t threads = reduction_threads(n);
+  Scratch<Tally> partial = ex.template scratch<Tally>(threads);
+  Tally* p = partial.get();
+  ex.each(threads, [=] NB_HD(std::int64_t t) {
+    Tally tally;
+    for (std::int64_t i = t; i < n; i += threads) add(tally, i);
+    p[t] = tally;
+  });
+  Tally total;
+  for (const Tally& t : ex.to_host(p, threads)) total.merge(t);
+  return total;
+}
+
+// The runs' starts and their offsets in the gathered order, on the executor's side.
+struct RunTable {
+  Scratch<std::int64_t> begin, offset;  // offset has one more entry: the total
+  std::int64_t runs = 0, total = 0;
+};
+
+template <class Ex>
+RunTable run_table(Ex& ex, const std::vector<ElementRun>& runs) {
+  std::vector<std::int64_t> begin, offset{0};
+  for (const ElementRun& r : runs) begin.push_back(r.begin), offset.push_back(offset.back() + r.count);
+  RunTable t{ex.template scratch<std::int64_t>(std::int64_t(begin.size())),
+             ex.template scratch<std::int64_t>(std::int64_t(offset.size())), std::int64_t(runs.size()), offset.back()};
+  ex.upload(begin.data(), t.begin.get(), std::int64_t(begin.size()));
+  ex.upload(offset.data(), t.offset.get(), std::int64_t(offset.size()));
+  return t;
+}
+
+// Element k of the gathered order: the run holding it (by bisection of the offsets) and its place.
+NB_HD inline std::int64_t source_of(const std::int64_t* begin, const std::int64_t* offset, std::int64_t runs, std::int64_t k) {
+  std::int64_t lo = 0, hi = runs - 1;
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi + 1) / 2;
+    if (offset[mid] <= k) lo = mid;
+    else hi = mid - 1;
+  }
+  return begin[lo] + (k - offset[lo]);
+}
+
+template <class Ex, class T, class Read>
+std::vector<T> gather_with(Ex& ex, const std::vector<ElementRun>& runs, Read read) {
+  const RunTable table = run_table(ex, runs);
+  Scratch<T> out = ex.template scratch<T>(table.total);
+  T* o = out.get();
+  const std::int64_t* begin = table.begin.get();
+  const std::int64_t* offset = table.offset.get();
+  const std::int64_t count = table.runs;
+  ex.each(table.total, [=] NB_HD(std::int64_t k) { o[k] = read(source_of(begin, offset, count, k)); });
+  return ex.to_host(o, table.total);
+}
+
+}  // namespace
+
+template <class Ex>
+std::vector<float> gather(Ex& ex, stored::Tensor tensor, const std::vector<ElementRun>& runs) {
+  return gather_with<Ex, float>(ex, runs, [=] NB_HD(std::int64_t i) { return tensor[i]; });
+}
+
+template <class Ex>
+std::vector<double> gather(Ex& ex, const double* reference, const std::vector<ElementRun>& runs) {
+  return gather_with<Ex, double>(ex, runs, [=] NB_HD(std::int64_t i) { return reference[i]; });
+}
+
+template <class Ex>
+void draw_inputs(Ex& ex, const std::vector<InputDraw>& draws, const ProgramTensors& tensors, std::uint64_t seed) {
+  for (const InputDraw& d : draws) {
+    const stored::MutableTensor out = tensors.out(d.tensor);
+    const std::int64_t n = tensors.size(d.tensor);
+    ex.each(n, [=] NB_HD(std::int64_t i) { out.set(i, d.value(seed, static_cast<std::uint64_t>(i), out.type)); });
+    if (!d.plants_specials()) continue;
+    // One thread plants them all, in order: a later plant at the same place wins, as on the host.
+    const std::uint32_t salt = d.salt;
+    ex.each(1, [=] NB_HD(std::int64_t) {
+      for (std::int64_t k = 0; k < element_draw::special_count(n); ++k)
+        out.set(element_draw::special_position(seed, salt, k, n), element_draw::special_value(k));
+    });
+  }
+}
+
+template <class Ex>
+ErrorTally compare_output(Ex& ex, stored::Tensor out, const double* reference, std::int64_t n, double floor,
+                          double absolute) {
+  return strided_tally<Ex, ErrorTally>(ex, n, [=] NB_HD(ErrorTally & tally, std::int64_t i) {
+    tally.add(i, stored::is_poison(out.data, i, out.type), out[i], reference[i], floor, absolute);
+  });
+}
+
+template <class Ex>
+FiniteSquares finite_squares(Ex& ex, const double* reference, std::int64_t n) {
+  return strided_tally<Ex, FiniteSquares>(ex, n, [=] NB_HD(FiniteSquares & s, std::int64_t i) { s.add(reference[i]); });
+}
+
+#define NB_INSTANTIATE(Ex)                                                                                           \
+  template void draw_inputs<Ex>(Ex&, const std::vector<InputDraw>&, const ProgramTensors&, std::uint64_t);           \
+  template ErrorTally compare_output<Ex>(Ex&, stored::Tensor, const double*, std::int64_t, double, double);           \
+  template FiniteSquares finite_squares<Ex>(Ex&, const double*, std::int64_t);                                         \
+  template std::vector<float> gather<Ex>(Ex&, stored::Tensor, const std::vector<ElementRun>&);                       \
+  template std::vector<double> gather<Ex>(Ex&, const double*, const std::vector<ElementRun>&);
+NB_INSTANTIATE(DeviceExecutor)
+NB_INSTANTIATE(HostExecutor)
+#undef NB_INSTANTIATE
+
+}  // namespace nb

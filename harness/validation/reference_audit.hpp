@@ -1,0 +1,41 @@
+#pragma once
+// Eigen's audit of a reference computed on the device (docs/validation.md). For each of the op's
+// slice families it draws a sample of slices from the trial's seed (every slice of a small
+// problem; else the first, the last, those holding `special`'s NaN/Inf, and random ones up to 64 or
+// an element budget), takes the inputs of those slices from the device, checks that the declared
+// draws among them hold the bits the host draws, recomputes the slices with the op's Eigen
+// reference and compares them with the device's values. A disagreement beyond
+// kAuditShareOfTolerance of a tensor's tolerance throws ReferenceDisagreement.
+#include <cstdint>
+#include <vector>
+
+#include "harness/op_spec.hpp"
+#include "harness/validation/reference_summary.hpp"
+#include "harness/validation/trial_tolerance.hpp"
+
+namespace nb {
+
+struct AuditBudget {
+  std::int64_t full_elements = std::int64_t(1) << 22;  // a problem this small is audited whole
+  std::int64_t max_slices = 64;
+  std::int64_t max_elements = std::int64_t(1) << 25;  // beyond it, fewer slices (at least one)
+};
+
+struct DeviceTrial {
+  const OpSpec& op;
+  const Problem& problem;
+  const std::vector<TensorDecl>& decls;
+  const ProgramTensors& tensors;      // the trial's inputs, in place
+  const ProgramReference& reference;  // the device's float64 reference
+  const std::vector<InputDraw>& draws;
+  std::uint64_t seed;
+  const TrialTolerances& tolerances;
+};
+
+// The slices of `family` the audit takes for a trial of `seed`, ascending.
+std::vector<std::int64_t> audit_slices(const SliceFamily& family, const DeviceTrial& trial, const AuditBudget& budget);
+
+// Audits one trial; adds what it saw to `summary`.
+void audit_reference(const DeviceTrial& trial, Executor& ex, const AuditBudget& budget, ReferenceSummary& summary);
+
+}  // namespace nb

@@ -1,0 +1,165 @@
+#include "reference_program_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "harness/stored_value.hpp"
+#include "harness/validation/compare.hpp"
+#include "harness/validation/harness_programs.hpp"
+#include "harness/validation/trial_tolerance.hpp"
+
+namespace nb::test {
+namespace {
+
+class HostProgramMemory final : public ProgramMemory {
+ public:
+  void* allocate(std::size_t bytes) override {
+    blocks_.emplace_back(bytes ? bytes : 1);
+    return blocks_.back().data();
+  }
+  void to_host(void* host, const void* data, std::size_t bytes) override { std::memcpy(host, data, bytes); }
+  void from_host(void* data, const void* host, std::size_t bytes) override { std::memcpy(data, host, bytes); }
+
+ private:
+  std::vector<std::vector<unsigned char>> blocks_;
+};
+
+// Distance in units of the last place of float (0 for two NaNs).
+std::int64_t ulps_apart(float a, float b) {
+  if (std::isnan(a) && std::isnan(b)) return 0;
+  if (a == b) return 0;
+  std::int32_t ia, ib;
+  std::memcpy(&ia, &a, 4);
+  std::memcpy(&ib, &b, 4);
+  if ((ia < 0) != (ib < 0)) return std::int64_t(1) << 32;
+  return std::llabs(std::int64_t(ia) - std::int64_t(ib));
+}
+
+std::vector<float> decoded(ProgramMemory& memory, const TensorDecl& decl, const void* data) {
+  std::vector<unsigned char> raw(storage_bytes(decl));
+  memory.to_host(raw.data(), data, raw.size());
+  std::vector<float> v(static_cast<std::size_t>(decl.elements));
+  for (std::int64_t i = 0; i < decl.elements; ++i) v[std::size_t(i)] = stored::load(raw.data(), i, decl.dtype);
+  return v;
+}
+
+std::vector<double> doubles(ProgramMemory& memory, const double* data, std::int64_t n) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  memory.to_host(v.data(), data, v.size() * sizeof(double));
+  return v;
+}
+
+bool is_drawn(const std::vector<InputDraw>& draws, std::size_t tensor) {
+  for (const InputDraw& d : draws)
+    if (std::size_t(d.tensor) == tensor) return true;
+  return false;
+}
+
+double gap(double a, double b) { return std::fabs(a - b) / std::max({std::fabs(a), std::fabs(b), 1e-300}); }
+
+}  // namespace
+
+std::unique_ptr<ProgramMemory> host_memory() { return std::make_unique<HostProgramMemory>(); }
+
+ProgramAgreement check_reference_program(const OpSpec& op, const Problem& p, Distribution d, std::uint64_t seed,
+                                         Executor& ex, ProgramMemory& memory) {
+  SCOPED_TRACE(p.id() + " " + distribution_name(d) + " seed " + std::to_string(seed));
+  ProgramAgreement agreement;
+  const std::vector<TensorDecl> decls = op.tensors(p);
+  const std::vector<InputDraw> draws = op.input_draws(p, d);
+  ProgramTensors tensors;
+  ProgramReference reference;
+  for (const TensorDecl& decl : decls) {
+    tensors.data.push_back(memory.allocate(storage_bytes(decl)));
+    tensors.storage.push_back(decl.dtype);
+    tensors.elements.push_back(decl.elements);
+    reference.data.push_back(decl.role == TensorRole::input
+                                 ? nullptr
+                                 : static_cast<double*>(memory.allocate(std::size_t(decl.elements) * sizeof(double))));
+  }
+
+  // The inputs: drawn bit for bit as the host draws them, derived ones to float rounding.
+  ex.visit([&](auto& e) { draw_inputs(e, draws, tensors, seed); });
+  op.derive_inputs(p, tensors, ex);
+  HostTensors host = allocate_host_inputs(decls);
+  draw_stored_inputs(op, p, decls, d, seed, host);
+  HostTensors inputs = allocate_host_inputs(decls);
+  for (std::size_t i = 0; i < decls.size(); ++i) {
+    if (decls[i].role == TensorRole::output) continue;
+    inputs.data[i] = decoded(memory, decls[i], tensors.data[i]);
+    const std::int64_t allowed = is_drawn(draws, i) ? 0 : 2;
+    std::int64_t worst = 0, at = 0;
+    for (std::size_t k = 0; k < inputs.data[i].size(); ++k) {
+      const std::int64_t apart = ulps_apart(inputs.data[i][k], host.data[i][k]);
+      if (apart > worst) worst = apart, at = std::int64_t(k);
+    }
+    EXPECT_LE(worst, allowed) << decls[i].name << "[" << at << "]: program " << inputs.data[i][std::size_t(at)]
+                              << ", host " << host.data[i][std::size_t(at)];
+  }
+
+  // The reference and its conditions, against Eigen's from the same inputs.
+  const ReferenceConditions conditions = op.reference_program(p, tensors, reference, ex);
+  ReferenceTensors eigen = allocate_references(decls);
+  op.reference(p, inputs, eigen);
+  const ReferenceConditions expected = host_conditions(op, p, decls, inputs, eigen);
+  agreement.worst_condition_gap = gap(conditions.instance, expected.instance);
+  EXPECT_LE(gap(conditions.instance, expected.instance), 1e-9) << "instance condition " << conditions.instance
+                                                               << ", host " << expected.instance;
+  for (std::size_t i = 0; i < decls.size(); ++i) {
+    if (decls[i].role == TensorRole::input) continue;
+    const double own = gap(conditions.of(i), expected.of(i));
+    agreement.worst_condition_gap = std::max(agreement.worst_condition_gap, own);
+    EXPECT_LE(own, 1e-9) << decls[i].name << " condition " << conditions.of(i) << ", host " << expected.of(i);
+    const std::vector<double> program = doubles(memory, reference[int(i)], decls[i].elements);
+    const std::vector<double>& truth = eigen.data[i];
+    FiniteSquares squares;
+    for (double r : truth) squares.add(r);
+    ErrorTally tally;
+    for (std::size_t k = 0; k < truth.size(); ++k) tally.add(std::int64_t(k), false, program[k], truth[k], 1e-3 * squares.rms(), 0);
+    const TensorErrors e = tensor_errors(decls[i].name, decls[i].elements, tally, {});
+    agreement.worst_normwise = std::max(agreement.worst_normwise, e.normwise);
+    agreement.worst_elementwise = std::max(agreement.worst_elementwise, e.elementwise);
+    // ~1e-12 normwise where the instance and the tensor are well conditioned (two sums of 10^5 terms in
+    // another order differ by ~1e-13, 1e-12 over rows of 2^18 `wide` values); a cancelling sum agrees
+    // to its condition's share.
+    const double scale = std::max(1.0, expected.instance) * std::max(1.0, expected.of(i));
+    EXPECT_EQ(e.nonfinite_mismatch, 0) << decls[i].name << ": NaN/Inf placement differs from Eigen's, first at "
+                                       << e.first_mismatch;
+    EXPECT_LE(e.normwise, 1e-11 * scale) << decls[i].name;
+    EXPECT_LE(e.elementwise, 1e-8 * scale) << decls[i].name << " at " << e.worst_index << ": program " << e.worst_value
+                                            << ", Eigen " << e.worst_reference;
+  }
+
+  // Eigen's audit passes on sampled slices (and on every slice), and catches a planted error.
+  const TrialTolerances tolerances = trial_tolerances(op, p, decls, conditions);
+  const DeviceTrial trial{op, p, decls, tensors, reference, draws, seed, tolerances};
+  for (const AuditBudget budget : {AuditBudget{}, AuditBudget{0, 3, std::int64_t(1) << 20}}) {
+    ReferenceSummary summary;
+    EXPECT_NO_THROW(audit_reference(trial, ex, budget, summary));
+    EXPECT_LT(summary.worst_share_of_bound, 1.0);
+    EXPECT_EQ(summary.audited_trials, 1);
+  }
+  const std::vector<SliceFamily> families = op.slice_families(p);
+  EXPECT_FALSE(families.empty());
+  for (const SliceFamily& f : families) {
+    for (int c : f.checked) {
+      const Tolerance& tol = tolerances.per_tensor.at(std::size_t(c));
+      if (kAuditShareOfTolerance * tol.normwise > 0.1) continue;  // a bound that loose cannot see a plant
+      const std::int64_t n = decls.at(std::size_t(c)).elements;
+      std::vector<double> saved = doubles(memory, reference[c], n), planted = saved;
+      if (std::none_of(saved.begin(), saved.end(), [](double v) { return std::isfinite(v); })) continue;  // nothing to plant in
+      for (double& v : planted) v = 2 * v + 1;
+      memory.from_host(reference[c], planted.data(), planted.size() * sizeof(double));
+      ReferenceSummary summary;
+      EXPECT_THROW(audit_reference(trial, ex, AuditBudget{0, 8, std::int64_t(1) << 24}, summary), ReferenceDisagreement)
+          << decls.at(std::size_t(c)).name << " of " << f.unit << "s: a planted error went unseen";
+      memory.from_host(reference[c], saved.data(), saved.size() * sizeof(double));
+    }
+  }
+  return agreement;
+}
+
+}  // namespace nb::test

@@ -1,0 +1,39 @@
+#pragma once
+// The device path of one op's trial, checked piece by piece against the host's (docs/validation.md):
+// the declared draws bit for bit, the derived inputs to float rounding, the reference program's
+// values with the Eigen reference's, its conditions with the host's, Eigen's audit passing, and the
+// audit catching a planted error. The CPU tests run it with the host executor, the GPU tests with
+// the device's: the same program either way.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "harness/op_spec.hpp"
+#include "harness/validation/reference_audit.hpp"
+
+namespace nb::test {
+
+// Memory on the executor's side.
+class ProgramMemory {
+ public:
+  virtual ~ProgramMemory() = default;
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void to_host(void* host, const void* data, std::size_t bytes) = 0;
+  virtual void from_host(void* data, const void* host, std::size_t bytes) = 0;
+};
+
+std::unique_ptr<ProgramMemory> host_memory();
+
+// What the check measured, for the tests' own summaries.
+struct ProgramAgreement {
+  double worst_normwise = 0;     // program against Eigen, over every output (relative to its norm)
+  double worst_elementwise = 0;  // with a floor of 1e-3 of the tensor's rms
+  double worst_condition_gap = 0;
+};
+
+// gtest expectations throughout; returns the figures.
+ProgramAgreement check_reference_program(const OpSpec& op, const Problem& p, Distribution d, std::uint64_t seed,
+                                         Executor& ex, ProgramMemory& memory);
+
+}  // namespace nb::test
