@@ -30,7 +30,10 @@ std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& prob
   std::vector<CaseOutcome> outcomes(variants.size());
   prepare_variants(problem, variants, outcomes);
   ProblemBuffers buffers = ProblemBuffers::allocate(op, problem, variants);
-  ProblemValidator(op, problem, buffers, stream.get()).run(plan, variants, outcomes, [](const std::string&) {});
+  ValidationPlan placed = plan;
+  if (placed.why_host.empty()) placed.why_host = why_no_device_reference(op, problem);
+  placed.device_reference = placed.why_host.empty();
+  ProblemValidator(op, problem, buffers, stream.get()).run(placed, variants, outcomes, [](const std::string&) {});
   return outcomes;
 }
 

@@ -17,7 +17,8 @@ namespace nb::test {
 
 const Registry& registry();
 
-// Prepares and validates each variant on the problem (skipping what supports() refuses).
+// Prepares and validates each variant on the problem (skipping what supports() refuses), against
+// the device reference where the op has one, unless plan.why_host names a reason to use the host's.
 std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& problem,
                                            const std::vector<Variant*>& variants, const ValidationPlan& plan);
 

@@ -15,24 +15,25 @@ constexpr std::int64_t kRows = 64, kCols = 1000;
 
 class PlantedValidationFault : public testing::TestWithParam<Fault> {};
 
-TEST_P(PlantedValidationFault, IsRejectedWhileTheControlPasses) {
-  const OpSpec& op = registry().op("rmsnorm_rows");
-  const Problem problem = op.make_problem({{"m", kRows}, {"n", kCols}});
-  Variant* correct = op.find_variant("naive");
-  ASSERT_NE(correct, nullptr);
-  auto planted = make_planted_variant(GetParam(), op, *correct, kRows, kCols);
+// The planted variant fails every distribution in the way its fault shows, the control passes;
+// `why_host` "" validates against the device reference, anything else against the host's.
+void expect_rejected(Fault fault, const OpSpec& op, const Problem& problem, Variant& planted, Variant& correct,
+                     const std::string& why_host) {
+  SCOPED_TRACE(why_host.empty() ? "device reference" : "host reference");
   ValidationPlan plan;
   plan.distributions = {Distribution::uniform01, Distribution::normal};
-  const auto outcomes = validate_variants(op, problem, {planted.get(), correct}, plan);
+  plan.why_host = why_host;
+  const auto outcomes = validate_variants(op, problem, {&planted, &correct}, plan);
 
   EXPECT_EQ(outcomes[1].validation.disposition, Disposition::passed) << describe(outcomes[1]);
   const ValidationResult& v = outcomes[0].validation;
   ASSERT_EQ(outcomes[0].status, CaseStatus::ran) << describe(outcomes[0]);
   EXPECT_EQ(v.disposition, Disposition::incorrect);
+  EXPECT_EQ(v.reference.computed_on, why_host.empty() ? "device" : "host");
   for (const auto& d : v.distributions) {
     EXPECT_FALSE(d.passed);
     EXPECT_FALSE(d.failure.empty());
-    switch (GetParam()) {
+    switch (fault) {
       case Fault::one_unwritten: EXPECT_EQ(d.unwritten, 1); break;
       case Fault::one_nan: EXPECT_GE(d.nonfinite_mismatch, 1); break;
       case Fault::writes_input: EXPECT_TRUE(d.input_modified); break;
@@ -40,6 +41,16 @@ TEST_P(PlantedValidationFault, IsRejectedWhileTheControlPasses) {
       default: EXPECT_GT(d.normwise, 1e-2); break;
     }
   }
+}
+
+TEST_P(PlantedValidationFault, IsRejectedWhileTheControlPasses) {
+  const OpSpec& op = registry().op("rmsnorm_rows");
+  const Problem problem = op.make_problem({{"m", kRows}, {"n", kCols}});
+  Variant* correct = op.find_variant("naive");
+  ASSERT_NE(correct, nullptr);
+  auto planted = make_planted_variant(GetParam(), op, *correct, kRows, kCols);
+  expect_rejected(GetParam(), op, problem, *planted, *correct, "");
+  expect_rejected(GetParam(), op, problem, *planted, *correct, "the host path, tested");
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, PlantedValidationFault,
