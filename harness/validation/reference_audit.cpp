@@ -13,7 +13,7 @@ namespace nb {
 namespace {
 
 // The input elements of one tensor whose draw the audit checks per trial, spread over the gathered ones.
-constexpr std::int64_t kDrawChecksPerTensor = std::int64_t(1) << 20;
+constexpr std::int64_t kDrawChecksPerTensor = std::int64_t(1) << 16;
 
 std::int64_t slice_problem_elements(const SliceFamily& f, std::size_t tensors, const std::vector<std::int64_t>& slices) {
   std::int64_t n = 0;
