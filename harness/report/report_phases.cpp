@@ -1,5 +1,6 @@
 #include "harness/report/report_phases.hpp"
 
+#include <cstdio>
 #include <map>
 #include <vector>
 
@@ -70,9 +71,9 @@ std::string reference_text(const nlohmann::json& row) {
   if (const nlohmann::json* families = field_path(*r, "audit.families"); families && families->is_array())
     for (const auto& f : *families)
       text += " " + text_of(f, "slices") + " of " + text_of(f, "of") + " " + text_of(f, "unit") + "s";
-  text += " x " + text_of(*r, "audit.trials") + " trials, worst " +
-          format_or_dash(number_of(*r, "audit.worst_share_of_bound"), 6) + " of the bound";
-  return text;
+  char worst[32];
+  std::snprintf(worst, sizeof worst, "%.2g", number_of(*r, "audit.worst_share_of_bound").value_or(0));
+  return text + " x " + text_of(*r, "audit.trials") + " trials, worst " + worst + " of the bound";
 }
 
 // Each problem's shared phases and the sum of its rows' own.
