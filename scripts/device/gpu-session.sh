@@ -17,7 +17,7 @@ step_build() {
   local s=$?; summary+=("build: exit $s"); tail -3 "$OUT/build.log"; return $s
 }
 step_test() {
-  ctest --preset release -j 4 --timeout 900 > "$OUT/ctest.log" 2>&1
+  ctest --preset release -j 8 --timeout 600 > "$OUT/ctest.log" 2>&1
   local s=$?; summary+=("ctest: exit $s, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
   grep -E "Failed|\*\*\*|Not Run|tests passed|tests failed" "$OUT/ctest.log" | tail -25
 }
