@@ -148,8 +148,10 @@ std::vector<std::int64_t> audit_slices(const SliceFamily& f, const DeviceTrial& 
     for (std::int64_t s = 0; s < f.count; ++s) all.push_back(s);
     return all;
   }
+  // The budget bounds the slices' own elements; what they share (a GEMM's x) is read once anyway.
+  // Two slices at least, so that a slice problem is never smaller than the op allows (BatchNorm's M >= 2).
   std::int64_t target = std::min(f.count, budget.max_slices);
-  while (target > 1 && size_of(target) > double(budget.max_elements)) target /= 2;
+  while (target > 2 && double(per) * double(target) > double(budget.max_elements)) target /= 2;
   std::set<std::int64_t> chosen{0};
   if (target > 1) chosen.insert(f.count - 1);
   // Slices where `special` planted NaN/Inf, up to half of them: the reference's paths for those are

@@ -1,8 +1,8 @@
 #pragma once
 // Eigen's audit of a reference computed on the device (docs/validation.md). For each of the op's
 // slice families it draws a sample of slices from the trial's seed (every slice of a small
-// problem; else the first, the last, those holding `special`'s NaN/Inf, and random ones up to 64 or
-// an element budget), takes the inputs of those slices from the device, checks that the declared
+// problem; else the first, the last, those holding `special`'s NaN/Inf, and random ones up to 64, or
+// fewer (two at least) when the slices' own elements pass a budget), takes the inputs of those slices from the device, checks that the declared
 // draws among them hold the bits the host draws, recomputes the slices with the op's Eigen
 // reference and compares them with the device's values. A disagreement beyond
 // kAuditShareOfTolerance of a tensor's tolerance throws ReferenceDisagreement.
@@ -18,7 +18,7 @@ namespace nb {
 struct AuditBudget {
   std::int64_t full_elements = std::int64_t(1) << 22;  // a problem this small is audited whole
   std::int64_t max_slices = 64;
-  std::int64_t max_elements = std::int64_t(1) << 25;  // beyond it, fewer slices (at least one)
+  std::int64_t max_elements = std::int64_t(1) << 25;  // of the slices' own elements: beyond, fewer slices (two at least)
 };
 
 struct DeviceTrial {
