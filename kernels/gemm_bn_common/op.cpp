@@ -53,14 +53,13 @@ class BnPipelineOp final : public linear::PipelineOp {
   // gamma, beta, s and the running statistics are drawn away from their identities so that a
   // variant which drops one fails. s takes random signs: BatchNorm is scale-invariant, so a
   // positive s would show only through eps and the running statistics.
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
-    const linear::Shape s = linear::shape_of(p);
-    linear::draw_linear(s, d, seed, t);
-    linear::draw_signed_uniform(t[kScale], 0.5f, 2.0f, seed, 4, 5);
-    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 6);
-    draw_uniform(t[kBeta], -0.5f, 0.5f, seed, 7);
-    draw_uniform(t[kRunningMean], -1.0f, 1.0f, seed, 8);
-    draw_uniform(t[kRunningVar], 0.5f, 1.5f, seed, 9);
+  std::vector<InputDraw> input_draws(const Problem& p, Distribution d) const override {
+    std::vector<InputDraw> draws = linear::linear_draws(linear::shape_of(p), d);
+    draws.insert(draws.end(), {InputDraw::signed_uniform(kScale, 0.5f, 2.0f, 4, 5),
+                               InputDraw::uniform(kGamma, 0.5f, 1.5f, 6), InputDraw::uniform(kBeta, -0.5f, 0.5f, 7),
+                               InputDraw::uniform(kRunningMean, -1.0f, 1.0f, 8),
+                               InputDraw::uniform(kRunningVar, 0.5f, 1.5f, 9)});
+    return draws;
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {

@@ -47,11 +47,11 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
             {"y", R::output, s.n * s.m}};
   }
 
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
-    linear::draw_linear(linear::shape_of(p), d, seed, t);
-    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 4);
-    draw_uniform(t[kBeta], -0.5f, 0.5f, seed, 5);
-    draw_uniform(t[kAddBias], -1.0f, 1.0f, seed, 6);
+  std::vector<InputDraw> input_draws(const Problem& p, Distribution d) const override {
+    std::vector<InputDraw> draws = linear::linear_draws(linear::shape_of(p), d);
+    draws.insert(draws.end(), {InputDraw::uniform(kGamma, 0.5f, 1.5f, 4), InputDraw::uniform(kBeta, -0.5f, 0.5f, 5),
+                               InputDraw::uniform(kAddBias, -1.0f, 1.0f, 6)});
+    return draws;
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
