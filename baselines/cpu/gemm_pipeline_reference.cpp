@@ -58,11 +58,19 @@ void batchnorm_columns(const Shape& s, std::vector<double>& h, const float* gamm
       out.save_invstd[c] = invstd;
       out.running_mean[c] = (1 - s.momentum) * double(running_mean[c]) + s.momentum * mu;
       out.running_var[c] = (1 - s.momentum) * double(running_var[c]) + s.momentum * var * s.unbias();
-      for (std::int64_t r = 0; r < s.m; ++r) {
-        double& v = h[std::size_t(r * s.n + c)];
-        v = (v - mu) * invstd * double(gamma[c]) + double(beta[c]);
-      }
     }
+  }, 8);
+  normalize_columns(s, h, out.save_mean, out.save_invstd, gamma, beta);
+}
+
+void normalize_columns(const Shape& s, std::vector<double>& h, const double* mean, const double* invstd,
+                       const float* gamma, const float* beta) {
+  parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r)
+      for (std::int64_t c = 0; c < s.n; ++c) {
+        double& v = h[std::size_t(r * s.n + c)];
+        v = (v - mean[c]) * invstd[c] * double(gamma[c]) + double(beta[c]);
+      }
   }, 8);
 }
 

@@ -21,6 +21,9 @@ struct BatchNormOutputs {
 };
 void batchnorm_columns(const Shape& s, std::vector<double>& h, const float* gamma, const float* beta,
                        const float* running_mean, const float* running_var, const BatchNormOutputs& out);
+// Its last step alone, with statistics given: h = (h - mean) * invstd * gamma + beta per column.
+void normalize_columns(const Shape& s, std::vector<double>& h, const double* mean, const double* invstd,
+                       const float* gamma, const float* beta);
 
 // GroupNorm of each row of g (M, N) over G groups of N/G channels, per-channel affine, in place.
 // Returns the largest sqrt(1 + (mean * invstd)^2) over the groups (the condition factor).

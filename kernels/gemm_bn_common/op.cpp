@@ -1,8 +1,13 @@
-// The op spec both BatchNorm pipelines share: tensors, draws, the float64 reference, the work
-// model and the condition factor; the names, formulas and problems come from each op's spec.cpp.
+// The op spec both BatchNorm pipelines share: tensors, draws, the float64 references (Eigen's, and
+// the program baselines/gpu/ runs with its slice families), the work model and the condition
+// factor; the names, formulas and problems come from each op's spec.cpp.
+#include <algorithm>
 #include <cmath>
 
 #include "baselines/cpu/gemm_pipeline_reference.hpp"
+#include "baselines/gpu/gemm_pipeline_references.hpp"
+#include "harness/validation/device_executor.hpp"
+#include "harness/validation/host_executor.hpp"
 #include "kernels/gemm_bn_common/pipeline.hpp"
 #include "kernels/gemm_pipeline_common/pipeline_op.hpp"
 
@@ -27,6 +32,12 @@ Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t) {
 }
 
 namespace {
+
+// n elements of the executor's memory, on the host.
+template <class T>
+std::vector<T> on_host(Executor& ex, const T* data, std::int64_t n) {
+  return ex.visit([&](auto& e) { return e.to_host(data, n); });
+}
 
 class BnPipelineOp final : public linear::PipelineOp {
  public:
@@ -53,14 +64,13 @@ class BnPipelineOp final : public linear::PipelineOp {
   // gamma, beta, s and the running statistics are drawn away from their identities so that a
   // variant which drops one fails. s takes random signs: BatchNorm is scale-invariant, so a
   // positive s would show only through eps and the running statistics.
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
-    const linear::Shape s = linear::shape_of(p);
-    linear::draw_linear(s, d, seed, t);
-    linear::draw_signed_uniform(t[kScale], 0.5f, 2.0f, seed, 4, 5);
-    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 6);
-    draw_uniform(t[kBeta], -0.5f, 0.5f, seed, 7);
-    draw_uniform(t[kRunningMean], -1.0f, 1.0f, seed, 8);
-    draw_uniform(t[kRunningVar], 0.5f, 1.5f, seed, 9);
+  std::vector<InputDraw> input_draws(const Problem& p, Distribution d) const override {
+    std::vector<InputDraw> draws = linear::linear_draws(linear::shape_of(p), d);
+    draws.insert(draws.end(), {InputDraw::signed_uniform(kScale, 0.5f, 2.0f, 4, 5),
+                               InputDraw::uniform(kGamma, 0.5f, 1.5f, 6), InputDraw::uniform(kBeta, -0.5f, 0.5f, 7),
+                               InputDraw::uniform(kRunningMean, -1.0f, 1.0f, 8),
+                               InputDraw::uniform(kRunningVar, 0.5f, 1.5f, 9)});
+    return draws;
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
@@ -72,11 +82,43 @@ class BnPipelineOp final : public linear::PipelineOp {
                               in[kRunningVar].data(),
                               {out[kSaveMean].data(), out[kSaveInvstd].data(), out[kRunningMean].data(),
                                out[kRunningVar].data()});
-    if (tail_ == BnTail::scale_softmax) {
-      for (double& v : h) v *= double(in[kScale][0]);
-      linear::softmax_rows(s, h);
-    }
+    if (tail_ == BnTail::scale_softmax) scale_softmax(s, in, h);
     out[kY] = std::move(h);
+  }
+
+  // The row family (the softmax tail) gives the device's column statistics: its rows are
+  // normalized with them, then scaled and softmaxed as reference() does.
+  void slice_reference(const Problem& p, const SliceFamily& family, const HostTensors& in, const ReferenceTensors& given,
+                       ReferenceTensors& out) const override {
+    if (family.given.empty()) return reference(p, in, out);
+    const linear::Shape s = linear::shape_of(p);
+    std::vector<double> h = linear::linear_reference(s, in[kX].data(), in[kWeight].data(), in[kBias].data());
+    linear::normalize_columns(s, h, given[kSaveMean].data(), given[kSaveInvstd].data(), in[kGamma].data(),
+                              in[kBeta].data());
+    scale_softmax(s, in, h);
+    out[kY] = std::move(h);
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const linear::Shape s = linear::shape_of(p);
+    const gpu::LinearOperands lin{t.f32(kX), t.f32(kWeight), t.f32(kBias), s.m, s.n, s.k};
+    const gpu::BatchNormColumns bn{t.f32(kGamma), t.f32(kBeta),   t.f32(kRunningMean), t.f32(kRunningVar),
+                                   s.eps,         s.momentum,     out[kSaveMean],      out[kSaveInvstd],
+                                   out[kRunningMean], out[kRunningVar]};
+    ex.visit([&](auto& e) {
+      if (tail_ == BnTail::normalize) gpu::gemm_scale_bn(e, lin, t.f32(kScale), bn, out[kY]);
+      else gpu::gemm_bn_scale_softmax(e, lin, t.f32(kScale), bn, out[kY]);
+    });
+    const std::vector<double> mean = on_host(ex, out[kSaveMean], s.n), invstd = on_host(ex, out[kSaveInvstd], s.n);
+    const std::vector<float> gamma = on_host(ex, t.f32(kGamma), s.n), scale = on_host(ex, t.f32(kScale), t.size(kScale));
+    ReferenceConditions c;
+    c.per_tensor.assign(kTensorCount, condition_of_y(mean.data(), invstd.data(), gamma.data(), scale.data(), s.n));
+    return c;
+  }
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    return bn_pipeline::slice_families(*this, tail_, p);
   }
 
   WorkModel work(const Problem& p) const override {
@@ -92,16 +134,9 @@ class BnPipelineOp final : public linear::PipelineOp {
 
   double normalization_length(const linear::Shape& s) const override { return double(s.m); }
 
-  // A column whose mean is large against its spread amplifies the GEMM's rounding of h in y.
   double tensor_condition(const Problem& p, int, const HostTensors& in, const ReferenceTensors& ref) const override {
-    const linear::Shape s = linear::shape_of(p);
-    double c = linear::column_condition(ref[kSaveMean].data(), ref[kSaveInvstd].data(), s.n);
-    if (tail_ == BnTail::scale_softmax) {
-      double gamma = 0;
-      for (float g : in[kGamma]) gamma = std::max(gamma, double(std::fabs(g)));
-      c *= std::max(1.0, std::fabs(double(in[kScale][0])) * gamma);  // softmax sees s * gamma * error
-    }
-    return c;
+    return condition_of_y(ref[kSaveMean].data(), ref[kSaveInvstd].data(), in[kGamma].data(), in[kScale].data(),
+                          linear::shape_of(p).n);
   }
 
   std::vector<StressDistribution> stress() const override {
@@ -118,6 +153,25 @@ class BnPipelineOp final : public linear::PipelineOp {
   }
 
  private:
+  // The softmax tail after the normalization: y = softmax(s * h) over each row, in place.
+  static void scale_softmax(const linear::Shape& s, const HostTensors& in, std::vector<double>& h) {
+    for (double& v : h) v *= double(in[kScale][0]);
+    linear::softmax_rows(s, h);
+  }
+
+  // A column whose mean is large against its spread amplifies the GEMM's rounding of h in y; the
+  // softmax sees s * gamma times that error. The condition of every tensor.
+  double condition_of_y(const double* mean, const double* invstd, const float* gamma, const float* scale,
+                        std::int64_t n) const {
+    double c = linear::column_condition(mean, invstd, n);
+    if (tail_ == BnTail::scale_softmax) {
+      double largest_gamma = 0;
+      for (std::int64_t i = 0; i < n; ++i) largest_gamma = std::max(largest_gamma, double(std::fabs(gamma[i])));
+      c *= std::max(1.0, std::fabs(double(scale[0])) * largest_gamma);
+    }
+    return c;
+  }
+
   BnTail tail_;
   std::string name_, formula_;
   std::vector<NamedProblem> problems_;

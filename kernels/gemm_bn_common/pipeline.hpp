@@ -47,6 +47,10 @@ std::unique_ptr<Variant> make_single_launch(BnTail tail);   // 5_single_launch.c
 std::unique_ptr<Variant> make_cudnn(BnTail tail);           // 6_cudnn.cu
 std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail);  // variants.cpp
 
+// How Eigen audits the device reference: by columns; by rows too, the column statistics given, for
+// the softmax tail (slices.cpp).
+std::vector<SliceFamily> slice_families(const OpSpec& op, BnTail tail, const Problem& p);
+
 std::unique_ptr<OpSpec> make_op(BnTail tail, std::string name, std::string formula,
                                 std::vector<NamedProblem> problems);  // op.cpp
 

@@ -3,7 +3,9 @@
 #include <cmath>
 
 #include "baselines/cpu/gemm_pipeline_reference.hpp"
+#include "baselines/gpu/gemm_pipeline_references.hpp"
 #include "kernels/gemm_pipeline_common/pipeline_op.hpp"
+#include "kernels/gemm_pipeline_common/slice_runs.hpp"
 #include "kernels/ops.hpp"
 
 namespace nb {
@@ -47,11 +49,11 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
             {"y", R::output, s.n * s.m}};
   }
 
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
-    linear::draw_linear(linear::shape_of(p), d, seed, t);
-    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 4);
-    draw_uniform(t[kBeta], -0.5f, 0.5f, seed, 5);
-    draw_uniform(t[kAddBias], -1.0f, 1.0f, seed, 6);
+  std::vector<InputDraw> input_draws(const Problem& p, Distribution d) const override {
+    std::vector<InputDraw> draws = linear::linear_draws(linear::shape_of(p), d);
+    draws.insert(draws.end(), {InputDraw::uniform(kGamma, 0.5f, 1.5f, 4), InputDraw::uniform(kBeta, -0.5f, 0.5f, 5),
+                               InputDraw::uniform(kAddBias, -1.0f, 1.0f, 6)});
+    return draws;
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
@@ -68,6 +70,44 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
       }
       for (std::int64_t c = 0; c < s.n; ++c) y[std::size_t(c * s.m + r)] = mn + double(in[kAddBias][std::size_t(c)]);
     }
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const linear::Shape s = linear::shape_of(p);
+    const gpu::LinearOperands lin{t.f32(kX), t.f32(kWeight), t.f32(kBias), s.m, s.n, s.k};
+    ReferenceConditions c;
+    c.instance = ex.visit([&](auto& e) {
+      return gpu::gemm_gn_min_bias(e, lin, s.groups, t.f32(kGamma), t.f32(kBeta), t.f32(kAddBias), s.eps, out[kY]);
+    });
+    return c;
+  }
+
+  // A slice is a row of the batch: its GroupNorm, minimum and the column of the (N, M) output that
+  // holds it. The slice problem has m = the sampled rows, N and G as they are.
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    const linear::Shape s = linear::shape_of(p);
+    SliceFamily f;
+    f.unit = "row";
+    f.count = s.m;
+    f.problem = [this, p](const std::vector<std::int64_t>& slices) {
+      Params params = p.params;
+      params.set("m", double(slices.size()));
+      return make_problem(params, p.dtype);
+    };
+    f.runs = [s](int tensor, const std::vector<std::int64_t>& slices) {
+      if (tensor == kX) return linear::stretch_per_slice(slices, s.k, s.k);
+      if (tensor == kY) return linear::element_per_line(slices, s.n, s.m);
+      return linear::whole(tensor == kWeight ? s.n * s.k : s.n);
+    };
+    f.slice_of = [s](int tensor, std::int64_t element) -> std::int64_t {
+      if (tensor == kX) return element / s.k;
+      if (tensor == kY) return element % s.m;
+      return -1;
+    };
+    f.checked = {kY};
+    return {f};
   }
 
   WorkModel work(const Problem& p) const override {

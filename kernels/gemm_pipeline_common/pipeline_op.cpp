@@ -25,9 +25,9 @@ void draw_linear_bias(const Shape& s, std::uint64_t seed, std::vector<float>& bi
   draw_uniform(bias, -linear_bound(s), linear_bound(s), seed, 3);
 }
 
-void draw_linear(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t) {
-  draw_linear_operands(s, d, seed, t);
-  draw_linear_bias(s, seed, t[kLinearBias]);
+std::vector<InputDraw> linear_draws(const Shape& s, Distribution d) {
+  return {InputDraw::of(kX, d, 1), InputDraw::uniform(kWeight, -linear_bound(s), linear_bound(s), 2),
+          InputDraw::uniform(kLinearBias, -linear_bound(s), linear_bound(s), 3)};
 }
 
 void draw_signed_uniform(std::vector<float>& v, float lo, float hi, std::uint64_t seed, std::uint32_t magnitude_salt,

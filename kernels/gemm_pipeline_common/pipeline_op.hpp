@@ -12,10 +12,12 @@ enum LinearTensor : int { kX = 0, kWeight = 1, kLinearBias = 2 };
 
 gemm::Operands operands_of(const Problem& p, const DeviceTensors& t);
 
-// Draws x from the distribution and W, b as nn.Linear initialises them: U(-1/sqrt(K), 1/sqrt(K)).
-void draw_linear(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t);
-// Its two halves, for an op whose tensor 2 is not the bias (the backward draws b on the side):
-// x and W into tensors kX and kWeight, and the bias (N values) from the same seed stream.
+// The draws of x from the distribution and of W, b as nn.Linear initialises them:
+// U(-1/sqrt(K), 1/sqrt(K)).
+std::vector<InputDraw> linear_draws(const Shape& s, Distribution d);
+// The same on the host in two halves, for an op whose tensor 2 is not the bias (the backward draws
+// b on the side): x and W into tensors kX and kWeight, and the bias (N values) from the same seed
+// stream.
 void draw_linear_operands(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t);
 void draw_linear_bias(const Shape& s, std::uint64_t seed, std::vector<float>& bias);
 // |U[lo, hi)| with a random sign per element: a per-column scale that is neither 1 nor positive.

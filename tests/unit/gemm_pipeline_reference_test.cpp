@@ -127,6 +127,32 @@ TEST(GemmPipelineSpec, BadParametersAreUsageErrors) {
   EXPECT_EQ(bn->problems_in("kb").size(), 6u);  // three shapes in two precisions
 }
 
+// The softmax's rows are audited with the column statistics given, one row at a time where W alone
+// fills the audit's budget (KernelBench's N = K = 8192): a slice problem of one row, which no user
+// may pose, recomputes that row of y from the full problem's statistics.
+TEST(GemmPipelineSpec, OneSoftmaxRowIsRecomputedFromTheGivenColumnStatistics) {
+  const auto op = op_named("gemm_bn_scale_softmax");
+  const Problem p = op->make_problem({{"m", 6}, {"n", 9}, {"k", 5}});
+  const ReferenceTrial t = reference_trial(*op, p, Distribution::normal, 4);
+  const std::vector<SliceFamily> families = op->slice_families(p);
+  ASSERT_EQ(families.size(), 2u);
+  const SliceFamily& rows = families[1];
+  ASSERT_EQ(rows.unit, "row");
+  const Problem one = rows.problem({4});
+  EXPECT_EQ(one.dim("m"), 1);
+  EXPECT_EQ(one.name, "m1_n9_k5");
+  const std::vector<TensorDecl> decls = op->tensors(one);
+  HostTensors in = allocate_host_inputs(decls);
+  for (std::size_t i = 0; i < decls.size(); ++i)
+    for (const ElementRun& r : rows.runs(int(i), {4}))
+      if (decls[i].role != TensorRole::output)
+        in.data[i].assign(t.in.data[i].begin() + r.begin, t.in.data[i].begin() + r.begin + r.count);
+  ReferenceTensors out = allocate_references(decls);
+  op->slice_reference(one, rows, in, t.ref, out);
+  const int y = tensor_index(decls, "y");
+  for (int c = 0; c < 9; ++c) EXPECT_NEAR(out[y][std::size_t(c)], t.ref[y][std::size_t(4 * 9 + c)], 1e-14);
+}
+
 TEST(GemmPipelineSpec, EveryGemmProblemNamesItsCeilingKernel) {
   for (const std::string name : {"gemm_scale_bn", "gemm_gn_min_bias", "gemm_bn_scale_softmax"}) {
     const auto op = op_named(name);

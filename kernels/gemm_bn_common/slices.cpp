@@ -1,0 +1,93 @@
+// How Eigen audits the BatchNorm pipelines' device references (harness/validation/slices.hpp): by
+// output columns, whose statistics run over all M rows; and, for the row softmax, by rows, with the
+// device's column statistics given.
+#include <algorithm>
+
+#include "kernels/gemm_bn_common/pipeline.hpp"
+#include "kernels/gemm_pipeline_common/linear_shape.hpp"
+#include "kernels/gemm_pipeline_common/slice_runs.hpp"
+
+namespace nb::bn_pipeline {
+namespace {
+
+// The problem of the sampled columns: n of them, x whole. Each column's statistics, running
+// statistics and (the normalize tail) its y are computed as the full problem computes them; the
+// softmax's y needs every column of its row.
+SliceFamily column_slices(const OpSpec& op, const Problem& p, BnTail tail) {
+  const linear::Shape s = linear::shape_of(p);
+  const bool scalar_scale = tail == BnTail::scale_softmax;
+  SliceFamily f;
+  f.unit = "column";
+  f.count = s.n;
+  f.problem = [&op, p](const std::vector<std::int64_t>& slices) {
+    Params params = p.params;
+    params.set("n", double(slices.size()));
+    return op.make_problem(params, p.dtype);
+  };
+  f.runs = [s, scalar_scale](int tensor, const std::vector<std::int64_t>& slices) {
+    if (tensor == kX) return linear::whole(s.m * s.k);
+    if (tensor == kWeight) return linear::stretch_per_slice(slices, s.k, s.k);
+    if (tensor == kY) return linear::element_per_line(slices, s.m, s.n);
+    if (tensor == kScale && scalar_scale) return linear::whole(1);
+    return linear::stretch_per_slice(slices, 1, 1);  // one element per column
+  };
+  f.slice_of = [s, scalar_scale](int tensor, std::int64_t element) -> std::int64_t {
+    if (tensor == kX || (tensor == kScale && scalar_scale)) return -1;
+    if (tensor == kWeight) return element / s.k;
+    if (tensor == kY) return element % s.n;
+    return element;
+  };
+  f.checked = {kRunningMean, kRunningVar, kSaveMean, kSaveInvstd};
+  if (tail == BnTail::normalize) f.checked.push_back(kY);
+  return f;
+}
+
+// The problem of `rows` sampled rows. One row is no BatchNorm problem a user may pose (training
+// statistics need M >= 2), but the row family's statistics are given: it is built as a problem of
+// two rows, then given its one.
+Problem rows_problem(const OpSpec& op, const Problem& p, std::int64_t rows) {
+  Params params = p.params;
+  params.set("m", double(std::max<std::int64_t>(rows, 2)));
+  Problem sub = op.make_problem(params, p.dtype);
+  if (rows < 2) {
+    sub.params.set("m", double(rows));
+    sub.name = "m" + std::to_string(rows) + sub.name.substr(2);  // "m2_n..." (m leads the name)
+  }
+  return sub;
+}
+
+// The rows of the softmax's y: a row needs the statistics of every column, which no subset of rows
+// reproduces, so the device's saved mean and invstd are given (slice_reference) and the slice
+// problem holds the sampled rows of x and y, W and the per-column vectors whole.
+SliceFamily row_slices_given_statistics(const OpSpec& op, const Problem& p) {
+  const linear::Shape s = linear::shape_of(p);
+  const std::vector<TensorDecl> decls = op.tensors(p);
+  SliceFamily f;
+  f.unit = "row";
+  f.count = s.m;
+  f.problem = [&op, p](const std::vector<std::int64_t>& slices) {
+    return rows_problem(op, p, std::int64_t(slices.size()));
+  };
+  f.runs = [s, decls](int tensor, const std::vector<std::int64_t>& slices) {
+    if (tensor == kX) return linear::stretch_per_slice(slices, s.k, s.k);
+    if (tensor == kY) return linear::stretch_per_slice(slices, s.n, s.n);
+    return linear::whole(decls.at(std::size_t(tensor)).elements);
+  };
+  f.slice_of = [s](int tensor, std::int64_t element) -> std::int64_t {
+    if (tensor == kX) return element / s.k;
+    if (tensor == kY) return element / s.n;
+    return -1;
+  };
+  f.checked = {kY};
+  f.given = {kSaveMean, kSaveInvstd};
+  return f;
+}
+
+}  // namespace
+
+std::vector<SliceFamily> slice_families(const OpSpec& op, BnTail tail, const Problem& p) {
+  if (tail == BnTail::normalize) return {column_slices(op, p, tail)};
+  return {column_slices(op, p, tail), row_slices_given_statistics(op, p)};
+}
+
+}  // namespace nb::bn_pipeline

@@ -1,0 +1,26 @@
+#pragma once
+// The element runs of the GEMM pipelines' slice families (harness/validation/slices.hpp): a slice
+// is a row of the batch (GroupNorm's rows, the softmax's rows) or an output column (BatchNorm's
+// columns), and each tensor lies over it whole, as one stretch, or as one element per line.
+#include <cstdint>
+#include <vector>
+
+#include "harness/validation/slices.hpp"
+
+namespace nb::linear {
+
+// The whole tensor: what every slice shares (W for rows, x for columns).
+std::vector<ElementRun> whole(std::int64_t elements);
+
+// For each slice s, `length` elements from s * stride: a row of x (stride = length = K), a row of
+// W, or one element of a per-column vector (stride = length = 1).
+std::vector<ElementRun> stretch_per_slice(const std::vector<std::int64_t>& slices, std::int64_t stride,
+                                          std::int64_t length);
+
+// One element per slice in each of `lines` lines `line_stride` apart, line after line, the slices
+// in order within a line: columns c of a row-major (M, N) matrix (lines M, stride N), or rows r of
+// an (N, M) one (lines N, stride M).
+std::vector<ElementRun> element_per_line(const std::vector<std::int64_t>& slices, std::int64_t lines,
+                                         std::int64_t line_stride);
+
+}  // namespace nb::linear
