@@ -84,13 +84,6 @@ double groupnorm_in_place(Ex& ex, double* g, std::int64_t count, std::int64_t si
 }
 
 // The smaller of two, NaN winning (torch.min propagates NaN).
-struct NanMin {
-  NB_HD double operator()(double a, double b) const {
-    if (portable::is_nan(a) || portable::is_nan(b)) return portable::is_nan(a) ? a : b;
-    return b < a ? b : a;
-  }
-};
-
 }  // namespace pipeline_steps
 
 template <class Ex>
@@ -119,7 +112,7 @@ double gemm_gn_min_bias(Ex& ex, const LinearOperands& lin, std::int64_t groups, 
   double* z = g.get();
   const double condition = pipeline_steps::groupnorm_in_place(ex, z, m * groups, n / groups, n, gamma, beta, eps);
   const Scratch<double> minima = slice_reduce(
-      ex, m, n, INFINITY, [=] NB_HD(std::int64_t row, std::int64_t j) { return z[row * n + j]; }, pipeline_steps::NanMin{});
+      ex, m, n, INFINITY, [=] NB_HD(std::int64_t row, std::int64_t j) { return z[row * n + j]; }, NanMin{});
   const double* mn = minima.get();
   ex.each(n * m, [=] NB_HD(std::int64_t i) { y[i] = mn[i % m] + double(add_bias[i / m]); });
   return condition;

@@ -78,14 +78,6 @@ void softmax_rows(Ex& ex, stored::Tensor x, double* y, std::int64_t m, std::int6
   ex.each(m * n, [=] NB_HD(std::int64_t i) { y[i] = exp(double(x[i]) - mx[i / n]) / sum[i / n]; });
 }
 
-// The smaller of two, NaN winning (torch.min propagates NaN).
-struct NanMin {
-  NB_HD double operator()(double a, double b) const {
-    if (portable::is_nan(a) || portable::is_nan(b)) return portable::is_nan(a) ? a : b;
-    return b < a ? b : a;
-  }
-};
-
 template <class Ex>
 void min_rows(Ex& ex, stored::Tensor x, double* y, std::int64_t m, std::int64_t n) {
   const Scratch<double> minima = slice_reduce(

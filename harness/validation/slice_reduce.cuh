@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "harness/host_device.hpp"
+#include "harness/portable_math.hpp"
 #include "harness/validation/executor.hpp"
 
 namespace nb {
@@ -16,6 +17,14 @@ struct Plus {
 // std::max's rule (the accumulator kept unless the next is larger), as the host references use it.
 struct Larger {
   NB_HD double operator()(double a, double b) const { return a < b ? b : a; }
+};
+
+// The smaller of two, NaN winning (torch.min propagates NaN).
+struct NanMin {
+  NB_HD double operator()(double a, double b) const {
+    if (portable::is_nan(a) || portable::is_nan(b)) return portable::is_nan(a) ? a : b;
+    return b < a ? b : a;
+  }
 };
 
 inline constexpr std::int64_t kSliceChunk = 4096;

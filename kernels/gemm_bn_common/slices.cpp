@@ -1,8 +1,6 @@
 // How Eigen audits the BatchNorm pipelines' device references (harness/validation/slices.hpp): by
 // output columns, whose statistics run over all M rows; and, for the row softmax, by rows, with the
 // device's column statistics given.
-#include <algorithm>
-
 #include "kernels/gemm_bn_common/pipeline.hpp"
 #include "kernels/gemm_pipeline_common/linear_shape.hpp"
 #include "kernels/gemm_pipeline_common/slice_runs.hpp"
@@ -42,20 +40,6 @@ SliceFamily column_slices(const OpSpec& op, const Problem& p, BnTail tail) {
   return f;
 }
 
-// The problem of `rows` sampled rows. One row is no BatchNorm problem a user may pose (training
-// statistics need M >= 2), but the row family's statistics are given: it is built as a problem of
-// two rows, then given its one.
-Problem rows_problem(const OpSpec& op, const Problem& p, std::int64_t rows) {
-  Params params = p.params;
-  params.set("m", double(std::max<std::int64_t>(rows, 2)));
-  Problem sub = op.make_problem(params, p.dtype);
-  if (rows < 2) {
-    sub.params.set("m", double(rows));
-    sub.name = "m" + std::to_string(rows) + sub.name.substr(2);  // "m2_n..." (m leads the name)
-  }
-  return sub;
-}
-
 // The rows of the softmax's y: a row needs the statistics of every column, which no subset of rows
 // reproduces, so the device's saved mean and invstd are given (slice_reference) and the slice
 // problem holds the sampled rows of x and y, W and the per-column vectors whole.
@@ -66,7 +50,9 @@ SliceFamily row_slices_given_statistics(const OpSpec& op, const Problem& p) {
   f.unit = "row";
   f.count = s.m;
   f.problem = [&op, p](const std::vector<std::int64_t>& slices) {
-    return rows_problem(op, p, std::int64_t(slices.size()));
+    Params params = p.params;
+    params.set("m", double(slices.size()));  // two at least: the audit samples no fewer
+    return op.make_problem(params, p.dtype);
   };
   f.runs = [s, decls](int tensor, const std::vector<std::int64_t>& slices) {
     if (tensor == kX) return linear::stretch_per_slice(slices, s.k, s.k);

@@ -127,10 +127,9 @@ TEST(GemmPipelineSpec, BadParametersAreUsageErrors) {
   EXPECT_EQ(bn->problems_in("kb").size(), 6u);  // three shapes in two precisions
 }
 
-// The softmax's rows are audited with the column statistics given, one row at a time where W alone
-// fills the audit's budget (KernelBench's N = K = 8192): a slice problem of one row, which no user
-// may pose, recomputes that row of y from the full problem's statistics.
-TEST(GemmPipelineSpec, OneSoftmaxRowIsRecomputedFromTheGivenColumnStatistics) {
+// The softmax's rows are audited with the column statistics given: a slice problem of two rows
+// recomputes those rows of y from the full problem's statistics, which two rows alone would not give.
+TEST(GemmPipelineSpec, SoftmaxRowsAreRecomputedFromTheGivenColumnStatistics) {
   const auto op = op_named("gemm_bn_scale_softmax");
   const Problem p = op->make_problem({{"m", 6}, {"n", 9}, {"k", 5}});
   const ReferenceTrial t = reference_trial(*op, p, Distribution::normal, 4);
@@ -138,19 +137,23 @@ TEST(GemmPipelineSpec, OneSoftmaxRowIsRecomputedFromTheGivenColumnStatistics) {
   ASSERT_EQ(families.size(), 2u);
   const SliceFamily& rows = families[1];
   ASSERT_EQ(rows.unit, "row");
-  const Problem one = rows.problem({4});
-  EXPECT_EQ(one.dim("m"), 1);
-  EXPECT_EQ(one.name, "m1_n9_k5");
-  const std::vector<TensorDecl> decls = op->tensors(one);
+  const std::vector<std::int64_t> sampled{1, 4};
+  const Problem two = rows.problem(sampled);
+  EXPECT_EQ(two.name, "m2_n9_k5");
+  const std::vector<TensorDecl> decls = op->tensors(two);
   HostTensors in = allocate_host_inputs(decls);
-  for (std::size_t i = 0; i < decls.size(); ++i)
-    for (const ElementRun& r : rows.runs(int(i), {4}))
-      if (decls[i].role != TensorRole::output)
-        in.data[i].assign(t.in.data[i].begin() + r.begin, t.in.data[i].begin() + r.begin + r.count);
+  for (std::size_t i = 0; i < decls.size(); ++i) {
+    if (decls[i].role == TensorRole::output) continue;
+    in.data[i].clear();
+    for (const ElementRun& r : rows.runs(int(i), sampled))
+      in.data[i].insert(in.data[i].end(), t.in.data[i].begin() + r.begin, t.in.data[i].begin() + r.begin + r.count);
+  }
   ReferenceTensors out = allocate_references(decls);
-  op->slice_reference(one, rows, in, t.ref, out);
+  op->slice_reference(two, rows, in, t.ref, out);
   const int y = tensor_index(decls, "y");
-  for (int c = 0; c < 9; ++c) EXPECT_NEAR(out[y][std::size_t(c)], t.ref[y][std::size_t(4 * 9 + c)], 1e-14);
+  for (std::size_t k = 0; k < sampled.size(); ++k)
+    for (int c = 0; c < 9; ++c)
+      EXPECT_NEAR(out[y][k * 9 + std::size_t(c)], t.ref[y][std::size_t(sampled[k] * 9 + c)], 1e-14);
 }
 
 TEST(GemmPipelineSpec, EveryGemmProblemNamesItsCeilingKernel) {
