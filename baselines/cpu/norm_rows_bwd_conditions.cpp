@@ -9,11 +9,6 @@
 namespace nb::cpu {
 namespace {
 
-double ratio(double scale_squared, double value_squared) {
-  if (value_squared == 0) return scale_squared == 0 ? 1 : kMaxRowsBwdCondition;
-  return std::clamp(std::sqrt(scale_squared / value_squared), 1.0, kMaxRowsBwdCondition);
-}
-
 double xhat(const RowsBwdInputs& in, std::int64_t r, std::int64_t j) {
   return (double(in.x[r * in.n + j]) - (in.mean ? double(in.mean[r]) : 0.0)) * double(in.rstd[r]);
 }
@@ -29,8 +24,13 @@ std::vector<double> column_abs_sums(const RowsBwdInputs& in, const Term& term) {
   return sums;
 }
 
-// ||A|| / ||T||, or max_j A_j / (|T_j| + floor) / elementwise_over_normwise where larger, over the
-// columns where both are finite.
+}  // namespace
+
+double normwise_ratio(double scale_squared, double value_squared) {
+  if (value_squared == 0) return scale_squared == 0 ? 1 : kMaxRowsBwdCondition;
+  return std::clamp(std::sqrt(scale_squared / value_squared), 1.0, kMaxRowsBwdCondition);
+}
+
 double column_sum_condition(const std::vector<double>& abs_sums, const double* reference, const Comparison& c) {
   double scale2 = 0, value2 = 0;
   std::int64_t finite = 0;
@@ -45,10 +45,8 @@ double column_sum_condition(const std::vector<double>& abs_sums, const double* r
       elementwise = std::max(elementwise, denominator > 0 ? abs_sums[j] / denominator / c.elementwise_over_normwise
                                                           : kMaxRowsBwdCondition);
     }
-  return std::clamp(std::max(ratio(scale2, value2), elementwise), 1.0, kMaxRowsBwdCondition);
+  return std::clamp(std::max(normwise_ratio(scale2, value2), elementwise), 1.0, kMaxRowsBwdCondition);
 }
-
-}  // namespace
 
 double input_gradient_condition(const RowsBwdInputs& in, const double* dx) {
   std::mutex m;
@@ -73,7 +71,7 @@ double input_gradient_condition(const RowsBwdInputs& in, const double* dx) {
     std::lock_guard<std::mutex> lock(m);
     scale2 += s2, value2 += v2;
   }, std::max<std::int64_t>(1, 65536 / in.n));
-  return ratio(scale2, value2);
+  return normwise_ratio(scale2, value2);
 }
 
 double weight_gradient_condition(const RowsBwdInputs& in, const double* dw, const Comparison& c) {

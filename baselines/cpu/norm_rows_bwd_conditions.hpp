@@ -16,6 +16,8 @@
 // Normwise, never the largest per-column ratio alone: among thousands of columns one always sums
 // to nearly zero, and the floor keeps that column from setting the bound. Only positions where both
 // the scale and the reference are finite count (the harness checks the placement of the others).
+#include <vector>
+
 #include "baselines/cpu/norm_rows_bwd_reference.hpp"
 
 namespace nb::cpu {
@@ -29,6 +31,14 @@ inline constexpr double kMaxRowsBwdCondition = 1e12;
 struct Comparison {
   double floor_fraction, elementwise_over_normwise;
 };
+
+// sqrt(scale_squared / value_squared) clamped to [1, kMaxRowsBwdCondition]; a zero result has 1
+// when its scale is zero too, else the cap.
+double normwise_ratio(double scale_squared, double value_squared);
+// A column sum's condition from abs_sums[j] = sum_r |term(r, j)| and the reference T: ||A|| / ||T||,
+// or max_j A_j / (|T_j| + floor) / elementwise_over_normwise where larger, over the columns where
+// both are finite. (The reference programs compute the sums on their executor and finish here.)
+double column_sum_condition(const std::vector<double>& abs_sums, const double* reference, const Comparison& c);
 
 double input_gradient_condition(const RowsBwdInputs& in, const double* dx_reference);
 double weight_gradient_condition(const RowsBwdInputs& in, const double* dw_reference, const Comparison& c);

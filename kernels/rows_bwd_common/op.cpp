@@ -1,15 +1,15 @@
 // The op spec both row-layout normalization backwards share: parameters, named problems, tensors,
-// the draws (with the statistics a forward pass saved), the float64 reference, the byte model and
-// the tolerance scaling.
-#include <algorithm>
+// the draws (with the statistics a forward pass saved), the float64 reference (Eigen's, and the
+// reference program with its slice families), the byte model and the tolerance scaling.
 #include <sstream>
 
 #include "baselines/cpu/norm_rows_bwd_conditions.hpp"
 #include "baselines/cpu/norm_rows_bwd_reference.hpp"
-#include "harness/narrow_float.hpp"
+#include "baselines/gpu/rows_bwd_references.hpp"
 #include "kernels/rmsnorm_common/rms_contract.hpp"
 #include "kernels/rows_bwd_common/fused_plan.hpp"
 #include "kernels/rows_bwd_common/rows_bwd.hpp"
+#include "kernels/rows_bwd_common/slice_families.hpp"
 
 namespace nb::rows_bwd {
 namespace {
@@ -86,7 +86,7 @@ class RowsBwdOp final : public OpSpec {
     const Shape s = Shape::of(p);
     const DType st = storage_type(p.dtype);
     using R = TensorRole;
-    std::vector<TensorDecl> t(layout_.layer() ? 8 : 6);
+    std::vector<TensorDecl> t(std::size_t(layout_.tensor_count()));
     t[layout_.x] = {"x", R::input, s.elements(), {s.m, s.n}, st};
     t[layout_.w] = {"w", R::input, s.n, {s.n}, st};
     t[layout_.dy] = {"dy", R::input, s.elements(), {s.m, s.n}, st};
@@ -98,16 +98,15 @@ class RowsBwdOp final : public OpSpec {
     return t;
   }
 
+  std::vector<InputDraw> input_draws(const Problem&, Distribution d) const override {
+    return {InputDraw::of(layout_.x, d, /*salt=*/1), InputDraw::uniform(layout_.w, 0.5f, 1.5f, /*salt=*/2),
+            InputDraw::of(layout_.dy, Distribution::normal, /*salt=*/6)};
+  }
+
   // mean and rstd are what a forward pass saved: the float64 statistics of the x the kernel reads
-  // (already rounded to the storage type here, before the harness rounds it again, a no-op),
-  // rounded to fp32.
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
+  // (already rounded to the storage type), rounded to fp32.
+  void derive_inputs(const Problem& p, HostTensors& t) const override {
     const Shape s = Shape::of(p);
-    const DType st = storage_type(p.dtype);
-    draw(t[layout_.x], d, seed, /*salt=*/1, st);
-    round_to_storage(t[layout_.x], st);
-    draw_uniform(t[layout_.w], 0.5f, 1.5f, seed, /*salt=*/2);
-    draw(t[layout_.dy], Distribution::normal, seed, /*salt=*/6, st);
     const cpu::RowStatistics stats = layout_.layer() ? cpu::layernorm_row_statistics(t[layout_.x].data(), s.m, s.n, s.eps)
                                                      : cpu::rmsnorm_row_statistics(t[layout_.x].data(), s.m, s.n, s.eps);
     for (std::int64_t r = 0; r < s.m; ++r) {
@@ -115,10 +114,38 @@ class RowsBwdOp final : public OpSpec {
       if (layout_.layer()) t[layout_.mean][std::size_t(r)] = float(stats.mean[std::size_t(r)]);
     }
   }
+  void derive_inputs(const Problem& p, const ProgramTensors& t, Executor& ex) const override {
+    const Shape s = Shape::of(p);
+    float* mean = layout_.layer() ? t.mutable_f32(layout_.mean) : nullptr;
+    ex.visit([&](auto& e) { gpu::norm_row_statistics(e, t.in(layout_.x), mean, t.mutable_f32(layout_.rstd), s.m, s.n, s.eps); });
+  }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
     cpu::norm_rows_backward_reference(inputs_of(p, in), {out[layout_.dx].data(), out[layout_.dw].data(),
                                                          layout_.layer() ? out[layout_.db].data() : nullptr});
+  }
+
+  bool has_reference_program() const override { return true; }
+  // dx, dw (and db) by gpu::norm_rows_backward; the conditions as tensor_condition gives them.
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                         Executor& ex) const override {
+    const gpu::RowsBwdTensors in = program_inputs_of(p, t);
+    double* db = layout_.layer() ? out[layout_.db] : nullptr;
+    const gpu::RowsBwdConditions own = ex.visit([&](auto& e) {
+      gpu::norm_rows_backward(e, in, out[layout_.dx], out[layout_.dw], db);
+      return gpu::norm_rows_backward_conditions(e, in, out[layout_.dx], out[layout_.dw], db, comparison(p));
+    });
+    const Growth growth = growth_of(p);
+    ReferenceConditions c;
+    c.per_tensor.assign(std::size_t(layout_.tensor_count()), 1.0);
+    c.per_tensor[std::size_t(layout_.dx)] = growth.row_length * own.dx;
+    c.per_tensor[std::size_t(layout_.dw)] = growth.rows * own.dw;
+    if (layout_.layer()) c.per_tensor[std::size_t(layout_.db)] = growth.rows * own.db;
+    return c;
+  }
+
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    return {row_family(*this, p, layout_), column_family(*this, p, layout_)};
   }
 
   WorkModel work(const Problem& p) const override {
@@ -145,13 +172,11 @@ class RowsBwdOp final : public OpSpec {
   double tensor_condition(const Problem& p, int tensor, const HostTensors& in,
                           const ReferenceTensors& ref) const override {
     const cpu::RowsBwdInputs inputs = inputs_of(p, in);
-    const double rows = reduction_growth(double(p.dim("m"))), row_length = reduction_growth(double(p.dim("n")));
-    const Tolerance base = tolerance(p);
-    const cpu::Comparison comparison{base.floor_fraction, base.elementwise / base.normwise};
-    if (tensor == layout_.dx) return row_length * cpu::input_gradient_condition(inputs, ref[tensor].data());
-    if (tensor == layout_.dw) return rows * cpu::weight_gradient_condition(inputs, ref[tensor].data(), comparison);
+    const Growth growth = growth_of(p);
+    if (tensor == layout_.dx) return growth.row_length * cpu::input_gradient_condition(inputs, ref[tensor].data());
+    if (tensor == layout_.dw) return growth.rows * cpu::weight_gradient_condition(inputs, ref[tensor].data(), comparison(p));
     if (layout_.layer() && tensor == layout_.db)
-      return rows * cpu::bias_gradient_condition(inputs, ref[tensor].data(), comparison);
+      return growth.rows * cpu::bias_gradient_condition(inputs, ref[tensor].data(), comparison(p));
     return 1.0;
   }
 
@@ -169,6 +194,23 @@ class RowsBwdOp final : public OpSpec {
   }
 
  private:
+  // The growth of each gradient's reduction: over M rows (dw, db) and over a row of N (dx).
+  struct Growth {
+    double rows, row_length;
+  };
+  static Growth growth_of(const Problem& p) {
+    return {reduction_growth(double(p.dim("m"))), reduction_growth(double(p.dim("n")))};
+  }
+  cpu::Comparison comparison(const Problem& p) const {
+    const Tolerance base = tolerance(p);
+    return {base.floor_fraction, base.elementwise / base.normwise};
+  }
+
+  gpu::RowsBwdTensors program_inputs_of(const Problem& p, const ProgramTensors& t) const {
+    const Shape s = Shape::of(p);
+    return {t.in(layout_.x), t.in(layout_.w), t.in(layout_.dy), layout_.layer() ? t.f32(layout_.mean) : nullptr,
+            t.f32(layout_.rstd), s.m, s.n};
+  }
   cpu::RowsBwdInputs inputs_of(const Problem& p, const HostTensors& in) const {
     const Shape s = Shape::of(p);
     return {in[layout_.x].data(), in[layout_.w].data(), in[layout_.dy].data(),

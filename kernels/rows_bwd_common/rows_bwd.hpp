@@ -23,6 +23,8 @@ struct Layout {
   int x, w, dy, mean, rstd, dx, dw, db;
 
   bool layer() const { return norm == Norm::layer; }
+  // Declared tensors: x, w, dy, (mean,) rstd, dx, dw(, db).
+  int tensor_count() const { return layer() ? 8 : 6; }
   // Column sums each column of the weight gradient needs: dw, and db for LayerNorm.
   int column_sums() const { return layer() ? 2 : 1; }
 };
