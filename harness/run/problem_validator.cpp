@@ -60,6 +60,13 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
   const auto record_reference = [&] {
     for (auto& o : outcomes) o.validation.reference = reference->summary();
   };
+  // The device reference and Eigen disagree: no verdict of the problem stands.
+  const auto disagree = [&](const ReferenceDisagreement& e) {
+    record_reference();
+    for (auto& o : outcomes)
+      if (o.runnable()) o.fail(std::string(kReferenceDisagreement) + ": " + e.what());
+    note(std::string(kReferenceDisagreement) + ": " + e.what());
+  };
   for (std::size_t d = 0; d < plan.distributions.size(); ++d) {
     const Distribution dist = plan.distributions[d];
     const StressDistribution stress = stress_of(op_, problem_, dist);
@@ -77,10 +84,7 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
       try {
         reference->prepare(buffers(), dist, seed, phases);
       } catch (const ReferenceDisagreement& e) {
-        record_reference();
-        for (auto& o : outcomes)
-          if (o.runnable()) o.fail(std::string(kReferenceDisagreement) + ": " + e.what());
-        note(std::string(kReferenceDisagreement) + ": " + e.what());
+        disagree(e);
         return phases;
       }
       Stopwatch clock;
@@ -105,6 +109,12 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
     }
     for (std::size_t k = 0; k < variants.size(); ++k)
       if (outcomes[k].runnable()) outcomes[k].validation.distributions.push_back(verdicts[k]);
+  }
+  try {
+    reference->settle(phases);
+  } catch (const ReferenceDisagreement& e) {
+    disagree(e);
+    return phases;
   }
   record_reference();
   for (std::size_t k = 0; k < variants.size(); ++k)

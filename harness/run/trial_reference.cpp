@@ -1,5 +1,7 @@
 #include "harness/run/trial_reference.hpp"
 
+#include <future>
+
 #include "harness/cuda_check.hpp"
 #include "harness/host_memory.hpp"
 #include "harness/validation/device_executor.hpp"
@@ -89,7 +91,12 @@ class DeviceTrialReference final : public TrialReference {
     rms_.assign(decls_.size(), 0.0);
   }
 
+  ~DeviceTrialReference() override {
+    if (pending_audit_.valid()) pending_audit_.wait();
+  }
+
   void prepare(const ProblemBuffers& buffers, Distribution d, std::uint64_t seed, ProblemPhases& phases) override {
+    settle(phases);
     tensors_ = program_tensors_of(buffers);
     draws_ = op_.input_draws(problem_, d);
     seed_ = seed;
@@ -102,7 +109,18 @@ class DeviceTrialReference final : public TrialReference {
       if (reference_.data[i]) rms_[i] = finite_squares(executor_, reference_.data[i], decls_[i].elements).rms();
     tolerances_ = trial_tolerances(op_, problem_, decls_, conditions);
     phases.reference_s += clock.lap();
-    audit_reference({op_, problem_, decls_, tensors_, reference_, draws_, seed_, tolerances_}, ex, budget_, summary_);
+    // The slices leave the device now, before any variant can write an input; Eigen checks them
+    // on a host thread while the variants run on the device.
+    GatheredAudit audit = gather_audit({op_, problem_, decls_, tensors_, reference_, draws_, seed_, tolerances_}, ex, budget_);
+    phases.audit_s += clock.lap();
+    pending_audit_ = std::async(std::launch::async, [this, audit = std::move(audit)] { check_audit(audit, summary_); });
+  }
+
+  void settle(ProblemPhases& phases) override {
+    if (!pending_audit_.valid()) return;
+    Stopwatch clock;
+    std::future<void> audit = std::move(pending_audit_);
+    audit.get();
     phases.audit_s += clock.lap();
   }
 
@@ -148,7 +166,8 @@ class DeviceTrialReference final : public TrialReference {
   ProgramTensors tensors_;
   std::vector<InputDraw> draws_;
   std::uint64_t seed_ = 0;
-  ReferenceSummary summary_;
+  ReferenceSummary summary_;  // written by the pending audit until settle()
+  std::future<void> pending_audit_;
 };
 
 }  // namespace

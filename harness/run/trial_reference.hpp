@@ -29,7 +29,12 @@ class TrialReference {
   // Draws the inputs of (distribution, seed) into every input and inout tensor of `buffers` and
   // computes the reference; adds its seconds to `phases`. Throws ReferenceDisagreement when the
   // audit of a device reference fails.
+  // The host part of a device reference's audit runs while the variants do; prepare() waits for
+  // the previous trial's first.
   virtual void prepare(const ProblemBuffers& buffers, Distribution d, std::uint64_t seed, ProblemPhases& phases) = 0;
+  // Waits for the host part of the last trial's audit (its seconds go to phases.audit_s); throws
+  // ReferenceDisagreement as prepare() does. summary() is complete after it.
+  virtual void settle(ProblemPhases&) {}
   const TrialTolerances& tolerances() const { return tolerances_; }
   // The inout tensors as drawn (before every launch); every input as drawn (after a launch wrote one).
   virtual void reset_inouts() = 0;

@@ -42,7 +42,7 @@ std::string describe_slices(const SliceFamily& f, const std::vector<std::int64_t
 
 // The device drew what the host draws: the gathered values of a declared draw, bit for bit, at
 // up to kDrawChecksPerTensor positions. Returns how many it checked.
-std::int64_t check_draw(const InputDraw& draw, const DeviceTrial& t, const std::vector<ElementRun>& runs,
+std::int64_t check_draw(const InputDraw& draw, const GatheredAudit& t, const std::vector<ElementRun>& runs,
                         const std::vector<float>& gathered) {
   const TensorDecl& decl = t.decls.at(static_cast<std::size_t>(draw.tensor));
   const auto planted = planted_specials(draw, t.seed, decl.elements);
@@ -64,12 +64,12 @@ std::int64_t check_draw(const InputDraw& draw, const DeviceTrial& t, const std::
 }
 
 // The device's values of one output against Eigen's over the audited slices.
-void compare_slices(const DeviceTrial& t, int tensor, const std::vector<double>& device, const std::vector<double>& eigen,
+void compare_slices(const GatheredAudit& t, int tensor, const std::vector<double>& device, const std::vector<double>& eigen,
                     const SliceFamily& f, const std::vector<std::int64_t>& slices, ReferenceSummary& summary) {
   const TensorDecl& decl = t.decls.at(static_cast<std::size_t>(tensor));
   const Tolerance& tol = t.tolerances.per_tensor.at(static_cast<std::size_t>(tensor));
   if (device.size() != eigen.size())
-    throw std::logic_error(t.op.name() + ": slice family '" + f.unit + "' gives " + decl.name + " " +
+    throw std::logic_error(t.op->name() + ": slice family '" + f.unit + "' gives " + decl.name + " " +
                            std::to_string(eigen.size()) + " elements in its problem and " + std::to_string(device.size()) +
                            " runs");
   FiniteSquares squares;
@@ -98,40 +98,51 @@ void compare_slices(const DeviceTrial& t, int tensor, const std::vector<double>&
   throw ReferenceDisagreement(msg.str());
 }
 
-void audit_family(const DeviceTrial& t, const SliceFamily& f, Executor& ex, const AuditBudget& budget,
-                  ReferenceSummary& summary, FamilyAudit& record) {
-  const std::vector<std::int64_t> slices = audit_slices(f, t, budget);
-  if (slices.empty()) return;
-  const Problem sub = f.problem(slices);
-  const std::vector<TensorDecl> sub_decls = t.op.tensors(sub);
+// The device part of one family's audit: the slices' inputs, the given tensors and the device's
+// values of the checked ones, copied to the host.
+GatheredFamily gather_family(const DeviceTrial& t, const SliceFamily& f, Executor& ex, const AuditBudget& budget) {
+  GatheredFamily g;
+  g.family = f;
+  g.slices = audit_slices(f, t, budget);
+  if (g.slices.empty()) return g;
+  g.problem = f.problem(g.slices);
+  const std::vector<TensorDecl> sub_decls = t.op.tensors(g.problem);
   if (sub_decls.size() != t.decls.size()) throw std::logic_error(t.op.name() + ": a slice problem declares other tensors");
-  HostTensors inputs = allocate_host_inputs(sub_decls);
+  g.inputs = allocate_host_inputs(sub_decls);
+  g.input_runs.resize(t.decls.size());
   for (std::size_t i = 0; i < t.decls.size(); ++i) {
     if (t.decls[i].role == TensorRole::output) continue;
-    const std::vector<ElementRun> runs = f.runs(static_cast<int>(i), slices);
-    std::vector<float> values = ex.visit([&](auto& e) { return gather(e, t.tensors.in(static_cast<int>(i)), runs); });
-    if (values.size() != inputs.data[i].size())
+    g.input_runs[i] = f.runs(static_cast<int>(i), g.slices);
+    std::vector<float> values =
+        ex.visit([&](auto& e) { return gather(e, t.tensors.in(static_cast<int>(i)), g.input_runs[i]); });
+    if (values.size() != g.inputs.data[i].size())
       throw std::logic_error(t.op.name() + ": slice family '" + f.unit + "' gathers " + std::to_string(values.size()) +
                              " elements of " + t.decls[i].name + " for a slice problem of " +
-                             std::to_string(inputs.data[i].size()));
+                             std::to_string(g.inputs.data[i].size()));
+    g.inputs.data[i] = std::move(values);
+  }
+  g.given.data.resize(t.decls.size());
+  for (int i : f.given) {
+    const std::vector<ElementRun> whole{{0, t.decls.at(std::size_t(i)).elements}};
+    g.given.data[std::size_t(i)] = ex.visit([&](auto& e) { return gather(e, t.reference[i], whole); });
+  }
+  g.device.data.resize(t.decls.size());
+  for (int c : f.checked)
+    g.device.data[std::size_t(c)] = ex.visit([&](auto& e) { return gather(e, t.reference[c], f.runs(c, g.slices)); });
+  return g;
+}
+
+// The host part: the draws bit for bit, Eigen's slices, and the device's values against them.
+void check_family(const GatheredAudit& t, const GatheredFamily& g, ReferenceSummary& summary, FamilyAudit& record) {
+  if (g.slices.empty()) return;
+  for (std::size_t i = 0; i < t.decls.size(); ++i)
     if (const InputDraw* draw = draw_of(t.draws, static_cast<int>(i)))
-      summary.drawn_elements_checked += check_draw(*draw, t, runs, values);
-    inputs.data[i] = std::move(values);
-  }
-  ReferenceTensors given;
-  given.data.resize(t.decls.size());
-  for (int g : f.given) {
-    const std::vector<ElementRun> whole{{0, t.decls.at(std::size_t(g)).elements}};
-    given.data[std::size_t(g)] = ex.visit([&](auto& e) { return gather(e, t.reference[g], whole); });
-  }
-  ReferenceTensors eigen = allocate_references(sub_decls);
-  t.op.slice_reference(sub, f, inputs, given, eigen);
-  for (int c : f.checked) {
-    const std::vector<ElementRun> runs = f.runs(c, slices);
-    const std::vector<double> device = ex.visit([&](auto& e) { return gather(e, t.reference[c], runs); });
-    compare_slices(t, c, device, eigen.data.at(std::size_t(c)), f, slices, summary);
-  }
-  record.slices = std::int64_t(slices.size());
+      summary.drawn_elements_checked += check_draw(*draw, t, g.input_runs[i], g.inputs.data[i]);
+  ReferenceTensors eigen = allocate_references(t.op->tensors(g.problem));
+  t.op->slice_reference(g.problem, g.family, g.inputs, g.given, eigen);
+  for (int c : g.family.checked)
+    compare_slices(t, c, g.device.data.at(std::size_t(c)), eigen.data.at(std::size_t(c)), g.family, g.slices, summary);
+  record.slices = std::int64_t(g.slices.size());
 }
 
 }  // namespace
@@ -170,21 +181,37 @@ std::vector<std::int64_t> audit_slices(const SliceFamily& f, const DeviceTrial& 
   return {chosen.begin(), chosen.end()};
 }
 
-void audit_reference(const DeviceTrial& t, Executor& ex, const AuditBudget& budget, ReferenceSummary& summary) {
+GatheredAudit gather_audit(const DeviceTrial& t, Executor& ex, const AuditBudget& budget) {
   const std::vector<SliceFamily> families = t.op.slice_families(t.problem);
   if (families.empty()) throw std::logic_error(t.op.name() + " has a reference program but no slice families to audit it");
-  if (summary.families.size() != families.size()) {
+  GatheredAudit g;
+  g.op = &t.op;
+  g.decls = t.decls;
+  g.draws = t.draws;
+  g.seed = t.seed;
+  g.tolerances = t.tolerances;
+  for (const SliceFamily& f : families) g.families.push_back(gather_family(t, f, ex, budget));
+  return g;
+}
+
+void check_audit(const GatheredAudit& audit, ReferenceSummary& summary) {
+  if (summary.families.size() != audit.families.size()) {
     summary.families.clear();
-    for (const SliceFamily& f : families) {
+    for (const GatheredFamily& g : audit.families) {
       FamilyAudit a;
-      a.unit = f.unit;
-      a.of = f.count;
-      for (int c : f.checked) a.checked.push_back(t.decls.at(std::size_t(c)).name);
+      a.unit = g.family.unit;
+      a.of = g.family.count;
+      for (int c : g.family.checked) a.checked.push_back(audit.decls.at(std::size_t(c)).name);
       summary.families.push_back(a);
     }
   }
-  for (std::size_t i = 0; i < families.size(); ++i) audit_family(t, families[i], ex, budget, summary, summary.families[i]);
+  for (std::size_t i = 0; i < audit.families.size(); ++i)
+    check_family(audit, audit.families[i], summary, summary.families[i]);
   ++summary.audited_trials;
+}
+
+void audit_reference(const DeviceTrial& t, Executor& ex, const AuditBudget& budget, ReferenceSummary& summary) {
+  check_audit(gather_audit(t, ex, budget), summary);
 }
 
 }  // namespace nb

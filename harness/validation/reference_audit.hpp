@@ -35,7 +35,36 @@ struct DeviceTrial {
 // The slices of `family` the audit takes for a trial of `seed`, ascending.
 std::vector<std::int64_t> audit_slices(const SliceFamily& family, const DeviceTrial& trial, const AuditBudget& budget);
 
-// Audits one trial; adds what it saw to `summary`.
+// What one family's audit took from the device: host copies only.
+struct GatheredFamily {
+  SliceFamily family;
+  std::vector<std::int64_t> slices;  // empty: nothing to audit
+  Problem problem;                   // the slice problem
+  HostTensors inputs;                // its inputs (and inouts) as the device held them
+  std::vector<std::vector<ElementRun>> input_runs;  // where each input's values sit in the full tensor
+  ReferenceTensors given;            // the device reference's tensors the slices need whole
+  ReferenceTensors device;           // the device reference's values of the checked tensors
+};
+
+// What a trial's audit took from the device, and the trial's facts its host part needs. It stays
+// valid after the trial's buffers change: the host part can run while the variants do.
+struct GatheredAudit {
+  const OpSpec* op = nullptr;
+  std::vector<TensorDecl> decls;
+  std::vector<InputDraw> draws;
+  std::uint64_t seed = 0;
+  TrialTolerances tolerances;
+  std::vector<GatheredFamily> families;
+};
+
+// The audit in two parts: gather_audit copies the sampled slices' inputs and the device reference's
+// values to the host (device work, before anything else writes the buffers); check_audit redraws
+// the inputs on the host, recomputes the slices with Eigen and compares (host work; it throws
+// ReferenceDisagreement and adds what it saw to `summary`).
+GatheredAudit gather_audit(const DeviceTrial& trial, Executor& ex, const AuditBudget& budget);
+void check_audit(const GatheredAudit& audit, ReferenceSummary& summary);
+
+// Both parts at once.
 void audit_reference(const DeviceTrial& trial, Executor& ex, const AuditBudget& budget, ReferenceSummary& summary);
 
 }  // namespace nb
