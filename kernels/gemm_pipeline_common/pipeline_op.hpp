@@ -15,6 +15,10 @@ gemm::Operands operands_of(const Problem& p, const DeviceTensors& t);
 // The draws of x from the distribution and of W, b as nn.Linear initialises them:
 // U(-1/sqrt(K), 1/sqrt(K)).
 std::vector<InputDraw> linear_draws(const Shape& s, Distribution d);
+// Its parts, for an op whose tensor 2 is not the bias: x and W (tensors kX and kWeight), and the
+// bias's draw, whose tensor index the backward ignores (it draws b on the side, from its element rule).
+std::vector<InputDraw> linear_operand_draws(const Shape& s, Distribution d);
+InputDraw linear_bias_draw(const Shape& s);
 // The same on the host in two halves, for an op whose tensor 2 is not the bias (the backward draws
 // b on the side): x and W into tensors kX and kWeight, and the bias (N values) from the same seed
 // stream.
