@@ -45,6 +45,10 @@ class Executor {
   HostExecutor* host_ = nullptr;
 };
 
+// n values from the executor's memory to the host (small results: statistics, per-slice sums).
+std::vector<float> to_host(Executor& ex, const float* data, std::int64_t n);
+std::vector<double> to_host(Executor& ex, const double* data, std::int64_t n);
+
 // Row-major double GEMM, C (m, n) = op(A) op(B), op(A) (m, k) and op(B) (k, n); a transposed
 // operand is stored as its transpose (A as (k, m), B as (n, k)).
 struct GemmShape {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "baselines/cpu/batchnorm_reference.hpp"
+#include "kernels/batchnorm_common/channel_slices.hpp"
 #include "kernels/batchnorm_common/op_base.hpp"
 #include "kernels/batchnorm_common/sum_conditions.hpp"
 #include "kernels/ops.hpp"
@@ -38,18 +39,50 @@ class BatchNormBwdOp final : public bn::BatchNormOpBase {
             {"dgamma", R::output, s.c},    {"dbeta", R::output, s.c}};
   }
 
+  std::vector<InputDraw> input_draws(const Problem&, Distribution d) const override {
+    return {InputDraw::of(kX, d, 1), InputDraw::of(kDy, Distribution::normal, 6),
+            InputDraw::uniform(kGamma, 0.5f, 1.5f, 2)};
+  }
+
   // save_mean/save_invstd are what a forward pass would have saved: float64 statistics of x,
   // rounded to float.
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
+  void derive_inputs(const Problem& p, std::uint64_t, HostTensors& t) const override {
     const bn::Shape s = bn::shape_of(p);
-    draw(t[kX], d, seed, 1);
-    draw(t[kDy], Distribution::normal, seed, 6);
-    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 2);
     const bn::ChannelMoments m = bn::channel_moments(s, t[kX].data());
     for (std::int64_t c = 0; c < s.c; ++c) {
       t[kSaveMean][c] = float(m.mean[c]);
       t[kSaveInvstd][c] = float(1.0 / std::sqrt(m.var[c] + s.eps));
     }
+  }
+
+  void derive_inputs(const Problem& p, std::uint64_t, const ProgramTensors& t, Executor& ex) const override {
+    const bn::Shape s = bn::shape_of(p);
+    ex.visit([&](auto& e) {
+      gpu::saved_statistics(e, t.f32(kX), {s.n, s.c, s.hw, s.eps, s.momentum}, t.mutable_f32(kSaveMean),
+                            t.mutable_f32(kSaveInvstd));
+    });
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const bn::Shape s = bn::shape_of(p);
+    const gpu::BatchNormBackward tensors{t.f32(kX),        t.f32(kDy), t.f32(kGamma), t.f32(kSaveMean),
+                                         t.f32(kSaveInvstd), out[kDx], out[kDgamma], out[kDbeta]};
+    const gpu::GradientSums sums =
+        ex.visit([&](auto& e) { return gpu::batchnorm_backward(e, tensors, {s.n, s.c, s.hw, s.eps, s.momentum}); });
+    const std::vector<float> mean = to_host(ex, t.f32(kSaveMean), s.c), invstd = to_host(ex, t.f32(kSaveInvstd), s.c);
+    ReferenceConditions c;
+    c.instance = bn::condition_from_stats({mean.begin(), mean.end()}, {invstd.begin(), invstd.end()});
+    const bn::GradientConditions g = bn::gradient_conditions(sums);
+    c.per_tensor.assign(kTensorCount, 1.0);
+    c.per_tensor[kDx] = g.dx, c.per_tensor[kDgamma] = g.dgamma, c.per_tensor[kDbeta] = g.dbeta;
+    return c;
+  }
+
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    //                          x     dy    gamma  s_mean s_invstd dx    dgamma dbeta
+    return {bn::channel_slices(*this, p, {true, true, false, false, false, true, false, false}, {kDx, kDgamma, kDbeta})};
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 
 #include "harness/parallel.hpp"
 
@@ -17,50 +16,54 @@ double ratio(double scale, double value) {
 
 }  // namespace
 
-double mean_condition(const Shape& s, const float* x) {
+double mean_condition(const std::vector<double>& sum, const std::vector<double>& abs_sum) {
   double worst = 1;
-  std::mutex m;
+  for (std::size_t c = 0; c < sum.size(); ++c) worst = std::max(worst, ratio(abs_sum[c], std::fabs(sum[c])));
+  return worst;
+}
+
+double mean_condition(const Shape& s, const float* x) {
+  std::vector<double> sum(std::size_t(s.c), 0.0), abs_sum(std::size_t(s.c), 0.0);
   parallel_for(s.c, [&](std::int64_t c0, std::int64_t c1) {
-    for (std::int64_t c = c0; c < c1; ++c) {
-      double sum = 0, abs_sum = 0;
+    for (std::int64_t c = c0; c < c1; ++c)
       for (std::int64_t n = 0; n < s.n; ++n)
         for (std::int64_t i = 0; i < s.hw; ++i) {
           const double v = x[(n * s.c + c) * s.hw + i];
-          sum += v, abs_sum += std::fabs(v);
+          sum[std::size_t(c)] += v, abs_sum[std::size_t(c)] += std::fabs(v);
         }
-      const double own = ratio(abs_sum, std::fabs(sum));
-      std::lock_guard<std::mutex> lock(m);
-      worst = std::max(worst, own);
-    }
   }, 1);
+  return mean_condition(sum, abs_sum);
+}
+
+GradientConditions gradient_conditions(const gpu::GradientSums& g) {
+  GradientConditions worst;
+  for (std::size_t c = 0; c < g.sum_dy.size(); ++c) {
+    worst.dx = std::max(worst.dx, ratio(std::sqrt(g.term2[c]), std::sqrt(g.dx2[c])));
+    worst.dgamma = std::max(worst.dgamma, ratio(g.abs_dyx[c], std::fabs(g.sum_dyx[c])));
+    worst.dbeta = std::max(worst.dbeta, ratio(g.abs_dy[c], std::fabs(g.sum_dy[c])));
+  }
   return worst;
 }
 
 GradientConditions gradient_conditions(const Shape& s, const float* x, const float* dy, const float* gamma,
                                        const float* mean, const float* invstd, const double* dx_reference) {
-  GradientConditions worst;
-  std::mutex m;
+  gpu::GradientSums g;
+  for (auto* v : {&g.sum_dy, &g.abs_dy, &g.sum_dyx, &g.abs_dyx, &g.term2, &g.dx2}) v->assign(std::size_t(s.c), 0.0);
   parallel_for(s.c, [&](std::int64_t c0, std::int64_t c1) {
     for (std::int64_t c = c0; c < c1; ++c) {
-      double sum_dy = 0, abs_dy = 0, sum_dyx = 0, abs_dyx = 0, term2 = 0, dx2 = 0;
+      const std::size_t k_at = std::size_t(c);
       const double k = std::fabs(double(gamma[c]) * invstd[c]);
       for (std::int64_t n = 0; n < s.n; ++n)
         for (std::int64_t i = 0; i < s.hw; ++i) {
           const std::int64_t at = (n * s.c + c) * s.hw + i;
-          const double g = dy[at], xhat = (double(x[at]) - mean[c]) * invstd[c];
-          sum_dy += g, abs_dy += std::fabs(g);
-          sum_dyx += g * xhat, abs_dyx += std::fabs(g * xhat);
-          term2 += k * k * g * g, dx2 += dx_reference[at] * dx_reference[at];
+          const double dyv = dy[at], xhat = (double(x[at]) - mean[c]) * invstd[c];
+          g.sum_dy[k_at] += dyv, g.abs_dy[k_at] += std::fabs(dyv);
+          g.sum_dyx[k_at] += dyv * xhat, g.abs_dyx[k_at] += std::fabs(dyv * xhat);
+          g.term2[k_at] += k * k * dyv * dyv, g.dx2[k_at] += dx_reference[at] * dx_reference[at];
         }
-      const GradientConditions own{ratio(std::sqrt(term2), std::sqrt(dx2)), ratio(abs_dyx, std::fabs(sum_dyx)),
-                                   ratio(abs_dy, std::fabs(sum_dy))};
-      std::lock_guard<std::mutex> lock(m);
-      worst.dx = std::max(worst.dx, own.dx);
-      worst.dgamma = std::max(worst.dgamma, own.dgamma);
-      worst.dbeta = std::max(worst.dbeta, own.dbeta);
     }
   }, 1);
-  return worst;
+  return gradient_conditions(g);
 }
 
 }  // namespace nb::bn

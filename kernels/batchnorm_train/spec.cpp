@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "baselines/cpu/batchnorm_reference.hpp"
+#include "kernels/batchnorm_common/channel_slices.hpp"
 #include "kernels/batchnorm_common/op_base.hpp"
 #include "kernels/batchnorm_common/sum_conditions.hpp"
 #include "kernels/ops.hpp"
@@ -40,12 +41,32 @@ class BatchNormTrainOp final : public bn::BatchNormOpBase {
             {"save_mean", R::output, s.c, c},     {"save_invstd", R::output, s.c, c}};
   }
 
-  void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& t) const override {
-    draw(t[kX], d, seed, 1);
-    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 2);
-    draw_uniform(t[kBeta], -0.5f, 0.5f, seed, 3);
-    draw_uniform(t[kRunningMean], -1.0f, 1.0f, seed, 4);
-    draw_uniform(t[kRunningVar], 0.5f, 1.5f, seed, 5);
+  std::vector<InputDraw> input_draws(const Problem&, Distribution d) const override {
+    return {InputDraw::of(kX, d, 1), InputDraw::uniform(kGamma, 0.5f, 1.5f, 2), InputDraw::uniform(kBeta, -0.5f, 0.5f, 3),
+            InputDraw::uniform(kRunningMean, -1.0f, 1.0f, 4), InputDraw::uniform(kRunningVar, 0.5f, 1.5f, 5)};
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const bn::Shape s = bn::shape_of(p);
+    const gpu::BatchNormForward tensors{t.f32(kX),         t.f32(kGamma),     t.f32(kBeta),
+                                        t.f32(kRunningMean), t.f32(kRunningVar), out[kY],
+                                        out[kSaveMean],     out[kSaveInvstd],  out[kRunningMean],
+                                        out[kRunningVar]};
+    const gpu::ChannelSums sums =
+        ex.visit([&](auto& e) { return gpu::batchnorm_forward(e, tensors, {s.n, s.c, s.hw, s.eps, s.momentum}); });
+    ReferenceConditions c;
+    c.instance = condition_of(s, sums);
+    c.per_tensor.assign(kTensorCount, 1.0);
+    c.per_tensor[kSaveMean] = c.per_tensor[kRunningMean] = bn::mean_condition(sums.sum, sums.abs_sum);
+    return c;
+  }
+
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    //                          x     gamma  beta   r_mean r_var  y     s_mean s_invstd
+    return {bn::channel_slices(*this, p, {true, false, false, false, false, true, false, false},
+                               {kY, kSaveMean, kSaveInvstd, kRunningMean, kRunningVar})};
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
@@ -66,6 +87,11 @@ class BatchNormTrainOp final : public bn::BatchNormOpBase {
   double condition(const Problem& p, const HostTensors& in) const override {
     const bn::Shape s = bn::shape_of(p);
     const bn::ChannelMoments m = bn::channel_moments(s, in[kX].data());
+    return condition_of(s, {m.mean, m.var, {}, {}});
+  }
+
+  // |mean| * invstd at worst: how far y's fp32 rounding of x - mean is amplified.
+  static double condition_of(const bn::Shape& s, const gpu::ChannelSums& m) {
     std::vector<double> invstd(m.var.size());
     for (std::size_t c = 0; c < invstd.size(); ++c) invstd[c] = 1.0 / std::sqrt(m.var[c] + s.eps);
     return bn::condition_from_stats(m.mean, invstd);

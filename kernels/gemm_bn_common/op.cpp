@@ -33,12 +33,6 @@ Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t) {
 
 namespace {
 
-// n elements of the executor's memory, on the host.
-template <class T>
-std::vector<T> on_host(Executor& ex, const T* data, std::int64_t n) {
-  return ex.visit([&](auto& e) { return e.to_host(data, n); });
-}
-
 class BnPipelineOp final : public linear::PipelineOp {
  public:
   BnPipelineOp(BnTail tail, std::string name, std::string formula, std::vector<NamedProblem> problems)
@@ -111,8 +105,8 @@ class BnPipelineOp final : public linear::PipelineOp {
       if (tail_ == BnTail::normalize) gpu::gemm_scale_bn(e, lin, t.f32(kScale), bn, out[kY]);
       else gpu::gemm_bn_scale_softmax(e, lin, t.f32(kScale), bn, out[kY]);
     });
-    const std::vector<double> mean = on_host(ex, out[kSaveMean], s.n), invstd = on_host(ex, out[kSaveInvstd], s.n);
-    const std::vector<float> gamma = on_host(ex, t.f32(kGamma), s.n), scale = on_host(ex, t.f32(kScale), t.size(kScale));
+    const std::vector<double> mean = to_host(ex, out[kSaveMean], s.n), invstd = to_host(ex, out[kSaveInvstd], s.n);
+    const std::vector<float> gamma = to_host(ex, t.f32(kGamma), s.n), scale = to_host(ex, t.f32(kScale), t.size(kScale));
     ReferenceConditions c;
     c.per_tensor.assign(kTensorCount, condition_of_y(mean.data(), invstd.data(), gamma.data(), scale.data(), s.n));
     return c;

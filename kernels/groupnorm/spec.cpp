@@ -1,6 +1,7 @@
 #include "kernels/groupnorm/spec.hpp"
 
 #include "baselines/cpu/groupnorm_reference.hpp"
+#include "baselines/gpu/groupnorm_references.hpp"
 
 namespace nb {
 namespace groupnorm {
@@ -67,10 +68,29 @@ class GroupNormSpec final : public OpSpec {
             {"y", TensorRole::output, s.elements()}};
   }
 
-  void draw_inputs(const Problem&, Distribution d, std::uint64_t seed, HostTensors& t) const override {
-    draw(t[kX], d, seed, 0);
-    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 1);
-    draw_uniform(t[kBeta], -0.5f, 0.5f, seed, 2);
+  std::vector<InputDraw> input_draws(const Problem&, Distribution d) const override {
+    return {InputDraw::of(kX, d, 0), InputDraw::uniform(kGamma, 0.5f, 1.5f, 1), InputDraw::uniform(kBeta, -0.5f, 0.5f, 2)};
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const Shape s = shape_of(p);
+    ReferenceConditions c;
+    c.instance = ex.visit([&](auto& e) {
+      return gpu::groupnorm(e, t.f32(kX), t.f32(kGamma), t.f32(kBeta), out[kY], {s.n, s.c, s.hw(), s.g, s.eps});
+    });
+    return c;
+  }
+
+  // The audit's slices are images: an image's groups hold every channel, so the slice problem is the
+  // same op over the sampled images, gamma and beta whole.
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    using L = RowLayout;
+    const Shape s = shape_of(p);
+    SliceFamily f = row_slices(*this, p, "n", s.c * s.hw(), {L::rows, L::shared, L::shared, L::rows}, {kY});
+    f.unit = "image";
+    return {f};
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {

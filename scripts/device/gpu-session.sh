@@ -13,12 +13,16 @@ bin="$NB_ROOT/build/release/normbench"
 summary=()
 
 step_build() {
+  local start=$SECONDS
   NB_PRESET=release nb_configure_and_build > "$OUT/build.log" 2>&1
-  local s=$?; summary+=("build: exit $s"); tail -3 "$OUT/build.log"; return $s
+  local s=$?; summary+=("build: exit $s in $((SECONDS - start)) s"); tail -3 "$OUT/build.log"; return $s
 }
+# NB_CTEST_ARGS narrows the tests (e.g. "-L gpu" for the GPU part alone, as the issue targets time it).
 step_test() {
-  ctest --preset release -j 8 --timeout 600 > "$OUT/ctest.log" 2>&1
-  local s=$?; summary+=("ctest: exit $s, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
+  local start=$SECONDS
+  ctest --preset release -j "$(nb_jobs)" --timeout 600 ${NB_CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
+  local s=$?
+  summary+=("ctest ${NB_CTEST_ARGS:-}: exit $s in $((SECONDS - start)) s, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
   grep -E "Failed|\*\*\*|Not Run|tests passed|tests failed" "$OUT/ctest.log" | tail -25
 }
 # NB_SANITIZERS picks the tools, NB_SANITIZE_ARGS narrows the run (racecheck is slow).
