@@ -13,7 +13,7 @@ double ratio(const NormRatio& r, double cap) {
   return std::clamp(r.scale / r.value, 1.0, cap);
 }
 
-double norm(const std::vector<double>& v) { return norm(v.data(), std::int64_t(v.size())); }
+double norm(const std::vector<double>& v) { return linear::norm(v.data(), std::int64_t(v.size())); }
 
 // For every row r of an (m, n) row-major matrix, the sum of term(r, c) over its columns.
 template <class Term>
