@@ -88,7 +88,7 @@ void backward_reference(const Shape& s, const BackwardInputs<T>& in, const Backw
     out.dscale[c] = dscale[std::size_t(c)];
     out.dbias[c] = dbias[std::size_t(c)];
   }
-  input_gradient_gemm(s, dg, in.weight, out.dx);
+  if (out.dx) input_gradient_gemm(s, dg, in.weight, out.dx);
   weight_gradient_gemm(s, dg, in.x, out.dweight);
 }
 

@@ -47,6 +47,8 @@ template <class T>
 std::vector<double> batchnorm_input_gradient(const Shape& s, const BackwardInputs<T>& in, const double* dbeta,
                                              const double* dgamma, std::int64_t batch);
 
+// The six gradients; without dx where out.dx is null (the audit's columns, which hold too few
+// columns of dg for it).
 template <class T>
 void backward_reference(const Shape& s, const BackwardInputs<T>& in, const BackwardOutputs& out);
 
