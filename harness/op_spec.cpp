@@ -24,7 +24,7 @@ void OpSpec::draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, H
   if (draws.empty()) throw std::logic_error(name() + " declares no input draws and does not draw its own");
   draw_declared(draws, seed, decls, host);
   for (const InputDraw& draw : draws) round_to_storage(host[draw.tensor], decls.at(std::size_t(draw.tensor)).dtype);
-  derive_inputs(p, host);
+  derive_inputs(p, seed, host);
 }
 
 ReferenceConditions OpSpec::reference_program(const Problem&, const ProgramTensors&, const ProgramReference&,

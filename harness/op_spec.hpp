@@ -61,9 +61,10 @@ class OpSpec {
   // How each drawn input is drawn: the host, the device and the audit follow it alike.
   virtual std::vector<InputDraw> input_draws(const Problem&, Distribution) const { return {}; }
   // Inputs computed from the drawn ones (what a forward pass saved), on the host from the host
-  // copies, and by a program from the drawn tensors in place.
-  virtual void derive_inputs(const Problem&, HostTensors&) const {}
-  virtual void derive_inputs(const Problem&, const ProgramTensors&, Executor&) const {}
+  // copies, and by a program from the drawn tensors in place. The trial's seed draws what the
+  // forward read that is no tensor of the op (the backward's linear bias).
+  virtual void derive_inputs(const Problem&, std::uint64_t /*seed*/, HostTensors&) const {}
+  virtual void derive_inputs(const Problem&, std::uint64_t /*seed*/, const ProgramTensors&, Executor&) const {}
   // True when reference_program exists.
   virtual bool has_reference_program() const { return false; }
   // The float64 reference of every output and inout tensor, by plain kernels (baselines/gpu/),

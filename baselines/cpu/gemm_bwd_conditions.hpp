@@ -10,20 +10,10 @@
 //   rms(x) / spread(x), because dg's columns sum to ~0 and its errors do not.
 // Normwise, never the largest per-column ratio: among thousands of columns one always sums to
 // nearly zero. Non-finite values give 1 (their placement is checked instead).
+#include "baselines/cpu/gemm_bwd_ratios.hpp"
 #include "baselines/cpu/gemm_bwd_reference.hpp"
 
 namespace nb::linear {
-
-// A column sum's ratio stops here: the bound then stays at fp32's tolerance of the terms' scale
-// for any result down to 1e-12 of it (db, zero in exact arithmetic, sits at 1e-9..1e-6).
-inline constexpr double kMaxColumnSumCondition = 1e12;
-// A GEMM output's ratio stops where BatchNorm's conditions do.
-inline constexpr double kMaxGemmCondition = 1e5;
-
-struct BackwardConditions {
-  double dx = 1, dweight = 1, dbias = 1, dscale = 1, dgamma = 1, dbeta = 1;
-  double dh = 1;  // rms(gamma invstd |dy|) / rms(dh): dh's own cancellation (reported, not applied)
-};
 
 // The float64 gradients of the same inputs (backward_reference's outputs), read only.
 struct BackwardGradients {

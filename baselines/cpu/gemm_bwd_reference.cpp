@@ -20,16 +20,33 @@ MatrixD widen(const T* src, std::int64_t rows, std::int64_t cols) {
   return out;
 }
 
-// dx = dg W (rows of dx split over M) and dW = dg^T x (rows of dW split over N): each worker
-// runs Eigen's single-threaded GEMM on its own block of output rows.
+// dg = dh * s, (M, N) row-major.
 template <class T>
-void linear_backward_gemms(const Shape& s, const MatrixD& dg, const BackwardInputs<T>& in, const BackwardOutputs& out) {
-  const MatrixD w = widen(in.weight, s.n, s.k), x = widen(in.x, s.m, s.k);
+MatrixD scaled_by_columns(const Shape& s, const std::vector<double>& dh, const T* scale) {
+  MatrixD dg(s.m, s.n);
   parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
-    Eigen::Map<MatrixD>(out.dx + r0 * s.k, r1 - r0, s.k).noalias() = dg.middleRows(r0, r1 - r0) * w;
+    for (std::int64_t r = r0; r < r1; ++r)
+      for (std::int64_t c = 0; c < s.n; ++c) dg(r, c) = dh[std::size_t(r * s.n + c)] * double(scale[c]);
   }, 8);
+  return dg;
+}
+
+// dx = dg W, rows of dx split over M: each worker runs Eigen's single-threaded GEMM on its own
+// block of output rows.
+template <class T>
+void input_gradient_gemm(const Shape& s, const MatrixD& dg, const T* weight, double* dx) {
+  const MatrixD w = widen(weight, s.n, s.k);
+  parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
+    Eigen::Map<MatrixD>(dx + r0 * s.k, r1 - r0, s.k).noalias() = dg.middleRows(r0, r1 - r0) * w;
+  }, 8);
+}
+
+// dW = dg^T x, rows of dW split over N.
+template <class T>
+void weight_gradient_gemm(const Shape& s, const MatrixD& dg, const T* x, double* dweight) {
+  const MatrixD xd = widen(x, s.m, s.k);
   parallel_for(s.n, [&](std::int64_t c0, std::int64_t c1) {
-    Eigen::Map<MatrixD>(out.dweight + c0 * s.k, c1 - c0, s.k).noalias() = dg.middleCols(c0, c1 - c0).transpose() * x;
+    Eigen::Map<MatrixD>(dweight + c0 * s.k, c1 - c0, s.k).noalias() = dg.middleCols(c0, c1 - c0).transpose() * xd;
   }, 8);
 }
 
@@ -37,9 +54,9 @@ void linear_backward_gemms(const Shape& s, const MatrixD& dg, const BackwardInpu
 
 template <class T>
 std::vector<double> batchnorm_input_gradient(const Shape& s, const BackwardInputs<T>& in, const double* dbeta,
-                                             const double* dgamma) {
+                                             const double* dgamma, std::int64_t batch) {
   std::vector<double> dh(std::size_t(s.m * s.n));
-  const double inv_m = 1.0 / double(s.m);
+  const double inv_m = 1.0 / double(batch);
   parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
     for (std::int64_t r = r0; r < r1; ++r)
       for (std::int64_t c = 0; c < s.n; ++c) {
@@ -59,15 +76,11 @@ void backward_reference(const Shape& s, const BackwardInputs<T>& in, const Backw
   const std::vector<double> dgamma = column_sums(s.m, s.n, [&](std::int64_t r, std::int64_t c) {
     return double(in.dy[r * s.n + c]) * normalized(s, in, r, c);
   });
-  const std::vector<double> dh = batchnorm_input_gradient(s, in, dbeta.data(), dgamma.data());
+  const std::vector<double> dh = batchnorm_input_gradient(s, in, dbeta.data(), dgamma.data(), s.m);
   const std::vector<double> dscale = column_sums(s.m, s.n, [&](std::int64_t r, std::int64_t c) {
     return dh[std::size_t(r * s.n + c)] * double(in.g[r * s.n + c]);
   });
-  MatrixD dg(s.m, s.n);  // dg = dh * s
-  parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
-    for (std::int64_t r = r0; r < r1; ++r)
-      for (std::int64_t c = 0; c < s.n; ++c) dg(r, c) = dh[std::size_t(r * s.n + c)] * double(in.scale[c]);
-  }, 8);
+  const MatrixD dg = scaled_by_columns(s, dh, in.scale);
   const std::vector<double> dbias = column_sums(s.m, s.n, [&](std::int64_t r, std::int64_t c) { return dg(r, c); });
   for (std::int64_t c = 0; c < s.n; ++c) {
     out.dbeta[c] = dbeta[std::size_t(c)];
@@ -75,13 +88,20 @@ void backward_reference(const Shape& s, const BackwardInputs<T>& in, const Backw
     out.dscale[c] = dscale[std::size_t(c)];
     out.dbias[c] = dbias[std::size_t(c)];
   }
-  linear_backward_gemms(s, dg, in, out);
+  if (out.dx) input_gradient_gemm(s, dg, in.weight, out.dx);
+  weight_gradient_gemm(s, dg, in.x, out.dweight);
+}
+
+void input_gradient_of_rows(const Shape& s, std::int64_t batch, const BackwardInputs<float>& in, const double* dbeta,
+                            const double* dgamma, double* dx) {
+  const std::vector<double> dh = batchnorm_input_gradient(s, in, dbeta, dgamma, batch);
+  input_gradient_gemm(s, scaled_by_columns(s, dh, in.scale), in.weight, dx);
 }
 
 template std::vector<double> batchnorm_input_gradient(const Shape&, const BackwardInputs<float>&, const double*,
-                                                      const double*);
+                                                      const double*, std::int64_t);
 template std::vector<double> batchnorm_input_gradient(const Shape&, const BackwardInputs<double>&, const double*,
-                                                      const double*);
+                                                      const double*, std::int64_t);
 template void backward_reference(const Shape&, const BackwardInputs<float>&, const BackwardOutputs&);
 template void backward_reference(const Shape&, const BackwardInputs<double>&, const BackwardOutputs&);
 

@@ -40,14 +40,22 @@ double normalized(const Shape& s, const BackwardInputs<T>& in, std::int64_t r, s
   return (double(in.g[r * s.n + c]) * double(in.scale[c]) - double(in.save_mean[c])) * double(in.save_invstd[c]);
 }
 
-// dh = gamma * invstd * (dy - dbeta / M - xhat * dgamma / M), (M, N) row-major: the gradient of
-// the BatchNorm input h = g * s, given the column sums dbeta and dgamma.
+// dh = gamma * invstd * (dy - dbeta / M - xhat * dgamma / M), (s.m, N) row-major: the gradient of
+// the BatchNorm input h = g * s, given the column sums dbeta and dgamma over a batch of M = `batch`
+// rows (s.m for the whole batch; more where `in` holds some of its rows).
 template <class T>
 std::vector<double> batchnorm_input_gradient(const Shape& s, const BackwardInputs<T>& in, const double* dbeta,
-                                             const double* dgamma);
+                                             const double* dgamma, std::int64_t batch);
 
+// The six gradients; without dx where out.dx is null (the audit's columns, which hold too few
+// columns of dg for it).
 template <class T>
 void backward_reference(const Shape& s, const BackwardInputs<T>& in, const BackwardOutputs& out);
+
+// dx of the s.m rows that `in` holds of a batch of `batch` rows, from that batch's column sums
+// dbeta and dgamma: dh as batchnorm_input_gradient, dg = dh * s, dx = dg W (the audit's rows).
+void input_gradient_of_rows(const Shape& s, std::int64_t batch, const BackwardInputs<float>& in, const double* dbeta,
+                            const double* dgamma, double* dx);
 
 // The batch statistics the forward saves: mean and 1 / sqrt(biased var + eps) of h = g * s per
 // column, in float64.

@@ -150,7 +150,7 @@ class DeviceTrialReference final : public TrialReference {
   void draw_all() {
     draw_inputs(executor_, draws_, tensors_, seed_);
     Executor ex(executor_);
-    op_.derive_inputs(problem_, tensors_, ex);
+    op_.derive_inputs(problem_, seed_, tensors_, ex);
     NB_CUDA_CHECK(cudaStreamSynchronize(executor_.stream()));
   }
 
@@ -197,7 +197,7 @@ void draw_trial_inputs(const OpSpec& op, const Problem& problem, const ProblemBu
   const ProgramTensors tensors = program_tensors_of(buffers);
   draw_inputs(executor, draws, tensors, seed);
   Executor ex(executor);
-  op.derive_inputs(problem, tensors, ex);
+  op.derive_inputs(problem, seed, tensors, ex);
   NB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

@@ -46,7 +46,7 @@ class BatchNormBwdOp final : public bn::BatchNormOpBase {
 
   // save_mean/save_invstd are what a forward pass would have saved: float64 statistics of x,
   // rounded to float.
-  void derive_inputs(const Problem& p, HostTensors& t) const override {
+  void derive_inputs(const Problem& p, std::uint64_t, HostTensors& t) const override {
     const bn::Shape s = bn::shape_of(p);
     const bn::ChannelMoments m = bn::channel_moments(s, t[kX].data());
     for (std::int64_t c = 0; c < s.c; ++c) {
@@ -55,7 +55,7 @@ class BatchNormBwdOp final : public bn::BatchNormOpBase {
     }
   }
 
-  void derive_inputs(const Problem& p, const ProgramTensors& t, Executor& ex) const override {
+  void derive_inputs(const Problem& p, std::uint64_t, const ProgramTensors& t, Executor& ex) const override {
     const bn::Shape s = bn::shape_of(p);
     ex.visit([&](auto& e) {
       gpu::saved_statistics(e, t.f32(kX), {s.n, s.c, s.hw, s.eps, s.momentum}, t.mutable_f32(kSaveMean),

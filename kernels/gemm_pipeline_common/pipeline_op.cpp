@@ -15,19 +15,18 @@ namespace {
 float linear_bound(const Shape& s) { return float(1.0 / std::sqrt(double(s.k))); }
 }  // namespace
 
-void draw_linear_operands(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t) {
-  draw(t[kX], d, seed, 1);
-  draw_uniform(t[kWeight], -linear_bound(s), linear_bound(s), seed, 2);
+std::vector<InputDraw> linear_operand_draws(const Shape& s, Distribution d) {
+  return {InputDraw::of(kX, d, 1), InputDraw::uniform(kWeight, -linear_bound(s), linear_bound(s), 2)};
 }
 
-void draw_linear_bias(const Shape& s, std::uint64_t seed, std::vector<float>& bias) {
-  bias.resize(std::size_t(s.n));
-  draw_uniform(bias, -linear_bound(s), linear_bound(s), seed, 3);
+InputDraw linear_bias_draw(const Shape& s) {
+  return InputDraw::uniform(kLinearBias, -linear_bound(s), linear_bound(s), 3);
 }
 
 std::vector<InputDraw> linear_draws(const Shape& s, Distribution d) {
-  return {InputDraw::of(kX, d, 1), InputDraw::uniform(kWeight, -linear_bound(s), linear_bound(s), 2),
-          InputDraw::uniform(kLinearBias, -linear_bound(s), linear_bound(s), 3)};
+  std::vector<InputDraw> draws = linear_operand_draws(s, d);
+  draws.push_back(linear_bias_draw(s));
+  return draws;
 }
 
 void draw_signed_uniform(std::vector<float>& v, float lo, float hi, std::uint64_t seed, std::uint32_t magnitude_salt,

@@ -15,11 +15,11 @@ gemm::Operands operands_of(const Problem& p, const DeviceTensors& t);
 // The draws of x from the distribution and of W, b as nn.Linear initialises them:
 // U(-1/sqrt(K), 1/sqrt(K)).
 std::vector<InputDraw> linear_draws(const Shape& s, Distribution d);
-// The same on the host in two halves, for an op whose tensor 2 is not the bias (the backward draws
-// b on the side): x and W into tensors kX and kWeight, and the bias (N values) from the same seed
-// stream.
-void draw_linear_operands(const Shape& s, Distribution d, std::uint64_t seed, HostTensors& t);
-void draw_linear_bias(const Shape& s, std::uint64_t seed, std::vector<float>& bias);
+// Its parts, for an op whose tensor 2 is not the bias (the backward): x and W (tensors kX and
+// kWeight), and the bias's draw, whose tensor index such an op ignores (it draws b from the draw's
+// element rule, b being no tensor of it).
+std::vector<InputDraw> linear_operand_draws(const Shape& s, Distribution d);
+InputDraw linear_bias_draw(const Shape& s);
 // |U[lo, hi)| with a random sign per element: a per-column scale that is neither 1 nor positive.
 void draw_signed_uniform(std::vector<float>& v, float lo, float hi, std::uint64_t seed, std::uint32_t magnitude_salt,
                          std::uint32_t sign_salt);

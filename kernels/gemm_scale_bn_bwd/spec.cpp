@@ -1,17 +1,21 @@
 // gemm_scale_bn_bwd: the training-step backward of gemm_scale_bn (backward.hpp states the
-// contract). The spec draws what the forward would have saved, computes autograd's six gradients
-// in float64, and judges each against a condition of its own: four are column sums that cancel
+// contract). The spec draws the inputs, derives what the forward would have saved, computes
+// autograd's six gradients in float64 (Eigen's, and the program baselines/gpu/ runs, with the
+// slice families that audit it), and judges each against a condition of its own: four are column sums that cancel
 // (db to zero, ds to an eps-sized remainder), two are GEMMs (docs/tolerance.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "baselines/cpu/gemm_bwd_conditions.hpp"
 #include "baselines/cpu/gemm_bwd_reference.hpp"
 #include "baselines/cpu/gemm_pipeline_reference.hpp"
 #include "baselines/cublas/cublas_gemm.hpp"
+#include "baselines/gpu/gemm_bwd_references.hpp"
 #include "kernels/gemm_pipeline_common/pipeline_op.hpp"
 #include "kernels/gemm_scale_bn_bwd/backward.hpp"
+#include "kernels/gemm_scale_bn_bwd/slice_families.hpp"
 #include "kernels/ops.hpp"
 
 namespace nb {
@@ -39,6 +43,25 @@ linear::BackwardOutputs outputs_of(ReferenceTensors& out) {
 linear::BackwardGradients gradients_of(const ReferenceTensors& ref) {
   return {ref[kDx].data(), ref[kDweight].data(), ref[kDbias].data(),
           ref[kDscale].data(), ref[kDgamma].data(), ref[kDbeta].data()};
+}
+
+// The normalization's condition, max over columns of sqrt(1 + (mean * invstd)^2) of the saved
+// statistics: xhat carries the rounding of h = g * s at that many times its spread.
+double normalization_condition(const float* save_mean, const float* save_invstd, std::int64_t n) {
+  const std::vector<double> mean(save_mean, save_mean + n), invstd(save_invstd, save_invstd + n);
+  return linear::column_condition(mean.data(), invstd.data(), n);
+}
+
+// A gradient's condition: its own ratio times the normalization's; 1 for the inputs.
+double gradient_condition(int tensor, const linear::BackwardConditions& k, double normalization) {
+  if (tensor < kDx) return 1.0;
+  const double own = tensor == kDx        ? k.dx
+                     : tensor == kDweight ? k.dweight
+                     : tensor == kDbias   ? k.dbias
+                     : tensor == kDscale  ? k.dscale
+                     : tensor == kDgamma  ? k.dgamma
+                                          : k.dbeta;
+  return own * normalization;
 }
 
 // The backward's GEMMs alone at the problem's precision, dx = dg W then dW = dg^T x, into the
@@ -105,18 +128,24 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
             {"dgamma", R::output, s.n},     {"dbeta", R::output, s.n}};
   }
 
+  // s, gamma and b follow the forward op's draws (s = +-U[0.5, 2], gamma U[0.5, 1.5], x, W and b as
+  // linear_draws); dy is N(0, 1) from its own stream whatever the distribution of x. b is no tensor
+  // of the backward: derive_inputs draws it from its element rule.
+  std::vector<InputDraw> input_draws(const Problem& p, Distribution d) const override {
+    std::vector<InputDraw> draws = linear::linear_operand_draws(linear::shape_of(p), d);
+    draws.insert(draws.end(), {InputDraw::signed_uniform(kScale, 0.5f, 2.0f, 4, 5),
+                               InputDraw::uniform(kGamma, 0.5f, 1.5f, 6),
+                               InputDraw::of(kDy, Distribution::normal, 10)});
+    return draws;
+  }
+
   // What the forward would have saved for these x, W, b, s: g = x W^T + b in float64 rounded to
-  // float, and the float64 batch statistics of h = g * s rounded to float. s, gamma and b follow
-  // the forward op's draws (s = +-U[0.5, 2], gamma U[0.5, 1.5], b as nn.Linear); dy is N(0, 1)
-  // from its own stream whatever the distribution of x.
-  void draw_inputs(const Problem& p, Distribution d, std::uint64_t seed, HostTensors& t) const override {
+  // float, and the float64 batch statistics of h = g * s rounded to float.
+  void derive_inputs(const Problem& p, std::uint64_t seed, HostTensors& t) const override {
     const linear::Shape s = linear::shape_of(p);
-    linear::draw_linear_operands(s, d, seed, t);
-    std::vector<float> bias;
-    linear::draw_linear_bias(s, seed, bias);
-    linear::draw_signed_uniform(t[kScale], 0.5f, 2.0f, seed, 4, 5);
-    draw_uniform(t[kGamma], 0.5f, 1.5f, seed, 6);
-    draw(t[kDy], Distribution::normal, seed, 10);
+    const InputDraw bias_draw = linear::linear_bias_draw(s);
+    std::vector<float> bias(std::size_t(s.n));
+    for (std::int64_t c = 0; c < s.n; ++c) bias[std::size_t(c)] = bias_draw.value(seed, std::uint64_t(c), DType::f32);
     const std::vector<double> g = linear::linear_reference(s, t[kX].data(), t[kWeight].data(), bias.data());
     std::vector<float>& g_saved = t[kG];
     parallel_for(std::int64_t(g.size()), [&](std::int64_t b, std::int64_t e) {
@@ -128,9 +157,55 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
       t[kSaveInvstd][std::size_t(c)] = float(st.invstd[std::size_t(c)]);
     }
   }
+  void derive_inputs(const Problem& p, std::uint64_t seed, const ProgramTensors& t, Executor& ex) const override {
+    const linear::Shape s = linear::shape_of(p);
+    const gpu::ForwardOperands forward{t.f32(kX), t.f32(kWeight), t.f32(kScale), linear::linear_bias_draw(s),
+                                       seed,      s.m,            s.n,           s.k, s.eps};
+    const gpu::ForwardSaved saved{t.mutable_f32(kG), t.mutable_f32(kSaveMean), t.mutable_f32(kSaveInvstd)};
+    ex.visit([&](auto& e) { gpu::forward_saved(e, forward, saved); });
+  }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
     linear::backward_reference(linear::shape_of(p), inputs_of(in), outputs_of(out));
+  }
+
+  bool has_reference_program() const override { return true; }
+  // The six gradients by gpu::gemm_scale_bn_backward; the conditions as tensor_condition gives them.
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const linear::Shape s = linear::shape_of(p);
+    const gpu::GemmBwdInputs in{t.f32(kX),        t.f32(kWeight),      t.f32(kScale), t.f32(kGamma), t.f32(kG),
+                                t.f32(kSaveMean), t.f32(kSaveInvstd), t.f32(kDy),    s.m,           s.n,
+                                s.k};
+    const gpu::GemmBwdGradients gradients{out[kDx],     out[kDweight], out[kDbias],
+                                          out[kDscale], out[kDgamma],  out[kDbeta]};
+    const linear::BackwardConditions own = ex.visit([&](auto& e) {
+      gpu::gemm_scale_bn_backward(e, in, gradients);
+      return gpu::gemm_scale_bn_backward_conditions(e, in, gradients);
+    });
+    const std::vector<float> mean = to_host(ex, t.f32(kSaveMean), s.n), invstd = to_host(ex, t.f32(kSaveInvstd), s.n);
+    const double normalization = normalization_condition(mean.data(), invstd.data(), s.n);
+    ReferenceConditions c;
+    for (int tensor = 0; tensor < kTensorCount; ++tensor)
+      c.per_tensor.push_back(gradient_condition(tensor, own, normalization));
+    return c;
+  }
+
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    return {row_family(*this, p), column_family(*this, p)};
+  }
+  // Rows: dx from the whole batch's dbeta and dgamma, given (the family's count is that batch).
+  // Columns: every gradient but dx, which needs every column.
+  void slice_reference(const Problem& p, const SliceFamily& family, const HostTensors& in, const ReferenceTensors& given,
+                       ReferenceTensors& out) const override {
+    const linear::Shape s = linear::shape_of(p);
+    if (family.given.empty()) {
+      linear::BackwardOutputs columns = outputs_of(out);
+      columns.dx = nullptr;
+      return linear::backward_reference(s, inputs_of(in), columns);
+    }
+    linear::input_gradient_of_rows(s, family.count, inputs_of(in), given[kDbeta].data(), given[kDgamma].data(),
+                                   out[kDx].data());
   }
 
   WorkModel work(const Problem& p) const override {
@@ -145,25 +220,13 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
     return std::make_unique<BackwardGemmsCeiling>(p.dtype == DType::tf32);
   }
 
-  // Each gradient's own ratio (gemm_bwd_conditions.hpp) times the normalization's condition,
-  // max over columns of sqrt(1 + (mean * invstd)^2): xhat carries the rounding of h = g * s at
-  // that many times its spread.
+  // Each gradient's own ratio (gemm_bwd_conditions.hpp) times the normalization's condition.
   double tensor_condition(const Problem& p, int tensor, const HostTensors& in,
                           const ReferenceTensors& ref) const override {
     if (tensor < kDx) return 1.0;
     const linear::Shape s = linear::shape_of(p);
-    const std::vector<double> mean(in[kSaveMean].begin(), in[kSaveMean].end());
-    const std::vector<double> invstd(in[kSaveInvstd].begin(), in[kSaveInvstd].end());
-    const double normalization = linear::column_condition(mean.data(), invstd.data(), s.n);
-    const linear::BackwardConditions k =
-        linear::backward_conditions(s, inputs_of(in), gradients_of(ref));
-    const double own = tensor == kDx        ? k.dx
-                       : tensor == kDweight ? k.dweight
-                       : tensor == kDbias   ? k.dbias
-                       : tensor == kDscale  ? k.dscale
-                       : tensor == kDgamma  ? k.dgamma
-                                            : k.dbeta;
-    return own * normalization;
+    const linear::BackwardConditions k = linear::backward_conditions(s, inputs_of(in), gradients_of(ref));
+    return gradient_condition(tensor, k, normalization_condition(in[kSaveMean].data(), in[kSaveInvstd].data(), s.n));
   }
 
   std::vector<StressDistribution> stress() const override {

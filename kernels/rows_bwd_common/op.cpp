@@ -105,7 +105,7 @@ class RowsBwdOp final : public OpSpec {
 
   // mean and rstd are what a forward pass saved: the float64 statistics of the x the kernel reads
   // (already rounded to the storage type), rounded to fp32.
-  void derive_inputs(const Problem& p, HostTensors& t) const override {
+  void derive_inputs(const Problem& p, std::uint64_t, HostTensors& t) const override {
     const Shape s = Shape::of(p);
     const cpu::RowStatistics stats = layout_.layer() ? cpu::layernorm_row_statistics(t[layout_.x].data(), s.m, s.n, s.eps)
                                                      : cpu::rmsnorm_row_statistics(t[layout_.x].data(), s.m, s.n, s.eps);
@@ -114,7 +114,7 @@ class RowsBwdOp final : public OpSpec {
       if (layout_.layer()) t[layout_.mean][std::size_t(r)] = float(stats.mean[std::size_t(r)]);
     }
   }
-  void derive_inputs(const Problem& p, const ProgramTensors& t, Executor& ex) const override {
+  void derive_inputs(const Problem& p, std::uint64_t, const ProgramTensors& t, Executor& ex) const override {
     const Shape s = Shape::of(p);
     float* mean = layout_.layer() ? t.mutable_f32(layout_.mean) : nullptr;
     ex.visit([&](auto& e) { gpu::norm_row_statistics(e, t.in(layout_.x), mean, t.mutable_f32(layout_.rstd), s.m, s.n, s.eps); });

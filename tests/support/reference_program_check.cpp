@@ -88,7 +88,7 @@ ProgramAgreement check_reference_program(const OpSpec& op, const Problem& p, Dis
 
   // The inputs: drawn bit for bit as the host draws them, derived ones to float rounding.
   ex.visit([&](auto& e) { draw_inputs(e, draws, tensors, seed); });
-  op.derive_inputs(p, tensors, ex);
+  op.derive_inputs(p, seed, tensors, ex);
   HostTensors host = allocate_host_inputs(decls);
   draw_stored_inputs(op, p, decls, d, seed, host);
   HostTensors inputs = allocate_host_inputs(decls);
