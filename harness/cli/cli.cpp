@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <iostream>
+#include <new>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/commands.hpp"
@@ -296,6 +298,12 @@ int cli_main(int argc, char** argv, const Registry& registry) {
     return kExitDevice;
   } catch (const nlohmann::json::exception& e) {  // a report or result file with a field of the wrong type
     std::cerr << "normbench: malformed JSON content: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {  // the estimates before each allocation missed: still a message, not abort()
+    std::cerr << "normbench: out of host memory: the request needs more memory than this host can give\n";
+    return kExitUsage;
+  } catch (const std::length_error& e) {
+    std::cerr << "normbench: out of host memory: a buffer larger than the host can address (" << e.what() << ")\n";
     return kExitUsage;
   }
 }
