@@ -68,10 +68,11 @@ std::string reference_file(const TensorDecl& d) { return d.name + ".reference.np
 
 int dump_command(const Registry& registry, const NpyTrial& trial, const std::string& dir, std::ostream& out) {
   HostTrial h = plan_trial(registry, trial);
+  check_folder_writable(dir, "the dump folder");  // before the work, not after it
   compute_trial(h, trial);
   std::error_code error;
   fs::create_directories(dir, error);
-  if (!fs::is_directory(dir, error)) throw UsageError(dir + ": cannot create the folder");
+  if (error) throw UsageError("cannot create the dump folder " + dir + ": " + error.message());
   nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < h.decls.size(); ++i) {
     const TensorDecl& d = h.decls[i];

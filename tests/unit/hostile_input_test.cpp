@@ -3,12 +3,15 @@
 // are malformed or hostile, given to html, compare and fleet.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "harness/cli/cli.hpp"
+#include "harness/device/gpu_info.hpp"
 #include "harness/errors.hpp"
 #include "kernels/ops.hpp"
 #include "report_test_support.hpp"
@@ -56,6 +59,59 @@ TEST(HostileInput, NonFiniteOverflowingAndNegativeParameters) {
   expect_usage_error({"run", "--trials", "-3"}, "--trials");
   expect_usage_error({"run", "--max-samples", "99999999999999999999"}, "max-samples");
   expect_usage_error({"run", "--min-time", "nan"}, "--min-time");
+}
+
+// An output that is the input report (however spelled) is refused and the report stays as it was.
+TEST(HostileInput, AnOutputThatIsAnInputReportIsRefused) {
+  test::TempFolder dir;
+  const std::string a = dir.file("a.json"), b = dir.file("b.json");
+  std::filesystem::copy_file(test::fixture_path("report_fixture.json"), a);
+  std::filesystem::copy_file(test::fixture_path("report_fixture_new.json"), b);
+  std::filesystem::create_directories(dir.path / "sub");
+  const std::string b_other_spelling = (dir.path / "sub" / ".." / "b.json").string();
+  const std::string before_a = test::read_text(a), before_b = test::read_text(b);
+  expect_usage_error({"html", a, "-o", a}, "is the input report");
+  expect_usage_error({"html", a, "--out", (dir.path / "sub" / ".." / "a.json").string()}, "is the input report");
+  expect_usage_error({"compare", a, b, "--html", b}, "is the input report");
+  expect_usage_error({"compare", a, b, "--html", b_other_spelling}, "is the input report");
+  expect_usage_error({"compare", a, b, "--html", a}, "is the input report");
+  expect_usage_error({"fleet", a, "-o", a}, "is the input report");
+  std::filesystem::create_directories(dir.path / "run");
+  std::filesystem::copy_file(a, dir.path / "run" / "report.json");
+  expect_usage_error({"fleet", dir.path.string(), "-o", dir.file("run/report.json")}, "is the input report");
+  EXPECT_EQ(test::read_text(dir.file("run/report.json")), before_a);
+  EXPECT_EQ(test::read_text(a), before_a);
+  EXPECT_EQ(test::read_text(b), before_b);
+  EXPECT_EQ(run_cli({"html", a, "-o", dir.file("a.html")}).status, kExitOk);  // another name is fine
+}
+
+// An unwritable --out (or dump folder) is found before any case runs: a usage error naming it,
+// not a device error (this host has no GPU) or a report lost after the run.
+TEST(HostileInput, UnwritableOutputFoldersAreFoundBeforeTheRun) {
+  test::TempFolder dir;
+  const std::string file = dir.file("a-file");
+  std::ofstream(file) << "not a folder";
+  const std::string under_file = file + "/reports";
+  expect_usage_error({"run", "--suite", "quick", "--op", "softmax", "--validate-only", "--out", under_file},
+                     under_file);
+  expect_usage_error({"run", "--suite", "quick", "--op", "softmax", "--devices", "0", "--out", under_file},
+                     under_file);
+  expect_usage_error({"dump", "--problem", "softmax/m7_n31/fp32", under_file}, under_file);
+  expect_usage_error({"html", test::fixture_path("report_fixture.json"), "-o", under_file + "/r.html"}, under_file);
+  if (geteuid() != 0) {  // root writes anywhere: a read-only folder stops only other users
+    const std::filesystem::path read_only = dir.path / "read-only";
+    std::filesystem::create_directories(read_only);
+    std::filesystem::permissions(read_only, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    expect_usage_error({"run", "--suite", "quick", "--op", "softmax", "--out", read_only.string()}, read_only.string());
+    std::filesystem::permissions(read_only, std::filesystem::perms::owner_all);
+  }
+  // A folder that can be written is probed and left as it was: nothing created, nothing left behind.
+  const std::filesystem::path fresh = dir.path / "fresh" / "reports";
+  CliResult r = run_cli({"run", "--suite", "quick", "--op", "softmax", "--validate-only", "--out", fresh.string()});
+  if (!cuda_device_available()) {
+    EXPECT_EQ(r.status, kExitDevice) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.path / "fresh")) << "the probe left its folder behind";
+  }
 }
 
 TEST(HostileInput, DevicesAndRunIds) {
