@@ -8,6 +8,7 @@
 #include "harness/report/html_report.hpp"
 #include "harness/report/report_loading.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -41,8 +42,12 @@ int html_command(const std::string& report_json_path, const std::string& out_pat
 
 int compare_command(const CompareOptions& options) {
   std::ostream& out = options.out != nullptr ? *options.out : std::cout;
-  if (options.min_noise_pct < 0 || options.spread_multiplier < 0)
-    throw UsageError("compare: the noise floor and the spread multiplier must not be negative");
+  if (!(options.min_noise_pct >= 0) || !(options.spread_multiplier >= 0) || !std::isfinite(options.min_noise_pct) ||
+      !std::isfinite(options.spread_multiplier))
+    throw UsageError("compare: the noise floor and the spread multiplier must be finite and not negative");
+  if (options.fail_on_regression_pct &&
+      (!(*options.fail_on_regression_pct >= 0) || !std::isfinite(*options.fail_on_regression_pct)))
+    throw UsageError("compare: --fail-on-regression must be a finite percentage >= 0");
   nlohmann::json base = load_report_file(options.base_path);
   nlohmann::json candidate = load_report_file(options.new_path);
   if (!options.html_out.empty())

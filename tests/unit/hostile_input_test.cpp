@@ -61,6 +61,48 @@ TEST(HostileInput, NonFiniteOverflowingAndNegativeParameters) {
   expect_usage_error({"run", "--min-time", "nan"}, "--min-time");
 }
 
+// Every numeric option of every subcommand: NaN, infinities and values out of range are refused
+// by name, never turned into a gate that is silently off or a verdict that is always SLOWER.
+TEST(HostileInput, NonFiniteAndOutOfRangeOptionValues) {
+  const std::string a = test::fixture_path("report_fixture.json"), b = test::fixture_path("report_fixture_new.json");
+  for (const char* value : {"-5", "nan", "inf", "-inf", "1e400", "x"})
+    expect_usage_error({"compare", a, b, "--fail-on-regression", value}, "--fail-on-regression");
+  for (const char* option : {"--min-noise", "--spread-k"})
+    for (const char* value : {"nan", "-1", "inf", "1e400"}) expect_usage_error({"compare", a, b, option, value}, option);
+  for (const char* value : {"nan", "inf", "0", "-1", "1e400"}) {
+    expect_usage_error({"run", "--suite", "quick", "--min-time", value}, "--min-time");
+    expect_usage_error({"eval", "cand.cu", "--op", "softmax", "--case-timeout", value}, "--case-timeout");
+    expect_usage_error({"eval", "cand.cu", "--op", "softmax", "--min-time", value}, "--min-time");
+  }
+  for (const char* value : {"-1", "1.5", "nan", "99999999999"}) {
+    expect_usage_error({"run", "--suite", "quick", "--device", value}, "--device");
+    expect_usage_error({"ceilings", "--device", value}, "--device");
+    expect_usage_error({"run", "--suite", "quick", "--trials", value}, "--trials");
+    expect_usage_error({"run", "--suite", "quick", "--huge-trials", value}, "--huge-trials");
+    expect_usage_error({"run", "--suite", "quick", "--max-samples", value}, "--max-samples");
+  }
+  for (const char* value : {"-1", "1.5", "nan", "18446744073709551616"}) {
+    expect_usage_error({"dump", "--problem", "softmax/m7_n31/fp32", "--seed", value, "x"}, "--seed");
+    expect_usage_error({"check", "--problem", "softmax/m7_n31/fp32", "--seed", value, "--outputs", "x"}, "--seed");
+  }
+  // In range, they pass the parser (and the fixtures' regression still fails the gate).
+  EXPECT_EQ(run_cli({"compare", a, b, "--fail-on-regression", "0", "--min-noise", "0", "--spread-k", "0"}).status,
+            kExitVerdictFailed);
+}
+
+// An empty value is refused, not taken as "no filter"; a non-integer dim names the value given; a
+// filter that empties the selection is named.
+TEST(HostileInput, EmptyValuesNonIntegersAndEmptyingFilters) {
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", ""}, "--params");
+  expect_usage_error({"run", "--suite", "quick", "--dtype", ""}, "--dtype");
+  expect_usage_error({"run", "--suite", "quick", "--devices", ""}, "--devices");
+  expect_usage_error({"run", "--suite", "quick", "--out", ""}, "--out");
+  expect_usage_error({"run", "--op", "softmax", "--params", "m=4.5,n=8"}, "got 4.5");
+  expect_usage_error({"run", "--op", "softmax", "--params", "m=4.0000001,n=8"}, "got 4.0000001");
+  expect_usage_error({"run", "--op", "softmax", "--dtype", "tf32"}, "--dtype tf32");
+  expect_usage_error({"run", "--op", "softmax", "--suite", "llm", "--dtype", "tf32"}, "--dtype tf32");
+}
+
 // An output that is the input report (however spelled) is refused and the report stays as it was.
 TEST(HostileInput, AnOutputThatIsAnInputReportIsRefused) {
   test::TempFolder dir;
