@@ -65,6 +65,23 @@ TEST(ReportFormat, HugeValuesReadInExponentForm) {
   EXPECT_EQ(page.find("1000000000000000000000"), std::string::npos) << "a number printed as dozens of digits";
 }
 
+// A failed row says why in its own text, not only in a tooltip.
+TEST_F(ReportHtml, AFailedRowShowsItsFailureMessage) {
+  const std::string failure = "y: 96 elements Inf where the reference is finite";
+  const std::string without_titles = std::regex_replace(html, std::regex(R"( title="[^"]*")"), "");
+  EXPECT_NE(without_titles.find("wide: " + failure), std::string::npos);
+  nlohmann::json broken = report;
+  for (auto& row : broken["results"])
+    for (auto& d : row["validation"]["per_distribution"])
+      if (d["distribution"] == "uniform01") {
+        d["verdict"] = "incorrect", d["failure"] = "normwise error 3.1e-01 > bound 1.0e-05 <b>";
+        row["disposition"] = "incorrect";
+        break;
+      }
+  const std::string page = std::regex_replace(render_report_html(broken), std::regex(R"( title="[^"]*")"), "");
+  EXPECT_NE(page.find("uniform01: normwise error 3.1e-01 &gt; bound 1.0e-05 &lt;b&gt;"), std::string::npos);
+}
+
 TEST_F(ReportHtml, EveryResultRowAppearsOnce) {
   ASSERT_EQ(report["results"].size(), 24u);
   EXPECT_EQ(count_of(html, "<tr class=") + count_of(html, "<tr data-op="), report["results"].size());
