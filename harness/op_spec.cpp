@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -10,6 +11,16 @@
 #include "harness/narrow_float.hpp"
 
 namespace nb {
+namespace {
+
+// The shortest text that reads back as v: 4.5 stays "4.5" and 4.0000001 stays "4.0000001".
+std::string shortest_text(double v) {
+  char text[32];
+  const auto [end, error] = std::to_chars(text, text + sizeof text, v);
+  return error == std::errc() ? std::string(text, end) : std::to_string(v);
+}
+
+}  // namespace
 
 void draw_stored_inputs(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls, Distribution d,
                         std::uint64_t seed, HostTensors& host) {
@@ -63,7 +74,7 @@ Problem OpSpec::make_problem(const Params& given, DType dtype) const {
       throw UsageError(name() + ": parameter '" + d.name + "' is required (" + d.help + ")");
     double v = given.has(d.name) ? given.real(d.name) : d.default_value;
     if (d.integer && v != std::floor(v))
-      throw UsageError(name() + ": parameter '" + d.name + "' must be an integer, got " + format_param({}, v));
+      throw UsageError(name() + ": parameter '" + d.name + "' must be an integer, got " + shortest_text(v));
     if (!(v >= d.min_value && v <= d.max_value)) {
       std::ostringstream msg;
       msg << name() << ": parameter '" << d.name << "' = " << format_param(d, v) << " is out of range ["

@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
 # The main job: set-up, build, run the default suite (kb: the KernelBench shapes), write the
-# report under reports/<gpu>/<run-id>/ and say where it is. Extra arguments go to `normbench run`.
+# report under reports/<gpu>/<run-id>/ and say where it is. Extra arguments go to `normbench run`;
+# a --suite or --out among them replaces the default.
 # By default it runs on every visible GPU (--devices all: one worker per GPU, side by side, then
 # one fleet page); --device N or --devices LIST among the arguments chooses instead.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/bench_args.sh"
 cd "$NB_ROOT"
 "$NB_ROOT/scripts/setup.sh"
 NB_PRESET="${NB_PRESET:-release}" nb_configure_and_build
 bin="$NB_ROOT/build/${NB_PRESET:-release}/normbench"
+nb_bench_run_args "$NB_ROOT" "$@"  # --suite, --out, --device(s) of the user's replace the defaults
 set +e
-devices=(--devices all)
-for a in "$@"; do
-  case "$a" in --device|--device=*|--devices|--devices=*|--profile) devices=() ;; esac
-done
-"$bin" run --suite kb --out "$NB_ROOT/reports" ${devices[@]+"${devices[@]}"} "$@"
+"$bin" "${NB_BENCH_ARGS[@]}"
 status=$?
 set -e
 case $status in

@@ -3,13 +3,17 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <iostream>
+#include <new>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/devices_run.hpp"
 #include "harness/cli/eval_commands.hpp"
 #include "harness/cli/npy_commands.hpp"
+#include "harness/cli/option_checks.hpp"
 #include "harness/distribution.hpp"
 #include "harness/errors.hpp"
 #include "harness/report/provenance.hpp"
@@ -18,6 +22,12 @@
 
 namespace nb {
 namespace {
+
+// The ranges of the numeric options (option_checks.hpp refuses NaN, infinities and text).
+constexpr std::int64_t kMostTrials = 1000000, kMostSamples = 100000000, kMostDevice = 1023;
+constexpr double kMostSeconds = 7 * 24 * 3600.0;  // --min-time, --case-timeout: a week
+constexpr double kMostPercent = 1e6;              // --fail-on-regression, --min-noise
+constexpr double kMostSpreadK = 1000;
 
 struct ListArgs {
   std::string what = "ops";
@@ -49,20 +59,32 @@ void add_reference_option(CLI::App* cmd, RunOptions& o) {
       ->default_str("device");
 }
 
+// --trials, --huge-trials, --distributions, --full-validation, --reference, --min-time,
+// --max-samples and --device, as run, eval and eval's workers take them.
+void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& distributions,
+                                       bool& full_validation) {
+  cmd->add_option("--trials", o.validation.trials, "Fresh trials per distribution")
+      ->capture_default_str()->check(whole_in(1, kMostTrials));
+  cmd->add_option("--huge-trials", o.validation.huge_problem_trials,
+                  "Trials for problems over 512M elements (at most --trials)")
+      ->capture_default_str()->check(whole_in(1, kMostTrials));
+  cmd->add_option("--distributions", distributions, "Distributions to validate (default: by size)")
+      ->delimiter(',')->check(not_empty());
+  cmd->add_flag("--full-validation", full_validation, "Every distribution at every size");
+  add_reference_option(cmd, o);
+  cmd->add_option("--min-time", o.samples.min_time_s, "Timed seconds per case")
+      ->capture_default_str()->check(real_in(0, kMostSeconds, true));
+  cmd->add_option("--max-samples", o.samples.max_samples, "Most samples per case")
+      ->capture_default_str()->check(whole_in(1, kMostSamples));
+  cmd->add_option("--device", o.device, "CUDA device")->capture_default_str()->check(whole_in(0, kMostDevice));
+}
+
 // The options run and eval share: validation, timing, device, output.
 void add_run_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& distributions, bool& full_validation,
                      std::string& out_root) {
   cmd->add_flag("--validate-only", o.validate_only, "Validate, do not time");
-  cmd->add_option("--out", out_root, "Report root folder")->capture_default_str();
-  cmd->add_option("--trials", o.validation.trials, "Fresh trials per distribution")->capture_default_str();
-  cmd->add_option("--huge-trials", o.validation.huge_problem_trials,
-                  "Trials for problems over 512M elements (at most --trials)")->capture_default_str();
-  cmd->add_option("--distributions", distributions, "Distributions to validate (default: by size)")->delimiter(',');
-  cmd->add_flag("--full-validation", full_validation, "Every distribution at every size");
-  add_reference_option(cmd, o);
-  cmd->add_option("--min-time", o.samples.min_time_s, "Timed seconds per case")->capture_default_str();
-  cmd->add_option("--max-samples", o.samples.max_samples, "Most samples per case")->capture_default_str();
-  cmd->add_option("--device", o.device, "CUDA device")->capture_default_str();
+  cmd->add_option("--out", out_root, "Report root folder")->capture_default_str()->check(not_empty());
+  add_validation_and_timing_options(cmd, o, distributions, full_validation);
   cmd->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
 }
 
@@ -82,15 +104,16 @@ void add_eval(CLI::App& app, EvalArgs& a) {
   EvalCommand& c = a.command;
   c.selection.suite = "kb";
   eval->add_option("candidate", c.candidate, "CANDIDATE.cu (compiled with nvcc) or CANDIDATE.so")->required();
-  eval->add_option("--op", c.op, "The op the candidate implements")->required();
-  eval->add_option("--suite", c.selection.suite, "Suite: kb, llm, sweep, quick")->capture_default_str();
-  eval->add_option("--problem", c.selection.problems, "Problem ids (replace the suite)")->delimiter(',');
-  eval->add_option("--variant", c.selection.variants, "Built-in variants beside it (default: all)")->delimiter(',');
+  eval->add_option("--op", c.op, "The op the candidate implements")->required()->check(not_empty());
+  eval->add_option("--suite", c.selection.suite, "Suite: kb, llm, sweep, quick")->capture_default_str()->check(not_empty());
+  eval->add_option("--problem", c.selection.problems, "Problem ids (replace the suite)")->delimiter(',')->check(not_empty());
+  eval->add_option("--variant", c.selection.variants, "Built-in variants beside it (default: all)")
+      ->delimiter(',')->check(not_empty());
   eval->add_flag("--no-builtins", a.no_builtins, "Run the candidate alone");
-  eval->add_option("--name", c.name, "The candidate's name in the report (default: the file's stem)");
+  eval->add_option("--name", c.name, "The candidate's name in the report (default: the file's stem)")->check(not_empty());
   eval->add_option("--nvcc-flag", c.nvcc_flags, "An extra nvcc flag (repeatable)")->allow_extra_args(false);
   eval->add_option("--case-timeout", c.case_timeout_s, "Seconds before a candidate case is killed")
-      ->capture_default_str();
+      ->capture_default_str()->check(real_in(0, kMostSeconds, true));
   add_run_options(eval, c.options, a.distributions, a.full_validation, c.out_root);
   eval->allow_extras();  // --benchmark_* flags go to Google Benchmark
 
@@ -116,29 +139,24 @@ void add_run(CLI::App& app, RunArgs& a) {
   Selection& s = a.command.selection;
   RunOptions& o = a.command.options;
   s.suite = "kb";
-  run->add_option("--op", s.ops, "Ops to run (default: all)")->delimiter(',');
-  run->add_option("--variant", s.variants, "Variants to run (default: all)")->delimiter(',');
-  run->add_option("--suite", s.suite, "Suite: kb, llm, sweep, quick")->capture_default_str();
-  run->add_option("--problem", s.problems, "Problem ids (replace the suite)")->delimiter(',');
-  run->add_option("--params", s.params, "One custom problem of the one --op, e.g. n=3,c=65,h=7,w=9");
+  run->add_option("--op", s.ops, "Ops to run (default: all)")->delimiter(',')->check(not_empty());
+  run->add_option("--variant", s.variants, "Variants to run (default: all)")->delimiter(',')->check(not_empty());
+  run->add_option("--suite", s.suite, "Suite: kb, llm, sweep, quick")->capture_default_str()->check(not_empty());
+  run->add_option("--problem", s.problems, "Problem ids (replace the suite)")->delimiter(',')->check(not_empty());
+  run->add_option("--params", s.params, "One custom problem of the one --op, e.g. n=3,c=65,h=7,w=9")
+      ->check(not_empty());
   run->add_option("--dtype", s.dtype,
-                  "Element type or precision: fp32, tf32, bf16, fp16 (default: each problem's own; fp32 with --params)");
+                  "Element type or precision: fp32, tf32, bf16, fp16 (default: each problem's own; fp32 with --params)")
+      ->check(not_empty());
   run->add_flag("--validate-only", o.validate_only, "Validate, do not time");
   run->add_flag("--profile", o.profile, "One launch per case inside its NVTX range (for ncu/nsys)");
-  run->add_option("--out", a.command.out_root, "Report root folder")->capture_default_str();
-  run->add_option("--trials", o.validation.trials, "Fresh trials per distribution")->capture_default_str();
-  run->add_option("--huge-trials", o.validation.huge_problem_trials,
-                  "Trials for problems over 512M elements (at most --trials)")->capture_default_str();
-  run->add_option("--distributions", a.distributions, "Distributions to validate (default: by size)")
-      ->delimiter(',');
-  run->add_flag("--full-validation", a.full_validation, "Every distribution at every size");
-  add_reference_option(run, o);
-  run->add_option("--min-time", o.samples.min_time_s, "Timed seconds per case")->capture_default_str();
-  run->add_option("--max-samples", o.samples.max_samples, "Most samples per case")->capture_default_str();
-  run->add_option("--device", o.device, "CUDA device")->capture_default_str();
+  run->add_option("--out", a.command.out_root, "Report root folder")->capture_default_str()->check(not_empty());
+  add_validation_and_timing_options(run, o, a.distributions, a.full_validation);
   run->add_option("--devices", a.command.devices,
-                  "all or 0,2: one worker process per GPU, side by side, then one fleet page");
-  run->add_option("--run-id", a.command.run_id, "The report folder's name (default: <UTC time>-<commit>)");
+                  "all or 0,2: one worker process per GPU, side by side, then one fleet page")
+      ->check(not_empty());
+  run->add_option("--run-id", a.command.run_id, "The report folder's name (default: <UTC time>-<commit>)")
+      ->check(not_empty());
   run->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
   run->allow_extras();  // --benchmark_* flags go to Google Benchmark
 }
@@ -146,7 +164,7 @@ void add_run(CLI::App& app, RunArgs& a) {
 struct ReportArgs {
   std::string html_input, html_out;
   CompareOptions compare;
-  double fail_on_regression = -1;
+  double fail_on_regression = 0;
   std::vector<std::string> fleet_inputs;
   std::string fleet_out;
 };
@@ -154,21 +172,22 @@ struct ReportArgs {
 void add_report_commands(CLI::App& app, ReportArgs& a) {
   auto* html = app.add_subcommand("html", "Render a report.json as a self-contained report.html");
   html->add_option("report", a.html_input, "report.json")->required();
-  html->add_option("-o,--out", a.html_out, "Output file (default: report.html beside the JSON)");
+  html->add_option("-o,--out", a.html_out, "Output file (default: report.html beside the JSON)")->check(not_empty());
   auto* compare = app.add_subcommand("compare", "Compare two runs: SAME / FASTER / SLOWER beyond both runs' noise");
   compare->add_option("base", a.compare.base_path, "Base report.json")->required();
   compare->add_option("new", a.compare.new_path, "New report.json")->required();
   compare->add_flag("--json", a.compare.json, "Print JSON instead of the table");
-  compare->add_option("--html", a.compare.html_out, "Also write an HTML page");
+  compare->add_option("--html", a.compare.html_out, "Also write an HTML page")->check(not_empty());
   compare->add_option("--fail-on-regression", a.fail_on_regression,
-                      "Exit 1 when a case is slower by more than PCT percent or a verdict regressed");
+                      "Exit 1 when a case is slower by more than PCT percent or a verdict regressed")
+      ->check(real_in(0, kMostPercent));
   compare->add_option("--min-noise", a.compare.min_noise_pct, "Smallest change in percent that can count")
-      ->capture_default_str();
+      ->capture_default_str()->check(real_in(0, kMostPercent));
   compare->add_option("--spread-k", a.compare.spread_multiplier, "Multiplier on the runs' combined spread")
-      ->capture_default_str();
+      ->capture_default_str()->check(real_in(0, kMostSpreadK));
   auto* fleet = app.add_subcommand("fleet", "One page comparing the best variant per problem across GPUs");
   fleet->add_option("inputs", a.fleet_inputs, "report.json files or folders")->required();
-  fleet->add_option("-o,--out", a.fleet_out, "Output file (default: fleet.html)");
+  fleet->add_option("-o,--out", a.fleet_out, "Output file (default: fleet.html)")->check(not_empty());
 }
 
 struct CeilingsArgs {
@@ -179,7 +198,7 @@ struct CeilingsArgs {
 void add_ceilings(CLI::App& app, CeilingsArgs& a) {
   auto* ceilings = app.add_subcommand(
       "ceilings", "Measure the copy, read, write and read2_write1 bandwidth against the theoretical peak");
-  ceilings->add_option("--device", a.device, "CUDA device")->capture_default_str();
+  ceilings->add_option("--device", a.device, "CUDA device")->capture_default_str()->check(whole_in(0, kMostDevice));
   ceilings->add_flag("--json", a.json, "Print JSON instead of the table");
 }
 
@@ -192,12 +211,13 @@ void add_npy_commands(CLI::App& app, NpyArgs& a) {
   auto* dump = app.add_subcommand("dump", "Write one trial's inputs and float64 reference as .npy files (+ manifest.json)");
   auto* check = app.add_subcommand("check", "Judge outputs computed elsewhere (.npy files) against the reference");
   for (CLI::App* cmd : {dump, check}) {
-    cmd->add_option("--problem", a.trial.problem, "Problem id")->required();
+    cmd->add_option("--problem", a.trial.problem, "Problem id")->required()->check(not_empty());
     cmd->add_option("--distribution", a.trial.distribution, "Input distribution")->capture_default_str();
-    cmd->add_option("--seed", a.trial.seed, "Seed of the inputs")->capture_default_str();
+    cmd->add_option("--seed", a.trial.seed, "Seed of the inputs")->capture_default_str()->check(unsigned_whole());
   }
-  dump->add_option("dir", a.dump_dir, "Folder to write")->required();
-  check->add_option("--outputs", a.outputs_dir, "Folder holding <tensor>.npy for each output and inout")->required();
+  dump->add_option("dir", a.dump_dir, "Folder to write")->required()->check(not_empty());
+  check->add_option("--outputs", a.outputs_dir, "Folder holding <tensor>.npy for each output and inout")
+      ->required()->check(not_empty());
 }
 
 void finish_run_options(RunOptions& o, const std::vector<std::string>& distributions, bool full_validation) {
@@ -238,7 +258,8 @@ int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& r
   if (app.got_subcommand("html")) return html_command(reports.html_input, reports.html_out);
   if (app.got_subcommand("fleet")) return fleet_command(reports.fleet_inputs, reports.fleet_out);
   if (app.got_subcommand("compare")) {
-    if (reports.fail_on_regression >= 0) reports.compare.fail_on_regression_pct = reports.fail_on_regression;
+    if (app.get_subcommand("compare")->count("--fail-on-regression") > 0)
+      reports.compare.fail_on_regression_pct = reports.fail_on_regression;
     return compare_command(reports.compare);
   }
   RunCommand& c = run.command;
@@ -296,6 +317,12 @@ int cli_main(int argc, char** argv, const Registry& registry) {
     return kExitDevice;
   } catch (const nlohmann::json::exception& e) {  // a report or result file with a field of the wrong type
     std::cerr << "normbench: malformed JSON content: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {  // the estimates before each allocation missed: still a message, not abort()
+    std::cerr << "normbench: out of host memory: the request needs more memory than this host can give\n";
+    return kExitUsage;
+  } catch (const std::length_error& e) {
+    std::cerr << "normbench: out of host memory: a buffer larger than the host can address (" << e.what() << ")\n";
     return kExitUsage;
   }
 }

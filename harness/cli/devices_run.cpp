@@ -11,6 +11,7 @@
 
 #include "harness/candidate/child_process.hpp"
 #include "harness/errors.hpp"
+#include "harness/device/gpu_info.hpp"
 #include "harness/report/atomic_write.hpp"
 #include "harness/report/fleet.hpp"
 #include "harness/report/json_fields.hpp"
@@ -162,11 +163,15 @@ std::string summary_line(const GpuWorker& w) {
 }  // namespace
 
 int devices_run_command(const RunCommand& c, std::ostream& out) {
-  const std::vector<int> devices = parse_device_list(c.devices, visible_devices());
+  parse_device_list(c.devices, 10000);  // a malformed list is a usage error first,
   const std::string run_id = utc_now_compact();
   const fs::path folder = fs::path(c.out_root) / "fleet" / run_id;
+  check_folder_writable(folder.string(), "the --out folder");  // then an unwritable --out
+  const int visible = visible_devices();
+  if (visible == 0) throw DeviceError("--devices " + c.devices + ": no usable CUDA device: " + why_no_cuda_device());
+  const std::vector<int> devices = parse_device_list(c.devices, visible);
   std::error_code error;
-  fs::create_directories(folder, error);
+  fs::create_directories(folder, error);  // the probe removed what it created
   if (error) throw UsageError("cannot create " + folder.string() + ": " + error.message());
   install_interrupt_handlers();
   const std::string program = self_program(c.program);

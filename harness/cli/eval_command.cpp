@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include <sstream>
 
 #include "harness/candidate/alloc_watch.hpp"
+#include "harness/report/atomic_write.hpp"
 #include "harness/candidate/candidate_build.hpp"
 #include "harness/candidate/child_process.hpp"
 #include "harness/candidate/outcome_json.hpp"
@@ -202,7 +204,9 @@ int eval_command(const Registry& registry, const EvalCommand& c, std::ostream& o
   const std::vector<RunCase> problems = problems_of(registry, selection);
   std::vector<RunCase> builtins;
   if (c.builtins) builtins = select_cases(registry, selection);
-  if (c.case_timeout_s <= 0) throw UsageError("--case-timeout must be positive");
+  if (!(c.case_timeout_s > 0) || !std::isfinite(c.case_timeout_s))
+    throw UsageError("--case-timeout must be a positive number of seconds");
+  check_folder_writable(c.out_root, "the --out folder");  // before the candidate is built and run
   const std::string dir = make_work_dir();
   struct RemoveWhenDone {
     std::string path;

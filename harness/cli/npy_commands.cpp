@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
@@ -9,6 +10,7 @@
 #include "harness/errors.hpp"
 #include "harness/npy/npy_file.hpp"
 #include "harness/report/atomic_write.hpp"
+#include "harness/run/memory_footprint.hpp"
 #include "harness/validation/compare.hpp"
 #include "harness/validation/trial_tolerance.hpp"
 
@@ -27,19 +29,36 @@ struct HostTrial {
   TrialTolerances tolerances;
 };
 
-HostTrial host_trial(const Registry& registry, const NpyTrial& t) {
+// The host memory a trial needs: float inputs, float64 references and float results (check), plus
+// the largest tensor once more as a file's bytes (dump) or as the read file's doubles (check).
+double host_trial_bytes(const std::vector<TensorDecl>& decls) {
+  double largest = 0;
+  for (const TensorDecl& d : decls) largest = std::max(largest, static_cast<double>(d.elements));
+  return estimate_footprint({decls}).host_bytes + largest * (sizeof(double) + sizeof(float));
+}
+
+// The problem and its tensors, refused when the trial would not fit in host memory.
+HostTrial plan_trial(const Registry& registry, const NpyTrial& t) {
   HostTrial h;
   h.op = &registry.op_of_problem_id(t.problem);
   h.problem = h.op->parse_problem_id(t.problem);
   h.decls = h.op->tensors(h.problem);
-  const Distribution d = parse_distribution(t.distribution);
+  parse_distribution(t.distribution);
+  const double need = host_trial_bytes(h.decls), available = host_memory_available();
+  if (need > available)
+    throw UsageError(h.problem.id() + " needs " + format_gib(need) + " of host memory for its inputs and float64 "
+                     "reference, " + format_gib(available) + " available: choose a smaller problem");
+  return h;
+}
+
+// Draws the inputs and computes the reference and the tolerances of a planned trial.
+void compute_trial(HostTrial& h, const NpyTrial& t) {
   h.inputs = allocate_host_inputs(h.decls);
-  draw_stored_inputs(*h.op, h.problem, h.decls, d, t.seed, h.inputs);
+  draw_stored_inputs(*h.op, h.problem, h.decls, parse_distribution(t.distribution), t.seed, h.inputs);
   h.reference = allocate_references(h.decls);
   h.op->reference(h.problem, h.inputs, h.reference);
   for (const auto& values : h.reference.data) h.reference.rms.push_back(finite_rms(values));
   h.tolerances = trial_tolerances(*h.op, h.problem, h.decls, h.inputs, h.reference);
-  return h;
 }
 
 std::string input_file(const TensorDecl& d) { return d.name + ".npy"; }
@@ -48,10 +67,12 @@ std::string reference_file(const TensorDecl& d) { return d.name + ".reference.np
 }  // namespace
 
 int dump_command(const Registry& registry, const NpyTrial& trial, const std::string& dir, std::ostream& out) {
-  const HostTrial h = host_trial(registry, trial);
+  HostTrial h = plan_trial(registry, trial);
+  check_folder_writable(dir, "the dump folder");  // before the work, not after it
+  compute_trial(h, trial);
   std::error_code error;
   fs::create_directories(dir, error);
-  if (!fs::is_directory(dir, error)) throw UsageError(dir + ": cannot create the folder");
+  if (error) throw UsageError("cannot create the dump folder " + dir + ": " + error.message());
   nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < h.decls.size(); ++i) {
     const TensorDecl& d = h.decls[i];
@@ -93,7 +114,8 @@ int dump_command(const Registry& registry, const NpyTrial& trial, const std::str
 }
 
 int check_command(const Registry& registry, const NpyTrial& trial, const std::string& outputs_dir, std::ostream& out) {
-  const HostTrial h = host_trial(registry, trial);
+  HostTrial h = plan_trial(registry, trial);
+  compute_trial(h, trial);
   HostTensors results = allocate_host_results(h.decls);
   for (std::size_t i = 0; i < h.decls.size(); ++i) {
     const TensorDecl& d = h.decls[i];

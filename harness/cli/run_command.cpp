@@ -5,6 +5,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/summary_table.hpp"
 #include "harness/errors.hpp"
+#include "harness/report/atomic_write.hpp"
 #include "harness/report/case_metrics.hpp"
 #include "harness/report/report_json.hpp"
 #include "harness/report/report_writer.hpp"
@@ -16,6 +17,8 @@ int run_command(const Registry& registry, const RunCommand& c, std::ostream& out
   std::vector<RunCase> cases = select_cases(registry, c.selection);
   for (const auto& a : c.benchmark_args)
     if (a.rfind("--benchmark_", 0) != 0) throw UsageError("unrecognised argument '" + a + "'");
+  // An unwritable --out is found now, not after the whole run, when the report would be lost.
+  if (!c.options.profile) check_folder_writable(c.out_root, "the --out folder");
   if (!c.options.validate_only && !c.options.profile) initialise_benchmark(c.program, c.benchmark_args);
   install_interrupt_handlers();
   RunRecord record = run_cases(std::move(cases), c.options);

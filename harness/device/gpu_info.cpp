@@ -1,6 +1,7 @@
 #include "harness/device/gpu_info.hpp"
 
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <cctype>
 #include <cstdio>
@@ -23,6 +24,34 @@ std::string gpu_slug(const std::string& name) {
   }
   while (!slug.empty() && slug.back() == '-') slug.pop_back();
   return slug.empty() ? "unknown-gpu" : slug;
+}
+
+namespace {
+
+// Why cudaGetDeviceCount found no device.
+std::string describe_device_count_failure(cudaError_t status) {
+  if (status == cudaSuccess) return "the driver reports none";
+  // Without any NVIDIA driver the runtime says "driver version is insufficient", which sends people
+  // to upgrade a driver that is not there: name the missing driver instead.
+  int driver_version = 0;
+  const bool no_driver_version = cudaDriverGetVersion(&driver_version) != cudaSuccess || driver_version == 0;
+  cudaGetLastError();
+  void* libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (libcuda != nullptr) dlclose(libcuda);
+  if ((status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice) && (no_driver_version || !libcuda))
+    return std::string("no NVIDIA driver found (") + (libcuda ? "the driver reports no version" : "libcuda.so.1 not loadable") +
+           "): this command needs a GPU and its driver";
+  return cudaGetErrorString(status);
+}
+
+}  // namespace
+
+std::string why_no_cuda_device() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaSuccess && count > 0) return "";
+  cudaGetLastError();
+  return describe_device_count_failure(status);
 }
 
 bool cuda_device_available() {
@@ -59,9 +88,10 @@ std::string format_uuid(const cudaUUID_t& uuid) {
 GpuInfo query_gpu(int device) {
   int count = 0;
   cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess || count == 0)
-    throw DeviceError(std::string("no usable CUDA device: ") +
-                      (status == cudaSuccess ? "the driver reports none" : cudaGetErrorString(status)));
+  if (status != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    throw DeviceError("no usable CUDA device: " + describe_device_count_failure(status));
+  }
   if (device < 0 || device >= count)
     throw UsageError("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
                      " visible)");

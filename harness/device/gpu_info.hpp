@@ -20,6 +20,9 @@ struct GpuInfo {
 GpuInfo query_gpu(int device);
 // "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"
 std::string gpu_slug(const std::string& name);
+// "" when a CUDA device is usable, else why not, as a user should read it: "no NVIDIA driver found
+// (libcuda.so.1 not loadable): ..." when there is no driver at all, the runtime's text otherwise.
+std::string why_no_cuda_device();
 // True when a CUDA device is usable (no driver, no device: false, never throws).
 bool cuda_device_available();
 

@@ -1,10 +1,13 @@
 #include "harness/npy/npy_file.hpp"
 
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "harness/errors.hpp"
+#include "harness/report/atomic_write.hpp"
+#include "harness/tensors.hpp"
 
 namespace nb {
 namespace {
@@ -21,23 +24,23 @@ std::string header_text(const std::string& descr, const std::vector<std::int64_t
   return h + "\n";
 }
 
+// The whole file is assembled first and written atomically: a full disk or a killed process
+// leaves the old file or none, never a truncated array that a reader would take for data.
 template <class T>
 void write_npy(const std::string& path, const std::string& descr, const std::vector<std::int64_t>& shape,
                const std::vector<T>& values) {
-  std::int64_t count = 1;
-  for (auto d : shape) count *= d;
+  const std::int64_t count = checked_elements(shape, path);
   if (count != static_cast<std::int64_t>(values.size()))
     throw UsageError(path + ": shape holds " + std::to_string(count) + " values, given " + std::to_string(values.size()));
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw UsageError(path + ": cannot write");
   const std::string header = header_text(descr, shape);
   const std::uint16_t length = static_cast<std::uint16_t>(header.size());
-  out.write(kMagic, 6);
-  out.put(1).put(0);
-  out.put(static_cast<char>(length & 0xff)).put(static_cast<char>(length >> 8));
-  out << header;
-  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T)));
-  if (!out) throw UsageError(path + ": write failed (disk full?)");
+  std::string file;
+  file.reserve(10 + header.size() + values.size() * sizeof(T));
+  file.append(kMagic, 6);
+  file += {'\x01', '\x00', static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
+  file += header;
+  file.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  write_file_atomically(path, file);
 }
 
 // The value of `key` in the header's dict, as text: "'<f4'", "False", "(3, 4)".
@@ -52,29 +55,42 @@ std::string header_value(const std::string& header, const std::string& key, cons
   return header.substr(start, end - start);
 }
 
+// The dims of a shape text "(3, 4)": each a whole number >= 0, their product (the element count)
+// below 2^63.
 std::vector<std::int64_t> parse_shape(const std::string& text, const std::string& path) {
   std::vector<std::int64_t> shape;
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') throw UsageError(path + ": bad shape " + text);
   std::string inner = text.substr(1, text.size() - 2);
   std::stringstream parts(inner);
   std::string part;
   while (std::getline(parts, part, ',')) {
-    if (part.find_first_not_of(" ") == std::string::npos) continue;
-    try {
-      shape.push_back(std::stoll(part));
-    } catch (const std::exception&) {
-      throw UsageError(path + ": bad shape " + text);
-    }
+    const auto first = part.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    const auto last = part.find_last_not_of(' ');
+    const std::string digits = part.substr(first, last - first + 1);
+    std::int64_t dim = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), dim);
+    if (error != std::errc() || end != digits.data() + digits.size() || dim < 0)
+      throw UsageError(path + ": bad shape " + text + ": '" + digits + "' is not a dimension (a whole number >= 0)");
+    shape.push_back(dim);
   }
+  checked_elements(shape, path);
   return shape;
 }
 
 }  // namespace
 
-std::int64_t NpyArray::elements() const {
+std::int64_t checked_elements(const std::vector<std::int64_t>& shape, const std::string& path) {
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) {
+    if (d < 0) throw UsageError(path + ": shape " + format_dims(shape) + " has a negative dimension");
+    if (__builtin_mul_overflow(n, d, &n))
+      throw UsageError(path + ": shape " + format_dims(shape) + " holds more than 2^63 elements");
+  }
   return n;
 }
+
+std::int64_t NpyArray::elements() const { return checked_elements(shape, "a .npy array"); }
 
 void write_npy_f32(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<float>& values) {
   write_npy(path, "<f4", shape, values);
@@ -102,6 +118,11 @@ NpyArray read_npy(const std::string& path) {
   } else {
     throw UsageError(path + ": .npy format version " + std::to_string(major) + " is not one of 1, 2, 3");
   }
+  const auto header_start = in.tellg();
+  in.seekg(0, std::ios::end);
+  const auto after_header = static_cast<std::uint64_t>(in.tellg() - header_start);
+  in.seekg(header_start);
+  if (!in || length > after_header) throw UsageError(path + ": truncated .npy header");
   std::string header(length, '\0');
   in.read(header.data(), length);
   if (!in) throw UsageError(path + ": truncated .npy header");
@@ -111,7 +132,18 @@ NpyArray read_npy(const std::string& path) {
   if (header_value(header, "fortran_order", path) != "False")
     throw UsageError(path + ": Fortran-ordered array; save a C-contiguous one (np.ascontiguousarray)");
   a.shape = parse_shape(header_value(header, "shape", path), path);
-  const std::size_t n = static_cast<std::size_t>(a.elements());
+  const std::size_t n = static_cast<std::size_t>(checked_elements(a.shape, path));
+  if (a.descr != "<f4" && a.descr != "<f8")
+    throw UsageError(path + ": dtype " + a.descr + " is not float32 (<f4) or float64 (<f8)");
+  // The shape against the bytes the file holds, before anything is allocated for it.
+  const std::size_t element_bytes = a.descr == "<f4" ? sizeof(float) : sizeof(double);
+  const auto data_start = in.tellg();
+  in.seekg(0, std::ios::end);
+  const auto data_bytes = static_cast<std::uint64_t>(in.tellg() - data_start);
+  in.seekg(data_start);
+  if (!in || n > data_bytes / element_bytes)
+    throw UsageError(path + ": shape " + format_dims(a.shape) + " needs " + std::to_string(n) + " values, the file holds " +
+                     std::to_string(data_bytes / element_bytes));
   if (a.descr == "<f4") {
     std::vector<float> raw(n);
     in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(n * sizeof(float)));
@@ -119,8 +151,6 @@ NpyArray read_npy(const std::string& path) {
   } else if (a.descr == "<f8") {
     a.values.resize(n);
     in.read(reinterpret_cast<char*>(a.values.data()), static_cast<std::streamsize>(n * sizeof(double)));
-  } else {
-    throw UsageError(path + ": dtype " + a.descr + " is not float32 (<f4) or float64 (<f8)");
   }
   if (!in) throw UsageError(path + ": holds fewer values than its shape says");
   return a;

@@ -16,10 +16,17 @@ struct NpyArray {
   std::int64_t elements() const;
 };
 
-// Writes a version 1.0 file with the header padded to 64 bytes, as numpy.save does.
+// The element count of `shape`; throws UsageError naming `path` when a dimension is negative or the
+// product does not fit in 63 bits.
+std::int64_t checked_elements(const std::vector<std::int64_t>& shape, const std::string& path);
+
+// Writes a version 1.0 file with the header padded to 64 bytes, as numpy.save does, atomically
+// (write_file_atomically): a failed write leaves no partial file.
 void write_npy_f32(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
 void write_npy_f64(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<double>& values);
 
+// Reads a file; a shape with a negative or overflowing dimension, or more values than the file
+// holds, is a UsageError before anything is allocated for it.
 NpyArray read_npy(const std::string& path);
 
 }  // namespace nb

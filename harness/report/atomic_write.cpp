@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,6 +45,34 @@ void sync_folder(const std::string& folder) {
   ::close(fd);
 }
 
+// "" when `folder` exists or could be created and a probe file could be written and synced in it;
+// else the reason.
+std::string why_folder_is_not_writable(const std::string& folder) {
+  std::error_code error;
+  std::vector<std::filesystem::path> created;  // the folders this probe makes, deepest first
+  for (std::filesystem::path p = folder; !p.empty() && !std::filesystem::exists(p, error); p = p.parent_path())
+    created.push_back(p);
+  struct RemoveCreated {  // the probe leaves nothing behind; the writer creates the folders again
+    std::vector<std::filesystem::path>& folders;
+    ~RemoveCreated() {
+      std::error_code ignored;
+      for (const auto& p : folders) std::filesystem::remove(p, ignored);  // empty folders only
+    }
+  } remove_created{created};
+  std::filesystem::create_directories(folder, error);
+  if (error) return "cannot create the folder: " + error.message();
+  if (!std::filesystem::is_directory(folder, error)) return folder + " is not a folder";
+  std::string pattern = folder + "/.normbench-write-probe.XXXXXX";
+  std::vector<char> probe(pattern.begin(), pattern.end());
+  probe.push_back('\0');
+  int fd = ::mkstemp(probe.data());
+  if (fd < 0) return std::string("cannot create a file in it: ") + std::strerror(errno);
+  int failure = write_all_and_sync(fd, "normbench\n");
+  if (::close(fd) != 0 && failure == 0) failure = errno;
+  ::unlink(probe.data());
+  return failure == 0 ? "" : std::string("cannot write a file in it: ") + std::strerror(failure);
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& content) {
@@ -71,6 +100,12 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     fail(path, "renaming the temporary file over it", error);
   }
   sync_folder(folder);
+}
+
+void check_folder_writable(const std::string& folder, const std::string& what) {
+  const std::string shown = folder.empty() ? "." : folder;
+  if (std::string why = why_folder_is_not_writable(shown); !why.empty())
+    throw UsageError("cannot write to " + what + " " + shown + ": " + why);
 }
 
 }  // namespace nb

@@ -9,4 +9,10 @@ namespace nb {
 // (missing folder, no permission, disk full); the temporary file is removed on failure.
 void write_file_atomically(const std::string& path, const std::string& content);
 
+// Creates `folder` (and its parents) and writes, syncs and removes a small probe file in it, so
+// that an unwritable output is found before the work whose results would go there; the folders it
+// created are removed again (the writer creates them when it writes). Throws nb::UsageError
+// "cannot write to <what> <folder>: <reason>".
+void check_folder_writable(const std::string& folder, const std::string& what);
+
 }  // namespace nb

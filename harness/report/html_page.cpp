@@ -17,7 +17,7 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr max-content 1fr
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
 table { border-collapse: collapse; margin: 6px 0 12px; background: #fff; }
 th, td { border: 1px solid var(--line); padding: 3px 7px; vertical-align: top; }
-th { background: var(--head); cursor: pointer; user-select: none; white-space: nowrap; }
+th { background: var(--head); cursor: pointer; user-select: none; }
 th[aria-sort="ascending"]::after { content: " \25B2"; } th[aria-sort="descending"]::after { content: " \25BC"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr[hidden] { display: none; }
@@ -35,6 +35,9 @@ tr.fail-incorrect td { background: #fdecea; }
 tr.fail-unwritten td:first-child, tr.fail-incorrect td:first-child { box-shadow: inset 4px 0 0 #c62828; }
 tr.error td { background: #fbd9d6; color: #7a1010; }
 .reason { font-size: 12px; }
+.failure { font-size: 12px; color: #8a1c1c; max-width: 260px; overflow-wrap: anywhere; margin-top: 2px; }
+.failure.muted { color: var(--muted); }
+table.results { max-width: 100%; }
 details summary { cursor: pointer; color: var(--accent); font-size: 12px; }
 details pre { margin: 2px 0 6px; padding: 4px 6px; background: #f4f6f9; border: 1px solid var(--line);
               white-space: pre-wrap; word-break: break-all; max-width: 560px; font-size: 12px; }

@@ -8,16 +8,33 @@
 #include "harness/report/html_report.hpp"
 #include "harness/report/report_loading.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
 namespace nb {
+namespace {
+
+// An output that is one of the inputs would replace the report it is made from with HTML: refused,
+// however the two paths are spelled (links, "..", relative or absolute).
+void refuse_overwriting_an_input(const std::string& out, const std::vector<std::string>& inputs,
+                                 const std::string& option) {
+  for (const std::string& input : inputs) {
+    std::error_code error;  // an output that does not exist yet is no input
+    if (std::filesystem::equivalent(out, input, error))
+      throw UsageError(option + " " + out + " is the input report " + input +
+                       ": writing it would replace the report; choose another output file");
+  }
+}
+
+}  // namespace
 
 int html_command(const std::string& report_json_path, const std::string& out_path) {
   nlohmann::json report = load_report_file(report_json_path);
   std::string target = out_path.empty()
                            ? (std::filesystem::path(report_json_path).parent_path() / "report.html").string()
                            : out_path;
+  refuse_overwriting_an_input(target, {report_json_path}, out_path.empty() ? "the output" : "--out");
   write_file_atomically(target, render_report_html(report));
   std::cout << "wrote " << target << "\n";
   return kExitOk;
@@ -25,10 +42,16 @@ int html_command(const std::string& report_json_path, const std::string& out_pat
 
 int compare_command(const CompareOptions& options) {
   std::ostream& out = options.out != nullptr ? *options.out : std::cout;
-  if (options.min_noise_pct < 0 || options.spread_multiplier < 0)
-    throw UsageError("compare: the noise floor and the spread multiplier must not be negative");
+  if (!(options.min_noise_pct >= 0) || !(options.spread_multiplier >= 0) || !std::isfinite(options.min_noise_pct) ||
+      !std::isfinite(options.spread_multiplier))
+    throw UsageError("compare: the noise floor and the spread multiplier must be finite and not negative");
+  if (options.fail_on_regression_pct &&
+      (!(*options.fail_on_regression_pct >= 0) || !std::isfinite(*options.fail_on_regression_pct)))
+    throw UsageError("compare: --fail-on-regression must be a finite percentage >= 0");
   nlohmann::json base = load_report_file(options.base_path);
   nlohmann::json candidate = load_report_file(options.new_path);
+  if (!options.html_out.empty())
+    refuse_overwriting_an_input(options.html_out, {options.base_path, options.new_path}, "--html");
   Comparison comparison = compare_reports(base, candidate, {options.min_noise_pct, options.spread_multiplier});
   comparison.base.path = options.base_path;
   comparison.candidate.path = options.new_path;
@@ -46,6 +69,7 @@ int fleet_command(const std::vector<std::string>& inputs, const std::string& out
   std::vector<std::pair<std::string, nlohmann::json>> loaded;
   for (const std::string& file : files) loaded.emplace_back(file, load_report_file(file));
   std::string target = out_html.empty() ? "fleet.html" : out_html;
+  refuse_overwriting_an_input(target, files, out_html.empty() ? "the output" : "--out");
   write_file_atomically(target, render_fleet_html(label_fleet_runs(std::move(loaded))));
   std::cout << "wrote " << target << " (" << files.size() << " reports)\n";
   return kExitOk;

@@ -8,7 +8,12 @@ namespace nb {
 
 std::string format_fixed(double value, int decimals) {
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  // Past 1e15 fixed notation prints digits that mean nothing (1e308 has 309 of them, cut at the
+  // buffer's end): such a value, from a hostile or broken report, reads in exponent form.
+  if (std::isfinite(value) && std::fabs(value) >= 1e15)
+    std::snprintf(buffer, sizeof buffer, "%.3e", value);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.*f", std::clamp(decimals, 0, 20), value);
   return buffer;
 }
 

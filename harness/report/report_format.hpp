@@ -7,6 +7,8 @@ namespace nb {
 
 inline const char* const kNotMeasured = "\u2014";  // an em dash, never a made-up number
 
+// Fixed decimals; a magnitude of 1e15 or more in exponent form with 4 significant digits
+// ("1.000e+308"), never dozens of digits.
 std::string format_fixed(double value, int decimals);
 
 // Milliseconds with about four significant digits (0.2134, 12.07, 1234).

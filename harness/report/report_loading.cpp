@@ -4,6 +4,7 @@
 #include "harness/report/report_schema.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,9 +17,15 @@ void require_readable_report(const nlohmann::json& report, const std::string& or
   const auto& version = report.value("schema_version", nlohmann::json());
   if (!version.is_number_integer())
     throw UsageError(origin + ": schema_version is missing or not an integer");
-  if (version.get<int>() > kReportSchemaVersion)
+  // Compared as 64-bit numbers: 2^64-1 must not wrap to -1 and read as an old version.
+  const bool is_unsigned = version.is_number_unsigned();
+  const std::uint64_t positive = is_unsigned ? version.get<std::uint64_t>() : 0;
+  const std::int64_t signed_value = is_unsigned ? 0 : version.get<std::int64_t>();
+  if (is_unsigned ? positive > std::uint64_t(kReportSchemaVersion) : signed_value > kReportSchemaVersion)
     throw UsageError(origin + ": schema_version " + version.dump() + " is newer than this normbench reads (" +
                      std::to_string(kReportSchemaVersion) + "); update normbench");
+  if (is_unsigned ? positive < 1 : signed_value < 1)
+    throw UsageError(origin + ": schema_version " + version.dump() + " is not a version (versions start at 1)");
   if (!report.contains("results") || !report["results"].is_array())
     throw UsageError(origin + ": no results[] array (see docs/report-schema.md)");
   const nlohmann::json& results = report["results"];

@@ -31,7 +31,7 @@ HtmlCell spread_cell(const nlohmann::json& row) {
   auto p10 = number_of(row, "timing.p10_ms"), p90 = number_of(row, "timing.p90_ms"), median = number_of(row, "timing.median_ms");
   if (!p10 || !p90) return {kNotMeasured, "num", ""};
   std::string relative = median && *median > 0 ? format_fixed(100 * (*p90 - *p10) / *median, 1) + "%" : "";
-  return {html_escape(format_ms(*p10) + "\u2013" + format_ms(*p90)) + " <span class=\"muted\">" + relative + "</span>",
+  return {html_escape(format_ms(*p10) + "\u2013" + format_ms(*p90)) + "<br><span class=\"muted\">" + relative + "</span>",
           "num", median && *median > 0 ? format_fixed((*p90 - *p10) / *median, 6) : ""};
 }
 
@@ -69,6 +69,23 @@ HtmlCell variant_cell(const nlohmann::json& row) {
   return {html, "", variant};
 }
 
+// The failure of each failed distribution, as text in the row (a tooltip alone hides why a row
+// failed from a reader who does not hover, and from print and search).
+std::string visible_failures(const nlohmann::json& row) {
+  std::string html;
+  const nlohmann::json* distributions = field_path(row, "validation.per_distribution");
+  if (distributions == nullptr || !distributions->is_array()) return html;
+  for (const auto& d : *distributions) {
+    const std::string failure = text_of(d, "failure");
+    if (failure.empty() || text_of(d, "verdict") == "passed") continue;
+    const nlohmann::json* counts = field(d, "counts");
+    const bool claimed = counts == nullptr || !counts->is_boolean() || counts->get<bool>();
+    html += std::string("<div class=\"failure") + (claimed ? "" : " muted") + "\">" +
+            html_escape(text_of(d, "distribution") + ": " + failure) + "</div>";
+  }
+  return html;
+}
+
 HtmlCell verdict_cell(const nlohmann::json& row) {
   std::string verdict = verdict_of(row);
   std::string classes = failure_class_attribute(row);
@@ -84,7 +101,7 @@ HtmlCell verdict_cell(const nlohmann::json& row) {
   std::string html = html_chip(verdict, chip_class) + " " + render_distribution_chips(row);
   long long unwritten = unwritten_elements(row);
   if (unwritten > 0) html += " " + html_chip(std::to_string(unwritten) + " unwritten", "fail fail-unwritten");
-  return {html, classes, verdict};
+  return {html + visible_failures(row), classes, verdict};
 }
 
 std::string validation_details(const nlohmann::json& row) {
@@ -123,9 +140,12 @@ HtmlCell commands_cell(const nlohmann::json& row) {
   return {html + validation_details(row) + "</details>", "", ""};
 }
 
+// The problem's label may break after each '_' (m4096_<wbr>n4096_<wbr>k4096): long GEMM shapes
+// would otherwise widen the table past the page.
 HtmlCell problem_cell(const nlohmann::json& row) {
-  return {"<span title=\"" + html_escape(text_of(row, "problem")) + "\">" + html_escape(problem_label(row)) + "</span>", "",
-          text_of(row, "problem")};
+  std::string label = html_escape(problem_label(row));
+  for (std::size_t at = label.find('_'); at != std::string::npos; at = label.find('_', at + 6)) label.insert(at + 1, "<wbr>");
+  return {"<span title=\"" + html_escape(text_of(row, "problem")) + "\">" + label + "</span>", "", text_of(row, "problem")};
 }
 
 // Memory-bound rows: GB/s and % of the copy ceiling; compute-bound rows (a GEMM ceiling for
@@ -155,6 +175,7 @@ HtmlRow result_row(const nlohmann::json& report, const nlohmann::json& row, bool
 std::vector<HtmlColumn> result_columns(bool compute_bound) {
   HtmlColumn rate = compute_bound ? HtmlColumn{"tflops", "TFLOP/s", true} : HtmlColumn{"gbps", "GB/s", true};
   HtmlColumn share = compute_bound ? HtmlColumn{"pct_gemm", "% of GEMM ceiling", true} : HtmlColumn{"pct", "% of ceiling", true};
+  // Headers wrap at their blanks (html_page's style): short words keep each column narrow.
   return {{"problem", "problem"}, {"variant", "variant"}, {"median", "median ms", true}, {"spread", "p10\u2013p90 ms", true},
           rate, share, {"vs_naive", "vs naive", true},
           {"vs_baseline", "vs library", true}, {"verdict", "verdict per distribution"}, {"robust_to", "robust to"},

@@ -25,6 +25,18 @@ std::vector<std::string> suites_of(const OpSpec& op, const Problem& p) {
   return {};
 }
 
+// Which filter emptied a suite's selection: --op (no problem of those ops in the suite) or --dtype.
+std::string why_no_problem(const Selection& s, const std::set<std::string>& dtypes_in_suite) {
+  std::string ops;
+  for (const auto& name : s.ops) ops += (ops.empty() ? "" : ",") + name;
+  const std::string of_ops = ops.empty() ? "" : " of --op " + ops;
+  if (dtypes_in_suite.empty()) return "suite '" + s.suite + "' has no problem" + of_ops + " (check --op and --suite)";
+  std::string dtypes;
+  for (const auto& name : dtypes_in_suite) dtypes += (dtypes.empty() ? "" : ", ") + name;
+  return "--dtype " + s.dtype + " matches no problem of suite '" + s.suite + "'" + of_ops + " (dtypes there: " +
+         dtypes + ")";
+}
+
 std::vector<ChosenProblem> choose_problems(const Registry& registry, const Selection& s) {
   std::vector<ChosenProblem> chosen;
   if (!s.params.empty()) {
@@ -52,14 +64,18 @@ std::vector<ChosenProblem> choose_problems(const Registry& registry, const Selec
   for (const auto& name : s.ops) registry.op(name);  // unknown op names fail here
   const bool any_dtype = s.dtype.empty();
   const DType only = any_dtype ? DType::f32 : parse_dtype(s.dtype);
+  std::set<std::string> dtypes_in_suite;  // of the selected ops: what --dtype could have chosen
   for (const auto& op : registry.ops()) {
     if (!wanted(s.ops, op->name())) continue;
     for (const auto& np : op->named_problems()) {
       if (std::find(np.suites.begin(), np.suites.end(), s.suite) == np.suites.end()) continue;
-      for (DType t : np.dtypes)
+      for (DType t : np.dtypes) {
+        dtypes_in_suite.insert(dtype_name(t));
         if (any_dtype || t == only) chosen.push_back({op.get(), op->make_problem(np.params, t), np.suites});
+      }
     }
   }
+  if (chosen.empty()) throw UsageError(why_no_problem(s, dtypes_in_suite));
   return chosen;
 }
 

@@ -6,6 +6,9 @@
       (<body data-ready="ok">) and recorded no error; counts are exact.
   png FILE --width W --height H --min-colours N
       The screenshot has the size asked for and at least N distinct colours (not blank).
+  widths FILE --max PX
+      FILE is a --dump-dom of a page whose <body data-table-widths="..."> lists its tables'
+      widths in pixels; each must be at most PX.
   count-rows REPORT.json [--op OP] [--verdict VERDICT]
       Prints how many result rows match, as the page's filter would show them.
 """
@@ -181,6 +184,19 @@ def check_png(args):
     print(f"ok: {args.file}: {width}x{height}, {len(colours)} distinct colours in the top 700 rows")
 
 
+def check_widths(args):
+    page = PageDom()
+    with open(args.file, encoding="utf-8") as f:
+        page.feed(f.read())
+    widths = page.body.get("data-table-widths")
+    if not widths:
+        fail(f"{args.file}: no table widths recorded")
+    values = [float(w) for w in widths.split()]
+    if max(values) > args.max:
+        fail(f"{args.file}: a table is {max(values):.0f} px wide, more than {args.max} (widths {widths})")
+    print(f"ok: {args.file}: {len(values)} tables, the widest {max(values):.0f} px")
+
+
 def count_rows(args):
     with open(args.report, encoding="utf-8") as f:
         report = json.load(f)
@@ -206,12 +222,15 @@ def main():
     png.add_argument("--width", type=int)
     png.add_argument("--height", type=int)
     png.add_argument("--min-colours", type=int, default=64)
+    widths = sub.add_parser("widths")
+    widths.add_argument("file")
+    widths.add_argument("--max", type=float, required=True)
     rows = sub.add_parser("count-rows")
     rows.add_argument("report")
     rows.add_argument("--op")
     rows.add_argument("--verdict")
     args = parser.parse_args()
-    {"dom": check_dom, "png": check_png, "count-rows": count_rows}[args.command](args)
+    {"dom": check_dom, "png": check_png, "widths": check_widths, "count-rows": count_rows}[args.command](args)
 
 
 if __name__ == "__main__":

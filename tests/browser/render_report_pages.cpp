@@ -1,5 +1,6 @@
 // Writes the three report pages from the committed fixtures, for the browser test:
-//   render_report_pages FIXTURE_DIR OUT_DIR  ->  OUT_DIR/report.html, compare.html, fleet.html
+//   render_report_pages FIXTURE_DIR OUT_DIR  ->  OUT_DIR/report.html, gemm.html (the compute-bound
+//   fixture), compare.html, fleet.html
 #include "harness/errors.hpp"
 #include "harness/report/atomic_write.hpp"
 #include "harness/report/html_report.hpp"
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   try {
     nb::write_file_atomically(out + "/report.html",
                               nb::render_report_html(nb::load_report_file(data + "/report_fixture.json")));
+    nb::write_file_atomically(out + "/gemm.html",
+                              nb::render_report_html(nb::load_report_file(data + "/report_fixture_gemm.json")));
     std::ostringstream compare_text;
     nb::CompareOptions compare;
     compare.base_path = data + "/report_fixture.json";

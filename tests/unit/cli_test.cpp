@@ -1,5 +1,6 @@
 // The CLI: bad arguments and bad parameters give a clear message and exit 2, before any device
 // is touched; list works without a GPU.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <initializer_list>
@@ -100,6 +101,26 @@ TEST(Cli, RunWithoutADeviceIsADeviceErrorNotACrash) {
   CliResult ceilings = run_cli({"ceilings", "--json", "--device", "0"});
   EXPECT_EQ(ceilings.status, kExitDevice) << ceilings.err;
   EXPECT_NE(ceilings.err.find("no usable CUDA device"), std::string::npos) << ceilings.err;
+}
+
+// With no NVIDIA driver at all the runtime says "driver version is insufficient", which sends people
+// to upgrade a driver that is not there: the message names the missing driver instead.
+TEST(Cli, NoDriverAtAllIsNamedAsSuch) {
+  if (cuda_device_available()) GTEST_SKIP() << "a GPU is present";
+  if (void* libcuda = dlopen("libcuda.so.1", RTLD_LAZY)) {
+    dlclose(libcuda);
+    GTEST_SKIP() << "a driver is installed (no device)";
+  }
+  for (std::initializer_list<std::string> args :
+       {std::initializer_list<std::string>{"run", "--suite", "quick", "--op", "rmsnorm_rows", "--validate-only"},
+        {"ceilings"},
+        {"run", "--suite", "quick", "--op", "rmsnorm_rows", "--devices", "all"}}) {
+    CliResult r = run_cli(args);
+    EXPECT_EQ(r.status, kExitDevice) << r.err;
+    EXPECT_NE(r.err.find("no NVIDIA driver found (libcuda.so.1 not loadable)"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("insufficient"), std::string::npos) << r.err;
+  }
+  EXPECT_NE(why_no_cuda_device().find("no NVIDIA driver"), std::string::npos);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "harness/npy/npy_file.hpp"
 
@@ -133,6 +135,36 @@ TEST(NpyBridge, DumpThenCheckPassesTheReferenceAndFailsZeros) {
   r = normbench("check" + trial + " --outputs " + out.string());
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("y.npy"), std::string::npos) << r.output;
+}
+
+// Outputs whose headers lie about their shape, and problems too big for host memory: a message and
+// exit 2, never an uncaught length_error or bad_alloc (abort, 134) or a wrong answer.
+TEST(NpyBridge, HostileShapesAndHugeProblemsAreUsageErrorsNotCrashes) {
+  const fs::path dir = fs::path(testing::TempDir()) / ("npy_hostile_" + std::to_string(getpid()));
+  const std::string trial = " --problem softmax/m7_n31/fp32 --outputs " + dir.string();
+  for (const auto& [shape, values] : std::vector<std::pair<std::string, int>>{
+           {"(-1,)", 4}, {"(1000000000000,)", 4}, {"(-7, -31)", 217}, {"(11, 8384883669867978027)", 217}}) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+    header += "\n";
+    std::ofstream out(dir / "y.npy", std::ios::binary);
+    out.write("\x93NUMPY\x01\x00", 8);
+    out.put(static_cast<char>(header.size())).put(0);
+    out << header << std::string(std::size_t(values) * 4, '\0');
+    out.close();
+    CliRun r = normbench("check" + trial);
+    EXPECT_EQ(r.status, 2) << shape << ": " << r.output;
+    EXPECT_NE(r.output.find("y.npy"), std::string::npos) << shape << ": " << r.output;
+  }
+  fs::remove_all(dir);
+  for (const char* command : {"dump", "check --outputs"}) {
+    CliRun r = normbench(std::string(command) + " " + dir.string() + " --problem softmax/m1000000000_n1000000000/fp32");
+    EXPECT_EQ(r.status, 2) << command << ": " << r.output;
+    EXPECT_NE(r.output.find("host memory"), std::string::npos) << command << ": " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir)) << "the refused dump left its folder behind";
 }
 
 }  // namespace

@@ -3,12 +3,15 @@
 // are malformed or hostile, given to html, compare and fleet.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "harness/cli/cli.hpp"
+#include "harness/device/gpu_info.hpp"
 #include "harness/errors.hpp"
 #include "kernels/ops.hpp"
 #include "report_test_support.hpp"
@@ -58,6 +61,101 @@ TEST(HostileInput, NonFiniteOverflowingAndNegativeParameters) {
   expect_usage_error({"run", "--min-time", "nan"}, "--min-time");
 }
 
+// Every numeric option of every subcommand: NaN, infinities and values out of range are refused
+// by name, never turned into a gate that is silently off or a verdict that is always SLOWER.
+TEST(HostileInput, NonFiniteAndOutOfRangeOptionValues) {
+  const std::string a = test::fixture_path("report_fixture.json"), b = test::fixture_path("report_fixture_new.json");
+  for (const char* value : {"-5", "nan", "inf", "-inf", "1e400", "x"})
+    expect_usage_error({"compare", a, b, "--fail-on-regression", value}, "--fail-on-regression");
+  for (const char* option : {"--min-noise", "--spread-k"})
+    for (const char* value : {"nan", "-1", "inf", "1e400"}) expect_usage_error({"compare", a, b, option, value}, option);
+  for (const char* value : {"nan", "inf", "0", "-1", "1e400"}) {
+    expect_usage_error({"run", "--suite", "quick", "--min-time", value}, "--min-time");
+    expect_usage_error({"eval", "cand.cu", "--op", "softmax", "--case-timeout", value}, "--case-timeout");
+    expect_usage_error({"eval", "cand.cu", "--op", "softmax", "--min-time", value}, "--min-time");
+  }
+  for (const char* value : {"-1", "1.5", "nan", "99999999999"}) {
+    expect_usage_error({"run", "--suite", "quick", "--device", value}, "--device");
+    expect_usage_error({"ceilings", "--device", value}, "--device");
+    expect_usage_error({"run", "--suite", "quick", "--trials", value}, "--trials");
+    expect_usage_error({"run", "--suite", "quick", "--huge-trials", value}, "--huge-trials");
+    expect_usage_error({"run", "--suite", "quick", "--max-samples", value}, "--max-samples");
+  }
+  for (const char* value : {"-1", "1.5", "nan", "18446744073709551616"}) {
+    expect_usage_error({"dump", "--problem", "softmax/m7_n31/fp32", "--seed", value, "x"}, "--seed");
+    expect_usage_error({"check", "--problem", "softmax/m7_n31/fp32", "--seed", value, "--outputs", "x"}, "--seed");
+  }
+  // In range, they pass the parser (and the fixtures' regression still fails the gate).
+  EXPECT_EQ(run_cli({"compare", a, b, "--fail-on-regression", "0", "--min-noise", "0", "--spread-k", "0"}).status,
+            kExitVerdictFailed);
+}
+
+// An empty value is refused, not taken as "no filter"; a non-integer dim names the value given; a
+// filter that empties the selection is named.
+TEST(HostileInput, EmptyValuesNonIntegersAndEmptyingFilters) {
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", ""}, "--params");
+  expect_usage_error({"run", "--suite", "quick", "--dtype", ""}, "--dtype");
+  expect_usage_error({"run", "--suite", "quick", "--devices", ""}, "--devices");
+  expect_usage_error({"run", "--suite", "quick", "--out", ""}, "--out");
+  expect_usage_error({"run", "--op", "softmax", "--params", "m=4.5,n=8"}, "got 4.5");
+  expect_usage_error({"run", "--op", "softmax", "--params", "m=4.0000001,n=8"}, "got 4.0000001");
+  expect_usage_error({"run", "--op", "softmax", "--dtype", "tf32"}, "--dtype tf32");
+  expect_usage_error({"run", "--op", "softmax", "--suite", "llm", "--dtype", "tf32"}, "--dtype tf32");
+}
+
+// An output that is the input report (however spelled) is refused and the report stays as it was.
+TEST(HostileInput, AnOutputThatIsAnInputReportIsRefused) {
+  test::TempFolder dir;
+  const std::string a = dir.file("a.json"), b = dir.file("b.json");
+  std::filesystem::copy_file(test::fixture_path("report_fixture.json"), a);
+  std::filesystem::copy_file(test::fixture_path("report_fixture_new.json"), b);
+  std::filesystem::create_directories(dir.path / "sub");
+  const std::string b_other_spelling = (dir.path / "sub" / ".." / "b.json").string();
+  const std::string before_a = test::read_text(a), before_b = test::read_text(b);
+  expect_usage_error({"html", a, "-o", a}, "is the input report");
+  expect_usage_error({"html", a, "--out", (dir.path / "sub" / ".." / "a.json").string()}, "is the input report");
+  expect_usage_error({"compare", a, b, "--html", b}, "is the input report");
+  expect_usage_error({"compare", a, b, "--html", b_other_spelling}, "is the input report");
+  expect_usage_error({"compare", a, b, "--html", a}, "is the input report");
+  expect_usage_error({"fleet", a, "-o", a}, "is the input report");
+  std::filesystem::create_directories(dir.path / "run");
+  std::filesystem::copy_file(a, dir.path / "run" / "report.json");
+  expect_usage_error({"fleet", dir.path.string(), "-o", dir.file("run/report.json")}, "is the input report");
+  EXPECT_EQ(test::read_text(dir.file("run/report.json")), before_a);
+  EXPECT_EQ(test::read_text(a), before_a);
+  EXPECT_EQ(test::read_text(b), before_b);
+  EXPECT_EQ(run_cli({"html", a, "-o", dir.file("a.html")}).status, kExitOk);  // another name is fine
+}
+
+// An unwritable --out (or dump folder) is found before any case runs: a usage error naming it,
+// not a device error (this host has no GPU) or a report lost after the run.
+TEST(HostileInput, UnwritableOutputFoldersAreFoundBeforeTheRun) {
+  test::TempFolder dir;
+  const std::string file = dir.file("a-file");
+  std::ofstream(file) << "not a folder";
+  const std::string under_file = file + "/reports";
+  expect_usage_error({"run", "--suite", "quick", "--op", "softmax", "--validate-only", "--out", under_file},
+                     under_file);
+  expect_usage_error({"run", "--suite", "quick", "--op", "softmax", "--devices", "0", "--out", under_file},
+                     under_file);
+  expect_usage_error({"dump", "--problem", "softmax/m7_n31/fp32", under_file}, under_file);
+  expect_usage_error({"html", test::fixture_path("report_fixture.json"), "-o", under_file + "/r.html"}, under_file);
+  if (geteuid() != 0) {  // root writes anywhere: a read-only folder stops only other users
+    const std::filesystem::path read_only = dir.path / "read-only";
+    std::filesystem::create_directories(read_only);
+    std::filesystem::permissions(read_only, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    expect_usage_error({"run", "--suite", "quick", "--op", "softmax", "--out", read_only.string()}, read_only.string());
+    std::filesystem::permissions(read_only, std::filesystem::perms::owner_all);
+  }
+  // A folder that can be written is probed and left as it was: nothing created, nothing left behind.
+  const std::filesystem::path fresh = dir.path / "fresh" / "reports";
+  CliResult r = run_cli({"run", "--suite", "quick", "--op", "softmax", "--validate-only", "--out", fresh.string()});
+  if (!cuda_device_available()) {
+    EXPECT_EQ(r.status, kExitDevice) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.path / "fresh")) << "the probe left its folder behind";
+  }
+}
+
 TEST(HostileInput, DevicesAndRunIds) {
   expect_usage_error({"run", "--suite", "quick", "--devices", "0,x"}, "--devices");
   expect_usage_error({"run", "--suite", "quick", "--devices", "0,0"}, "");
@@ -79,6 +177,10 @@ TEST(HostileInput, MalformedReportFilesAreUsageErrors) {
       {"version as text", R"({"schema": "normbench.report", "schema_version": "1", "results": []})"},
       {"version fraction", R"({"schema": "normbench.report", "schema_version": 1.5, "results": []})"},
       {"version huge", R"({"schema": "normbench.report", "schema_version": 1e300, "results": []})"},
+      {"version 2^64-1", R"({"schema": "normbench.report", "schema_version": 18446744073709551615, "results": []})"},
+      {"version 2^63", R"({"schema": "normbench.report", "schema_version": 9223372036854775808, "results": []})"},
+      {"version 0", R"({"schema": "normbench.report", "schema_version": 0, "results": []})"},
+      {"version negative", R"({"schema": "normbench.report", "schema_version": -1, "results": []})"},
       {"results object", R"({"schema": "normbench.report", "schema_version": 1, "results": {}})"},
       {"row not an object", R"({"schema": "normbench.report", "schema_version": 1, "results": [{}, 1, null]})"},
       {"deep", std::string(100000, '[') + std::string(100000, ']')},

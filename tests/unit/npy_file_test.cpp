@@ -2,11 +2,16 @@
 // values, shapes and format versions read back; the writer reproduces NumPy's bytes; what the
 // bridge cannot take (Fortran order, integers, a missing file) is a clear UsageError.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
+#include <unistd.h>
+#include <vector>
 
 #include "harness/errors.hpp"
 #include "harness/npy/npy_file.hpp"
@@ -67,6 +72,74 @@ TEST(NpyFile, RefusesWhatTheBridgeCannotTake) {
     }
   }
   EXPECT_THROW(read_npy(fixture("make_npy_fixtures.py")), UsageError);
+}
+
+// A version 1.0 file of float32 zeros whose header claims `shape` and whose data holds `values`.
+std::string hostile_npy(const std::string& name, const std::string& shape, std::size_t values) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += "\n";
+  const std::string path = (std::filesystem::temp_directory_path() / ("nb_npy_hostile_" + name + ".npy")).string();
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  out.put(static_cast<char>(header.size() & 0xff)).put(static_cast<char>(header.size() >> 8));
+  out << header << std::string(values * sizeof(float), '\0');
+  return path;
+}
+
+// A negative dimension, a product that wraps around 2^64 to the right count, or more values than
+// the file holds: a UsageError naming the file, before anything is allocated (no bad_alloc).
+TEST(NpyFile, RefusesHostileShapes) {
+  const std::vector<std::tuple<std::string, std::string, std::size_t, std::string>> files = {
+      {"minus_one", "(-1,)", 4, "'-1'"},
+      {"trillion", "(1000000000000,)", 4, "the file holds 4"},
+      {"two_negatives", "(-7, -31)", 217, "'-7'"},            // -7 * -31 = 217 values, as the file holds
+      {"wraps", "(11, 8384883669867978027)", 217, "2^63"},    // 11 * that wraps to 217 in 64 bits
+      {"huge_dims", "(4294967296, 4294967296)", 4, "2^63"},
+      {"not_a_number", "(3x,)", 3, "'3x'"},
+      {"fraction", "(2.5,)", 3, "'2.5'"},
+      {"no_parens", "5", 5, "bad shape"},
+  };
+  for (const auto& [name, shape, values, message] : files) {
+    const std::string path = hostile_npy(name, shape, values);
+    try {
+      const NpyArray a = read_npy(path);
+      ADD_FAILURE() << shape << " was read as " << a.values.size() << " values";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << shape << ": " << e.what();
+    }
+    std::filesystem::remove(path);
+  }
+  EXPECT_EQ(read_npy(hostile_npy("empty_dim", "(0, 5)", 0)).values.size(), 0u);  // zero is a dimension
+  EXPECT_THROW(write_npy_f32("/tmp/nb_never.npy", {-2, -2}, std::vector<float>(4)), UsageError);
+}
+
+// A write that fails midway (here the file size limit; a full disk alike) leaves no file behind,
+// neither a truncated array nor the temporary one.
+TEST(NpyFile, AFailedWriteLeavesNoPartialFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("nb_npy_full_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "x.npy").string();
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto old_handler = signal(SIGXFSZ, SIG_IGN);  // the write returns EFBIG instead of killing us
+  rlimit small = saved;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  bool threw = false;
+  try {
+    write_npy_f32(path, {100000}, std::vector<float>(100000, 1.0f));
+  } catch (const UsageError&) {
+    threw = true;
+  }
+  setrlimit(RLIMIT_FSIZE, &saved);
+  signal(SIGXFSZ, old_handler);
+  EXPECT_TRUE(threw);
+  EXPECT_FALSE(std::filesystem::exists(path)) << "a truncated x.npy was left behind";
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "a temporary file was left behind";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -47,6 +47,41 @@ TEST(ReportFormat, RatiosKeepThreeSignificantDigits) {
   EXPECT_EQ(format_ratio(0.0), "0.00");
 }
 
+// A huge value from a broken or hostile report reads in exponent form, not as 63 digits cut off
+// by the buffer.
+TEST(ReportFormat, HugeValuesReadInExponentForm) {
+  EXPECT_EQ(format_fixed(1e308, 1), "1.000e+308");
+  EXPECT_EQ(format_fixed(-1e308, 0), "-1.000e+308");
+  EXPECT_EQ(format_ratio(1e308), "1.000e+308");
+  EXPECT_EQ(format_ms(1e300), "1.000e+300");
+  EXPECT_LT(format_bytes(1e308).size(), 20u) << format_bytes(1e308);
+  EXPECT_EQ(format_fixed(123456789012345.0, 1), "123456789012345.0");
+  EXPECT_EQ(format_fixed(2.5, 2), "2.50");
+  nlohmann::json report = load_fixture("report_fixture.json");
+  report["results"][0]["gbps"] = 1e308;
+  report["results"][0]["timing"]["median_ms"] = 1e308;
+  const std::string page = render_report_html(report);
+  EXPECT_NE(page.find("1.000e+308"), std::string::npos);
+  EXPECT_EQ(page.find("1000000000000000000000"), std::string::npos) << "a number printed as dozens of digits";
+}
+
+// A failed row says why in its own text, not only in a tooltip.
+TEST_F(ReportHtml, AFailedRowShowsItsFailureMessage) {
+  const std::string failure = "y: 96 elements Inf where the reference is finite";
+  const std::string without_titles = std::regex_replace(html, std::regex(R"( title="[^"]*")"), "");
+  EXPECT_NE(without_titles.find("wide: " + failure), std::string::npos);
+  nlohmann::json broken = report;
+  for (auto& row : broken["results"])
+    for (auto& d : row["validation"]["per_distribution"])
+      if (d["distribution"] == "uniform01") {
+        d["verdict"] = "incorrect", d["failure"] = "normwise error 3.1e-01 > bound 1.0e-05 <b>";
+        row["disposition"] = "incorrect";
+        break;
+      }
+  const std::string page = std::regex_replace(render_report_html(broken), std::regex(R"( title="[^"]*")"), "");
+  EXPECT_NE(page.find("uniform01: normwise error 3.1e-01 &gt; bound 1.0e-05 &lt;b&gt;"), std::string::npos);
+}
+
 TEST_F(ReportHtml, EveryResultRowAppearsOnce) {
   ASSERT_EQ(report["results"].size(), 24u);
   EXPECT_EQ(count_of(html, "<tr class=") + count_of(html, "<tr data-op="), report["results"].size());

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+
 namespace nb {
 namespace {
 
@@ -42,6 +45,12 @@ TEST(ReportLoading, WrongSchemaOrNewerVersionIsRefused) {
   newer["schema_version"] = 2;
   test::write_json(folder.file("newer.json"), newer);
   EXPECT_NE(usage_error_of([&] { load_report_file(folder.file("newer.json")); }).find("newer"), std::string::npos);
+  newer["schema_version"] = std::numeric_limits<std::uint64_t>::max();  // must not wrap to -1 and read as old
+  test::write_json(folder.file("newest.json"), newer);
+  EXPECT_NE(usage_error_of([&] { load_report_file(folder.file("newest.json")); }).find("newer"), std::string::npos);
+  newer["schema_version"] = 0;
+  test::write_json(folder.file("zero.json"), newer);
+  EXPECT_NE(usage_error_of([&] { load_report_file(folder.file("zero.json")); }).find("not a version"), std::string::npos);
   test::write_json(folder.file("no_results.json"), {{"schema", "normbench.report"}, {"schema_version", 1}});
   EXPECT_NE(usage_error_of([&] { load_report_file(folder.file("no_results.json")); }).find("results"), std::string::npos);
 }
