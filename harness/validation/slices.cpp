@@ -17,17 +17,22 @@ std::vector<ElementRun> strided_runs(std::int64_t first, std::int64_t stride, st
   return runs;
 }
 
+std::function<Problem(const std::vector<std::int64_t>&)> problem_with_slices(const OpSpec& op, const Problem& problem,
+                                                                              const std::string& dim) {
+  return [&op, problem, dim](const std::vector<std::int64_t>& slices) {
+    Params params = problem.params;
+    params.set(dim, double(slices.size()));
+    return op.make_problem(params, problem.dtype);
+  };
+}
+
 SliceFamily row_slices(const OpSpec& op, const Problem& problem, const std::string& row_param, std::int64_t n,
                        const std::vector<RowLayout>& layout, std::vector<int> checked) {
   SliceFamily f;
   f.unit = "row";
   f.count = problem.dim(row_param);
   const std::vector<TensorDecl> decls = op.tensors(problem);
-  f.problem = [&op, problem, row_param](const std::vector<std::int64_t>& slices) {
-    Params params = problem.params;
-    params.set(row_param, double(slices.size()));
-    return op.make_problem(params, problem.dtype);
-  };
+  f.problem = problem_with_slices(op, problem, row_param);
   f.runs = [layout, n, decls](int tensor, const std::vector<std::int64_t>& slices) {
     std::vector<ElementRun> runs;
     switch (layout.at(std::size_t(tensor))) {

@@ -51,6 +51,11 @@ class OpSpec;
 SliceFamily row_slices(const OpSpec& op, const Problem& problem, const std::string& row_param, std::int64_t n,
                        const std::vector<RowLayout>& layout, std::vector<int> checked);
 
+// SliceFamily::problem for slices along one dimension: `problem` with `dim` set to the number of
+// slices.
+std::function<Problem(const std::vector<std::int64_t>&)> problem_with_slices(const OpSpec& op, const Problem& problem,
+                                                                              const std::string& dim);
+
 // Total elements of a set of runs.
 std::int64_t run_elements(const std::vector<ElementRun>& runs);
 

@@ -10,11 +10,7 @@ SliceFamily channel_slices(const OpSpec& op, const Problem& p, const std::vector
   SliceFamily f;
   f.unit = "channel";
   f.count = s.c;
-  f.problem = [&op, p](const std::vector<std::int64_t>& slices) {
-    Params params = p.params;
-    params.set("c", double(slices.size()));
-    return op.make_problem(params, p.dtype);
-  };
+  f.problem = problem_with_slices(op, p, "c");
   f.runs = [s, per_element](int tensor, const std::vector<std::int64_t>& slices) {
     std::vector<ElementRun> runs;
     if (!per_element.at(std::size_t(tensor))) {

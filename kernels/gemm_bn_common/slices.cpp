@@ -17,11 +17,7 @@ SliceFamily column_slices(const OpSpec& op, const Problem& p, BnTail tail) {
   SliceFamily f;
   f.unit = "column";
   f.count = s.n;
-  f.problem = [&op, p](const std::vector<std::int64_t>& slices) {
-    Params params = p.params;
-    params.set("n", double(slices.size()));
-    return op.make_problem(params, p.dtype);
-  };
+  f.problem = problem_with_slices(op, p, "n");
   f.runs = [s, scalar_scale](int tensor, const std::vector<std::int64_t>& slices) {
     if (tensor == kX) return linear::whole(s.m * s.k);
     if (tensor == kWeight) return linear::stretch_per_slice(slices, s.k, s.k);
@@ -49,11 +45,7 @@ SliceFamily row_slices_given_statistics(const OpSpec& op, const Problem& p) {
   SliceFamily f;
   f.unit = "row";
   f.count = s.m;
-  f.problem = [&op, p](const std::vector<std::int64_t>& slices) {
-    Params params = p.params;
-    params.set("m", double(slices.size()));  // two at least: the audit samples no fewer
-    return op.make_problem(params, p.dtype);
-  };
+  f.problem = problem_with_slices(op, p, "m");  // two rows at least: the audit samples no fewer
   f.runs = [s, decls](int tensor, const std::vector<std::int64_t>& slices) {
     if (tensor == kX) return linear::stretch_per_slice(slices, s.k, s.k);
     if (tensor == kY) return linear::stretch_per_slice(slices, s.n, s.n);

@@ -91,11 +91,7 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
     SliceFamily f;
     f.unit = "row";
     f.count = s.m;
-    f.problem = [this, p](const std::vector<std::int64_t>& slices) {
-      Params params = p.params;
-      params.set("m", double(slices.size()));
-      return make_problem(params, p.dtype);
-    };
+    f.problem = problem_with_slices(*this, p, "m");
     f.runs = [s](int tensor, const std::vector<std::int64_t>& slices) {
       if (tensor == kX) return linear::stretch_per_slice(slices, s.k, s.k);
       if (tensor == kY) return linear::element_per_line(slices, s.n, s.m);

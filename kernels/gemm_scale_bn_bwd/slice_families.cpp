@@ -7,16 +7,6 @@
 namespace nb::bn_backward {
 namespace {
 
-// The problem of `p` with dimension `dim` set to the number of slices.
-std::function<Problem(const std::vector<std::int64_t>&)> problem_of(const OpSpec& op, const Problem& p,
-                                                                     const std::string& dim) {
-  return [&op, p, dim](const std::vector<std::int64_t>& slices) {
-    Params params = p.params;
-    params.set(dim, double(slices.size()));
-    return op.make_problem(params, p.dtype);
-  };
-}
-
 bool is_row_matrix(int tensor) { return tensor == kX || tensor == kDx; }     // (M, K)
 bool is_batch_matrix(int tensor) { return tensor == kG || tensor == kDy; }   // (M, N)
 bool is_weight_matrix(int tensor) { return tensor == kWeight || tensor == kDweight; }  // (N, K)
@@ -29,7 +19,7 @@ SliceFamily row_family(const OpSpec& op, const Problem& p) {
   SliceFamily f;
   f.unit = "row";
   f.count = s.m;
-  f.problem = problem_of(op, p, "m");  // two rows at least: the audit samples no fewer
+  f.problem = problem_with_slices(op, p, "m");  // two rows at least: the audit samples no fewer
   f.runs = [s, decls](int tensor, const std::vector<std::int64_t>& rows) {
     if (is_row_matrix(tensor)) return linear::stretch_per_slice(rows, s.k, s.k);
     if (is_batch_matrix(tensor)) return linear::stretch_per_slice(rows, s.n, s.n);
@@ -50,7 +40,7 @@ SliceFamily column_family(const OpSpec& op, const Problem& p) {
   SliceFamily f;
   f.unit = "column";
   f.count = s.n;
-  f.problem = problem_of(op, p, "n");
+  f.problem = problem_with_slices(op, p, "n");
   f.runs = [s](int tensor, const std::vector<std::int64_t>& columns) {
     if (is_row_matrix(tensor)) return linear::whole(s.m * s.k);
     if (is_weight_matrix(tensor)) return linear::stretch_per_slice(columns, s.k, s.k);
