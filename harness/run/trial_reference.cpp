@@ -91,10 +91,6 @@ class DeviceTrialReference final : public TrialReference {
     rms_.assign(decls_.size(), 0.0);
   }
 
-  ~DeviceTrialReference() override {
-    if (pending_audit_.valid()) pending_audit_.wait();
-  }
-
   void prepare(const ProblemBuffers& buffers, Distribution d, std::uint64_t seed, ProblemPhases& phases) override {
     settle(phases);
     tensors_ = program_tensors_of(buffers);
@@ -167,6 +163,7 @@ class DeviceTrialReference final : public TrialReference {
   std::vector<InputDraw> draws_;
   std::uint64_t seed_ = 0;
   ReferenceSummary summary_;  // written by the pending audit until settle()
+  // Last, so destroyed first: std::async's future waits for the audit before what it reads goes.
   std::future<void> pending_audit_;
 };
 

@@ -9,25 +9,12 @@
 #include <cstdio>
 
 #include "gpu_harness.hpp"
+#include "quick_problems.hpp"
 
 namespace nb::test {
 namespace {
 
-struct QuickProblem {
-  const OpSpec* op;
-  Problem problem;
-};
-
-std::vector<QuickProblem> quick_problems() {
-  std::vector<QuickProblem> all;
-  for (const auto& op : registry().ops())
-    for (const auto& p : op->problems_in("quick")) all.push_back({op.get(), p});
-  return all;
-}
-
-void PrintTo(const QuickProblem& q, std::ostream* out) { *out << q.problem.id(); }
-
-class QuickSuite : public testing::TestWithParam<QuickProblem> {};
+class QuickSuite : public testing::TestWithParam<OpProblem> {};
 
 TEST_P(QuickSuite, EveryVariantPassesEveryCountedDistribution) {
   const auto& [op, problem] = GetParam();
@@ -64,13 +51,7 @@ TEST_P(QuickSuite, EveryVariantPassesEveryCountedDistribution) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllOps, QuickSuite, testing::ValuesIn(quick_problems()),
-                         [](const testing::TestParamInfo<QuickProblem>& info) {
-                           std::string name = info.param.problem.id();
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllOps, QuickSuite, testing::ValuesIn(quick_problems(registry())), problem_test_name);
 
 }  // namespace
 }  // namespace nb::test

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "harness/stored_value.hpp"
@@ -166,6 +167,20 @@ ProgramAgreement check_reference_program(const OpSpec& op, const Problem& p, Dis
     }
   }
   return agreement;
+}
+
+void check_every_distribution(const OpSpec& op, const Problem& p, Executor& ex,
+                              const std::function<std::unique_ptr<ProgramMemory>()>& memory, const char* where) {
+  ProgramAgreement worst;
+  for (std::size_t d = 0; d < all_distributions().size(); ++d) {
+    const std::unique_ptr<ProgramMemory> own = memory();
+    const ProgramAgreement a = check_reference_program(op, p, all_distributions()[d], 5000 + d, ex, *own);
+    worst.worst_normwise = std::max(worst.worst_normwise, a.worst_normwise);
+    worst.worst_elementwise = std::max(worst.worst_elementwise, a.worst_elementwise);
+    worst.worst_condition_gap = std::max(worst.worst_condition_gap, a.worst_condition_gap);
+  }
+  std::printf("%s %s: against Eigen, worst normwise %.2e, elementwise %.2e, condition gap %.2e\n", p.id().c_str(),
+              where, worst.worst_normwise, worst.worst_elementwise, worst.worst_condition_gap);
 }
 
 }  // namespace nb::test

@@ -6,6 +6,7 @@
 // the device's: the same program either way.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -35,5 +36,10 @@ struct ProgramAgreement {
 // gtest expectations throughout; returns the figures.
 ProgramAgreement check_reference_program(const OpSpec& op, const Problem& p, Distribution d, std::uint64_t seed,
                                          Executor& ex, ProgramMemory& memory);
+
+// The check on every distribution (seed 5000 + its index), each in fresh memory from `memory`;
+// prints the worst figures, labelled `where`.
+void check_every_distribution(const OpSpec& op, const Problem& p, Executor& ex,
+                              const std::function<std::unique_ptr<ProgramMemory>()>& memory, const char* where);
 
 }  // namespace nb::test
