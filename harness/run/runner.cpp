@@ -100,13 +100,23 @@ std::optional<std::string> memory_shortfall(const RunRecord& r, const RunCase& f
   return why_it_does_not_fit(estimate_footprint(in), static_cast<double>(free_device), host_memory_available());
 }
 
-// "" when the problem's reference runs on the device, else why it runs on the host.
-std::string why_host_reference(const RunRecord& r, const RunCase& first, const std::vector<Variant*>& variants) {
-  if (r.options.validation.reference == ReferencePlace::host) return "--reference host";
-  std::string why = why_no_device_reference(*first.op, first.problem);
-  if (why.empty())
-    if (auto shortfall = memory_shortfall(r, first, variants, true)) why = "the device reference " + *shortfall;
-  return why;
+// Where the problem's reference runs ("" for the device, else why the host), and why the problem
+// does not fit in memory even so (nullopt: it fits).
+struct ReferenceFit {
+  std::string why_host;
+  std::optional<std::string> shortfall;
+};
+
+ReferenceFit fit_reference(const RunRecord& r, const RunCase& first, const std::vector<Variant*>& variants) {
+  ReferenceFit fit;
+  fit.why_host = r.options.validation.reference == ReferencePlace::host ? "--reference host"
+                                                                        : why_no_device_reference(*first.op, first.problem);
+  fit.shortfall = memory_shortfall(r, first, variants, fit.why_host.empty());
+  if (fit.why_host.empty() && fit.shortfall) {
+    fit.why_host = "the device reference " + *fit.shortfall;
+    fit.shortfall = memory_shortfall(r, first, variants, false);
+  }
+  return fit;
 }
 
 // Marks the group's cases that are still runnable: failed (error) or not run.
@@ -129,13 +139,13 @@ void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStr
   try {
     Stopwatch clock;
     prepare_variants(first.problem, variants, outcomes);
-    const std::string why_host = why_host_reference(r, first, variants);
-    if (auto why = memory_shortfall(r, first, variants, why_host.empty())) {
-      progress.note("skipped: " + *why);
-      settle_runnable(outcomes, CaseStatus::skipped, *why);
+    const ReferenceFit fit = fit_reference(r, first, variants);
+    if (fit.shortfall) {
+      progress.note("skipped: " + *fit.shortfall);
+      settle_runnable(outcomes, CaseStatus::skipped, *fit.shortfall);
     } else {
       ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants);
-      ValidationPlan plan = plan_validation(buffers.decls, r.options.validation, why_host);
+      ValidationPlan plan = plan_validation(buffers.decls, r.options.validation, fit.why_host);
       const double prepare_s = clock.lap();
       r.phases_of(first.problem.id()) = ProblemValidator(*first.op, first.problem, buffers, stream)
           .run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
