@@ -1,6 +1,8 @@
 // How Eigen audits the BatchNorm pipelines' device references (harness/validation/slices.hpp): by
 // output columns, whose statistics run over all M rows; and, for the row softmax, by rows, with the
 // device's column statistics given.
+#include <algorithm>
+
 #include "kernels/gemm_bn_common/pipeline.hpp"
 #include "kernels/gemm_pipeline_common/linear_shape.hpp"
 #include "kernels/gemm_pipeline_common/slice_runs.hpp"
@@ -41,24 +43,10 @@ SliceFamily column_slices(const OpSpec& op, const Problem& p, BnTail tail) {
 // problem holds the sampled rows of x and y, W and the per-column vectors whole.
 SliceFamily row_slices_given_statistics(const OpSpec& op, const Problem& p) {
   const linear::Shape s = linear::shape_of(p);
-  const std::vector<TensorDecl> decls = op.tensors(p);
-  SliceFamily f;
-  f.unit = "row";
-  f.count = s.m;
-  f.problem = problem_with_slices(op, p, "m");  // two rows at least: the audit samples no fewer
-  f.runs = [s, decls](int tensor, const std::vector<std::int64_t>& slices) {
-    if (tensor == kX) return linear::stretch_per_slice(slices, s.k, s.k);
-    if (tensor == kY) return linear::stretch_per_slice(slices, s.n, s.n);
-    return linear::whole(decls.at(std::size_t(tensor)).elements);
-  };
-  f.slice_of = [s](int tensor, std::int64_t element) -> std::int64_t {
-    if (tensor == kX) return element / s.k;
-    if (tensor == kY) return element / s.n;
-    return -1;
-  };
-  f.checked = {kY};
-  f.given = {kSaveMean, kSaveInvstd};
-  return f;
+  std::vector<std::int64_t> row_width(std::size_t(std::max(kX, kY) + 1), 0);
+  row_width[kX] = s.k;
+  row_width[kY] = s.n;
+  return linear::batch_rows(op, p, row_width, {kY}, {kSaveMean, kSaveInvstd});
 }
 
 }  // namespace

@@ -23,4 +23,10 @@ std::vector<ElementRun> stretch_per_slice(const std::vector<std::int64_t>& slice
 std::vector<ElementRun> element_per_line(const std::vector<std::int64_t>& slices, std::int64_t lines,
                                          std::int64_t line_stride);
 
+// The rows of the batch (M = p's "m") as slices: tensor t with row_width[t] > 0 lies as one row of
+// that many elements per batch row (x, a (M, N) output), every other tensor is whole in each slice
+// problem (W, the per-column vectors). `checked` and `given` as in SliceFamily.
+SliceFamily batch_rows(const OpSpec& op, const Problem& p, std::vector<std::int64_t> row_width, std::vector<int> checked,
+                       std::vector<int> given);
+
 }  // namespace nb::linear

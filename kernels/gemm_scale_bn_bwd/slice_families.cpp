@@ -15,24 +15,10 @@ bool is_weight_matrix(int tensor) { return tensor == kWeight || tensor == kDweig
 
 SliceFamily row_family(const OpSpec& op, const Problem& p) {
   const linear::Shape s = linear::shape_of(p);
-  const std::vector<TensorDecl> decls = op.tensors(p);
-  SliceFamily f;
-  f.unit = "row";
-  f.count = s.m;
-  f.problem = problem_with_slices(op, p, "m");  // two rows at least: the audit samples no fewer
-  f.runs = [s, decls](int tensor, const std::vector<std::int64_t>& rows) {
-    if (is_row_matrix(tensor)) return linear::stretch_per_slice(rows, s.k, s.k);
-    if (is_batch_matrix(tensor)) return linear::stretch_per_slice(rows, s.n, s.n);
-    return linear::whole(decls.at(std::size_t(tensor)).elements);
-  };
-  f.slice_of = [s](int tensor, std::int64_t element) -> std::int64_t {
-    if (is_row_matrix(tensor)) return element / s.k;
-    if (is_batch_matrix(tensor)) return element / s.n;
-    return -1;
-  };
-  f.checked = {kDx};
-  f.given = {kDbeta, kDgamma};
-  return f;
+  std::vector<std::int64_t> row_width(kTensorCount, 0);
+  for (int t = 0; t < kTensorCount; ++t)
+    row_width[std::size_t(t)] = is_row_matrix(t) ? s.k : is_batch_matrix(t) ? s.n : 0;
+  return linear::batch_rows(op, p, row_width, {kDx}, {kDbeta, kDgamma});
 }
 
 SliceFamily column_family(const OpSpec& op, const Problem& p) {
