@@ -53,6 +53,13 @@ NB_HD inline bool is_poison(const void* data, std::int64_t i, DType t) {
   return static_cast<const std::uint32_t*>(data)[i] == kPoisonBits;
 }
 
+// The largest finite value the storage holds: a float64 reference beyond it is an infinity once stored.
+NB_HD inline double largest_finite(DType t) {
+  if (t == DType::f16) return 65504.0;
+  if (t == DType::bf16) return 3.3895313892515355e38;
+  return 3.4028234663852886e38;
+}
+
 // A tensor in its storage, as a program reads it: one pointer, one type.
 struct Tensor {
   const void* data = nullptr;

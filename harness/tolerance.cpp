@@ -1,5 +1,6 @@
 #include "harness/tolerance.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace nb {
@@ -8,17 +9,17 @@ Tolerance default_tolerance(DType t) {
   switch (t) {
     // fp32 unit roundoff is 6e-8; docs/tolerance.md derives these. An all-zero output (error 1)
     // or a one-element shift (error ~1.4) stays five orders of magnitude out.
-    case DType::f32: return {1e-5, 1e-4, 1e-2};
+    case DType::f32: return {1e-5, 1e-4, 1e-2, 0, 1e-2};
     // TF32 rounds each GEMM operand to 11 significant bits (u = 4.9e-4): the products carry that
     // error whatever K is, so the bounds start from u, not from fp32's roundoff. A normalized
     // output's single element sits ~5 sigma out of 8M at 4e-3 of rms; the floor of 0.1 rms keeps
     // near-zero elements from demanding more (docs/tolerance.md derives both).
-    case DType::tf32: return {3e-3, 1e-1, 1e-1};
+    case DType::tf32: return {3e-3, 1e-1, 1e-1, 0, 2.5e-2};
     // bf16 and fp16 problems compute in fp32: their storage adds storage_rounding per tensor.
     case DType::bf16:
-    case DType::f16: return {1e-5, 1e-4, 1e-2};
+    case DType::f16: return {1e-5, 1e-4, 1e-2, 0, 1e-2};
   }
-  return {1e-5, 1e-4, 1e-2};
+  return {1e-5, 1e-4, 1e-2, 0, 1e-2};
 }
 
 Tolerance storage_rounding(DType storage) {
@@ -28,9 +29,13 @@ Tolerance storage_rounding(DType storage) {
   return {1.25 * u, 4.0 * u, 0, half_subnormal};
 }
 
+double discrimination_ceiling(DType precision, DType storage) {
+  return plus_rounding(default_tolerance(precision), storage_rounding(storage)).ceiling;
+}
+
 Tolerance plus_rounding(const Tolerance& a, const Tolerance& rounding) {
   return {a.normwise + rounding.normwise, a.elementwise + rounding.elementwise, a.floor_fraction,
-          a.absolute + rounding.absolute};
+          a.absolute + rounding.absolute, a.ceiling > 0 ? std::max(a.ceiling, 4.0 * rounding.normwise) : 0.0};
 }
 
 }  // namespace nb

@@ -21,7 +21,8 @@ json tensor_json(const TensorErrors& e) {
           {"first_unwritten", e.first_unwritten},
           {"nonfinite_mismatch", e.nonfinite_mismatch},
           {"first_mismatch", e.first_mismatch},
-          {"bound", {e.bound.normwise, e.bound.elementwise, e.bound.floor_fraction, e.bound.absolute}}};
+          {"bound", {e.bound.normwise, e.bound.elementwise, e.bound.floor_fraction, e.bound.absolute, e.bound.ceiling}},
+          {"inconclusive", e.inconclusive}};
 }
 
 TensorErrors tensor_from(const json& j) {
@@ -38,7 +39,8 @@ TensorErrors tensor_from(const json& j) {
   e.nonfinite_mismatch = j.at("nonfinite_mismatch");
   e.first_mismatch = j.at("first_mismatch");
   const auto& bound = j.at("bound");
-  e.bound = {bound.at(0), bound.at(1), bound.at(2), bound.at(3)};
+  e.bound = {bound.at(0), bound.at(1), bound.at(2), bound.at(3), bound.at(4)};
+  e.inconclusive = j.at("inconclusive");
   return e;
 }
 
@@ -55,6 +57,11 @@ json verdict_json(const DistributionVerdict& d) {
           {"unwritten", d.unwritten},
           {"nonfinite_mismatch", d.nonfinite_mismatch},
           {"input_modified", d.input_modified},
+          {"hard_failed", d.hard_failed},
+          {"numeric_failed", d.numeric_failed},
+          {"worst_share", d.worst_share},
+          {"worst_share_tensor", d.worst_share_tensor},
+          {"inconclusive", d.inconclusive},
           {"failure", d.failure},
           {"tensors", tensors}};
 }
@@ -71,6 +78,11 @@ DistributionVerdict verdict_from(const json& j) {
   d.unwritten = j.at("unwritten");
   d.nonfinite_mismatch = j.at("nonfinite_mismatch");
   d.input_modified = j.at("input_modified");
+  d.hard_failed = j.at("hard_failed");
+  d.numeric_failed = j.at("numeric_failed");
+  d.worst_share = j.at("worst_share");
+  d.worst_share_tensor = j.at("worst_share_tensor");
+  d.inconclusive = j.at("inconclusive").get<std::vector<std::string>>();
   d.failure = j.at("failure");
   for (const auto& t : j.at("tensors")) d.tensors.push_back(tensor_from(t));
   return d;
@@ -88,15 +100,9 @@ json validation_json(const ValidationResult& v) {
           {"reference", reference_summary_json(v.reference)}};
 }
 
-Disposition disposition_from(const std::string& name) {
-  for (Disposition d : {Disposition::passed, Disposition::incorrect, Disposition::not_verified})
-    if (name == disposition_name(d)) return d;
-  throw UsageError("unknown disposition '" + name + "'");
-}
-
 ValidationResult validation_from(const json& j) {
   ValidationResult v;
-  v.disposition = disposition_from(j.at("disposition"));
+  v.disposition = parse_disposition(j.at("disposition"));
   v.condition = j.at("condition");
   const auto& t = j.at("tolerance");
   v.tolerance = {t.at(0), t.at(1), t.at(2)};

@@ -59,7 +59,7 @@ void add_reference_option(CLI::App* cmd, RunOptions& o) {
       ->default_str("device");
 }
 
-// --trials, --huge-trials, --distributions, --full-validation, --reference, --min-time,
+// --trials, --huge-trials, --distributions, --full-validation, --strict, --reference, --min-time,
 // --max-samples and --device, as run, eval and eval's workers take them.
 void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& distributions,
                                        bool& full_validation) {
@@ -71,6 +71,8 @@ void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector
   cmd->add_option("--distributions", distributions, "Distributions to validate (default: by size)")
       ->delimiter(',')->check(not_empty());
   cmd->add_flag("--full-validation", full_validation, "Every distribution at every size");
+  cmd->add_flag("--strict", o.validation.strict,
+                "A bound missed on a stress distribution fails the case (default: it stands, marked fragile)");
   add_reference_option(cmd, o);
   cmd->add_option("--min-time", o.samples.min_time_s, "Timed seconds per case")
       ->capture_default_str()->check(real_in(0, kMostSeconds, true));

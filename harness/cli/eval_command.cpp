@@ -113,6 +113,7 @@ Worker worker_for(const EvalCommand& c, const ExternalSource& s, const std::stri
   for (Distribution d : o.validation.distributions) dists += (dists.empty() ? "" : ",") + distribution_name(d);
   if (!dists.empty()) w.argv.insert(w.argv.end(), {"--distributions", dists});
   if (o.validate_only) w.argv.push_back("--validate-only");
+  if (o.validation.strict) w.argv.push_back("--strict");
   return w;
 }
 

@@ -118,7 +118,7 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
   }
   record_reference();
   for (std::size_t k = 0; k < variants.size(); ++k)
-    if (outcomes[k].runnable()) outcomes[k].validation.conclude();
+    if (outcomes[k].runnable()) outcomes[k].validation.conclude(plan.strict);
   return phases;
 }
 

@@ -1,7 +1,9 @@
 #include "harness/validation/compare.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <sstream>
 
@@ -52,7 +54,7 @@ TensorErrors tensor_errors(const std::string& name, std::int64_t elements, const
 }
 
 TensorErrors compare_tensor(const std::string& name, const std::vector<float>& out, const std::vector<double>& ref,
-                            const Tolerance& tol, double reference_rms) {
+                            const Tolerance& tol, double reference_rms, DType storage) {
   const std::int64_t n = static_cast<std::int64_t>(ref.size());
   if (out.size() != ref.size()) {
     ErrorTally missing;
@@ -67,11 +69,19 @@ TensorErrors compare_tensor(const std::string& name, const std::vector<float>& o
     ErrorTally local;
     for (std::int64_t i = b; i < end; ++i)
       local.add(i, is_poison(out[static_cast<std::size_t>(i)]), out[static_cast<std::size_t>(i)], ref[static_cast<std::size_t>(i)],
-                floor, tol.absolute);
+                floor, tol.absolute, stored::largest_finite(storage));
     std::lock_guard<std::mutex> lock(m);
     total.merge(local);
   });
   return tensor_errors(name, n, total, tol);
+}
+
+double TensorErrors::share_of_bound() const {
+  const auto share = [](double error, double bound) {
+    if (!(error == error)) return std::numeric_limits<double>::infinity();
+    return bound > 0 ? error / bound : (error > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+  };
+  return std::max(share(normwise, bound.normwise), share(elementwise, bound.elementwise));
 }
 
 std::string tensor_failure(const TensorErrors& e, const Tolerance& tol) {
@@ -101,7 +111,8 @@ TrialJudgement judge_trial(const std::vector<TensorDecl>& decls, const HostTenso
                            bool input_modified) {
   return judge_trial(decls, tolerance_of, [&](int i, const Tolerance& tol) {
     const double rms = std::size_t(i) < reference.rms.size() ? reference.rms[std::size_t(i)] : -1;
-    return compare_tensor(decls[std::size_t(i)].name, outputs.data.at(std::size_t(i)), reference.data.at(std::size_t(i)), tol, rms);
+    return compare_tensor(decls[std::size_t(i)].name, outputs.data.at(std::size_t(i)), reference.data.at(std::size_t(i)), tol, rms,
+                          decls[std::size_t(i)].dtype);
   }, input_modified);
 }
 
@@ -111,12 +122,16 @@ TrialJudgement judge_trial(const std::vector<TensorDecl>& decls, const std::func
   j.input_modified = input_modified;
   if (input_modified) {
     j.passed = false;
+    j.hard_failure = true;
     j.failure = "the launch modified an input tensor";
   }
   for (std::size_t i = 0; i < decls.size(); ++i) {
     if (decls[i].role == TensorRole::input) continue;
     const Tolerance tol = tolerance_of(static_cast<int>(i));
     TensorErrors e = compare(static_cast<int>(i), tol);
+    e.inconclusive = !tol.discriminates();
+    j.hard_failure = j.hard_failure || e.hard_failure();
+    j.numeric_failure = j.numeric_failure || (!e.hard_failure() && e.numeric_failure());
     std::string why = tensor_failure(e, tol);
     if (!why.empty() && j.passed) {
       j.passed = false;

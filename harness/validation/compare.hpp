@@ -33,12 +33,23 @@ struct TensorErrors {
   std::int64_t nonfinite_mismatch = 0;  // NaN/Inf placement differs from the reference
   std::int64_t first_mismatch = -1;
   Tolerance bound;  // what this tensor was held to (the trial's tolerance scaled by its condition)
+  // The bound is too loose to tell right from wrong (discrimination_ceiling): the numeric check
+  // is shown but proves nothing.
+  bool inconclusive = false;
+
+  // Unwritten elements or NaN/Inf out of place: wrong on any distribution, stress or not.
+  bool hard_failure() const { return unwritten > 0 || nonfinite_mismatch > 0; }
+  // The normwise or elementwise error beyond its bound.
+  bool numeric_failure() const { return !(normwise <= bound.normwise) || !(elementwise <= bound.elementwise); }
+  // The larger of the two errors as a share of its bound (above 1 fails).
+  double share_of_bound() const;
 };
 
 // `reference_rms` (the rms of the finite reference values, which sets the floor) is computed
-// when negative; a caller comparing many outputs with one reference passes it in.
+// when negative; a caller comparing many outputs with one reference passes it in. `storage` is
+// the output's type (a reference beyond its range is an infinity once stored).
 TensorErrors compare_tensor(const std::string& name, const std::vector<float>& out, const std::vector<double>& ref,
-                            const Tolerance& tol, double reference_rms = -1);
+                            const Tolerance& tol, double reference_rms = -1, DType storage = DType::f32);
 
 double finite_rms(const std::vector<double>& ref);
 
@@ -51,6 +62,10 @@ std::string tensor_failure(const TensorErrors& e, const Tolerance& tol);
 struct TrialJudgement {
   bool passed = true;
   bool input_modified = false;
+  // What failed: a check that holds on every distribution (unwritten, NaN/Inf placement, a
+  // changed input), or a numeric bound, which a stress distribution may relax.
+  bool hard_failure = false;
+  bool numeric_failure = false;
   std::vector<TensorErrors> tensors;  // one per output or inout tensor, in declaration order
   std::string failure;                // first reason, "" when passed
 };

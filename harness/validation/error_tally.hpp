@@ -28,15 +28,25 @@ struct ErrorTally {
     return portable::is_nan(y) || portable::is_nan(r) || y == r;
   }
 
+  // A reference beyond the storage's largest finite value is an infinity once stored: an output
+  // holding that infinity (or NaN standing for it) is in its place.
+  NB_HD static bool stored_overflow(double y, double r, double largest) {
+    return portable::is_finite(r) && portable::abs(r) > largest && !portable::is_finite(y) &&
+           (portable::is_nan(y) || (y > 0) == (r > 0));
+  }
+
   // Element i: y as stored (poisoned: never written; a float output widens exactly), r its reference. `absolute` is subtracted
-  // from each difference first (Tolerance::absolute), `floor` added to each |r| (the rms floor).
-  NB_HD void add(std::int64_t i, bool poisoned, double y, double r, double floor, double absolute) {
+  // from each difference first (Tolerance::absolute), `floor` added to each |r| (the rms floor); `largest`
+  // is the storage's largest finite value (stored_overflow).
+  NB_HD void add(std::int64_t i, bool poisoned, double y, double r, double floor, double absolute,
+                 double largest = INFINITY) {
     if (poisoned) {
       if (unwritten++ == 0 || i < first_unwritten) first_unwritten = i;
       return;
     }
     if (!portable::is_finite(r) || !portable::is_finite(y)) {
       if (!portable::is_finite(r) && same_nonfinite(y, r)) return;
+      if (stored_overflow(y, r, largest)) return;
       if (nonfinite_mismatch++ == 0 || i < first_mismatch) first_mismatch = i;
       return;
     }

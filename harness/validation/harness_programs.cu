@@ -96,7 +96,8 @@ template <class Ex>
 ErrorTally compare_output(Ex& ex, stored::Tensor out, const double* reference, std::int64_t n, double floor,
                           double absolute) {
   return strided_tally<Ex, ErrorTally>(ex, n, [=] NB_HD(ErrorTally & tally, std::int64_t i) {
-    tally.add(i, stored::is_poison(out.data, i, out.type), out[i], reference[i], floor, absolute);
+    tally.add(i, stored::is_poison(out.data, i, out.type), out[i], reference[i], floor, absolute,
+              stored::largest_finite(out.type));
   });
 }
 

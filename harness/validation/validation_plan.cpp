@@ -23,6 +23,7 @@ ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const Valid
                                                          : options.trials;
   plan.base_seed = options.base_seed;
   plan.fresh_buffers_per_trial = options.fresh_buffers_per_trial;
+  plan.strict = options.strict;
   if (!options.distributions.empty())
     plan.distributions = options.distributions;
   else if (plan.device_reference || elements <= options.full_validation_elements)

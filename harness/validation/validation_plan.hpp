@@ -31,6 +31,9 @@ struct ValidationOptions {
   // Every trial in newly allocated buffers (new addresses, new contents): a candidate that
   // caches results by pointer or by call count cannot replay an earlier trial's outputs.
   bool fresh_buffers_per_trial = false;
+  // A case that misses its bound on a stress distribution it does not claim fails (--strict),
+  // instead of standing marked fragile.
+  bool strict = false;
 };
 
 struct ValidationPlan {
@@ -38,6 +41,7 @@ struct ValidationPlan {
   int trials = 3;
   std::uint64_t base_seed = 1000;
   bool fresh_buffers_per_trial = false;
+  bool strict = false;            // ValidationOptions::strict
   bool device_reference = false;  // else the host's
   std::string why_host;           // why the host's, when it is
   AuditBudget audit;

@@ -15,8 +15,18 @@ namespace nb {
 
 struct DistributionVerdict {
   Distribution distribution = Distribution::uniform01;
-  bool passed = true;
+  bool passed = true;          // every check of every trial held
   bool counts = true;          // false: a stress distribution the variant does not claim
+  // What failed over the trials: a check no distribution relaxes (unwritten elements, NaN/Inf
+  // placement, a changed input), which fails the case even where the verdict does not count;
+  // or a numeric bound, which counts only where the verdict counts.
+  bool hard_failed = false;
+  bool numeric_failed = false;
+  // The worst error as a share of its bound over the trials (above 1 fails), and its tensor.
+  double worst_share = 0;
+  std::string worst_share_tensor;
+  // Tensors whose bound was too loose to discriminate in some trial (TensorErrors::inconclusive).
+  std::vector<std::string> inconclusive;
   std::string stress_reason;   // why the op does not promise accuracy here ("" if not stress)
   std::vector<std::uint64_t> seeds;
   double normwise = 0, elementwise = 0;
@@ -26,10 +36,27 @@ struct DistributionVerdict {
   std::vector<TensorErrors> tensors;    // of the worst trial
 
   void add_trial(std::uint64_t seed, const TrialJudgement& j);
+  // Some tensor was held to a discriminating bound in every trial (a verdict that judged no
+  // tensor has no inconclusive check either).
+  bool conclusive() const { return tensors.empty() || inconclusive.size() < tensors.size(); }
 };
 
-enum class Disposition { passed, incorrect, not_verified };
+// passed: every counted check held and at least one of them could tell right from wrong;
+// incorrect: a check failed; inconclusive: nothing failed, but no counted check could have
+// (every bound beyond discrimination_ceiling); flagged: correct outputs, but the timing or a
+// rule of the run was broken (the report's disposition, from the flags); not_verified: skipped,
+// errored, or nothing ran.
+enum class Disposition { passed, incorrect, inconclusive, flagged, not_verified };
 const char* disposition_name(Disposition d);
+Disposition parse_disposition(const std::string& name);  // throws UsageError
+
+// A stress distribution (one the variant does not claim) whose numeric bound the variant missed
+// while its counted distributions passed: the case stands, marked fragile (--strict fails it).
+struct StressExcess {
+  Distribution distribution = Distribution::uniform01;
+  std::string tensor;
+  double share_of_bound = 0;  // the error over its bound (> 1)
+};
 
 struct ValidationResult {
   Disposition disposition = Disposition::not_verified;
@@ -42,9 +69,14 @@ struct ValidationResult {
   std::optional<DistributionVerdict> after_timing;
   ReferenceSummary reference;  // where the problem's reference was computed, and its audit
 
-  // passed unless a counted distribution failed; not_verified when nothing ran.
-  void conclude();
+  // From the distributions (Disposition above): incorrect when a hard check failed anywhere or a
+  // numeric one where it counts (with `strict`, also where it does not); else inconclusive when
+  // no counted distribution was conclusive; else passed. not_verified when nothing ran.
+  void conclude(bool strict = false);
   std::vector<std::string> robust_to() const;  // stress distributions that passed
+  std::vector<StressExcess> fragile() const;   // stress distributions whose bound was missed
+  // "<distribution>: <tensor>" for every counted distribution's inconclusive tensor.
+  std::vector<std::string> inconclusive_checks() const;
 };
 
 }  // namespace nb
