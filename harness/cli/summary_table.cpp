@@ -6,11 +6,22 @@
 namespace nb {
 namespace {
 
-std::string verdicts(const CaseOutcome& o) {
+std::string fixed(const std::optional<double>& value, int decimals, const char* suffix = "") {
+  if (!value) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f%s", decimals, *value, suffix);
+  return text;
+}
+
+// The reported disposition, then each failed distribution ("!offset(stress)") and each fragile one
+// with its error over the bound ("fragile:wide=53x").
+std::string verdicts(const CaseOutcome& o, const CaseMetrics& m) {
   if (o.status != CaseStatus::ran) return case_status_name(o.status);
-  std::string s = disposition_name(o.validation.disposition);
+  std::string s = disposition_name(reported_disposition(o, m));
   for (const auto& d : o.validation.distributions)
-    if (!d.passed) s += " !" + distribution_name(d.distribution) + (d.counts ? "" : "(stress)");
+    if (!d.passed) s += " !" + distribution_name(d.distribution) + (d.counts || d.hard_failed ? "" : "(stress)");
+  for (const StressExcess& e : o.validation.fragile())
+    s += " fragile:" + distribution_name(e.distribution) + "=" + fixed(e.share_of_bound, 1, "x");
   return s;
 }
 
@@ -18,13 +29,6 @@ std::string flags(const CaseMetrics& m) {
   std::string s;
   for (const auto& f : m.flags) s += (s.empty() ? "" : ",") + f;
   return s;
-}
-
-std::string fixed(const std::optional<double>& value, int decimals, const char* suffix = "") {
-  if (!value) return "-";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f%s", decimals, *value, suffix);
-  return text;
 }
 
 // "% ceil": % of the copy ceiling for a memory-bound case, % of its problem's GEMM ceiling
@@ -67,7 +71,7 @@ void print_summary_table(const RunRecord& r, const std::vector<CaseMetrics>& met
     std::snprintf(line, sizeof line, "%-52s %-10s %10s %9s %8s %11s  %s %s\n", c.problem.id().c_str(),
                   c.variant->name().c_str(), timed ? fixed(o.timing->stats.median, 4).c_str() : "-",
                   fixed(m.gbps, 1).c_str(), fixed(m.tflops, 1).c_str(), percent_of_ceiling(m, compute_bound).c_str(),
-                  verdicts(o).c_str(), flags(m).c_str());
+                  verdicts(o, m).c_str(), flags(m).c_str());
     out << line;
     if (o.status != CaseStatus::ran) out << "    " << o.reason << "\n";
   }

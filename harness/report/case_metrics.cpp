@@ -12,6 +12,16 @@ namespace nb {
 
 bool CaseMetrics::has_flag(const std::string& f) const { return std::find(flags.begin(), flags.end(), f) != flags.end(); }
 
+bool CaseMetrics::timing_untrusted() const {
+  return std::any_of(flags.begin(), flags.end(), [](const std::string& f) { return !flag_is_informational(f); });
+}
+
+Disposition reported_disposition(const CaseOutcome& outcome, const CaseMetrics& metrics) {
+  if (outcome.status != CaseStatus::ran) return Disposition::not_verified;
+  const Disposition d = outcome.validation.disposition;
+  return d == Disposition::passed && metrics.timing_untrusted() ? Disposition::flagged : d;
+}
+
 namespace {
 
 bool throttled(const TimingResult& t) {
@@ -108,9 +118,11 @@ int run_exit_status(const RunRecord& r, const std::vector<CaseMetrics>& metrics)
   if (r.interrupted) return kExitInterrupted;
   if (!r.aborted.empty()) return kExitDevice;
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
-    if (r.outcomes[i].validation.disposition == Disposition::incorrect) return kExitVerdictFailed;
     if (r.outcomes[i].status == CaseStatus::error) return kExitVerdictFailed;
-    if (metrics[i].timing_untrusted()) return kExitVerdictFailed;
+    if (r.outcomes[i].status != CaseStatus::ran) continue;
+    const Disposition d = reported_disposition(r.outcomes[i], metrics[i]);
+    if (d == Disposition::incorrect || d == Disposition::inconclusive || d == Disposition::flagged)
+      return kExitVerdictFailed;
   }
   return kExitOk;
 }

@@ -5,19 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "harness/report/case_flags.hpp"
 #include "harness/run/runner.hpp"
 #include "harness/timing/case_timer.hpp"  // escapes_stream
 
 namespace nb {
 
-// Beats the measured copy ceiling, or (compute-bound problems) the GPU's theoretical compute peak
-// at the problem's precision, by more than noise.
-inline constexpr const char* kFlagFasterThanLight = "faster_than_light";
-inline constexpr const char* kFlagEscapesStream = "escapes_stream";
-inline constexpr const char* kFlagThrottled = "throttled";
-inline constexpr const char* kFlagFitsInL2 = "fits_in_l2";
-// A device allocation inside launch(), the timed path (seen by the candidate worker's interposer).
-inline constexpr const char* kFlagAllocatesInLaunch = "allocates_in_launch";
 
 struct CaseMetrics {
   WorkModel work;
@@ -28,11 +21,14 @@ struct CaseMetrics {
   std::vector<std::string> flags;
 
   bool has_flag(const std::string& f) const;
-  // Faster than light, escaping the stream or allocating in launch: the time does not measure the work.
-  bool timing_untrusted() const {
-    return has_flag(kFlagFasterThanLight) || has_flag(kFlagEscapesStream) || has_flag(kFlagAllocatesInLaunch);
-  }
+  // Any flag but the informational ones (fits_in_l2, throttled): faster than light, escaping the
+  // stream, or a rule the case broke (allocating in launch, ...): the time does not measure the work.
+  bool timing_untrusted() const;
 };
+
+// The disposition a report gives a case: its validation's, except that a case whose outputs passed
+// while its timing is untrusted is `flagged`, never `passed`; not_verified when it did not run.
+Disposition reported_disposition(const CaseOutcome& outcome, const CaseMetrics& metrics);
 
 std::vector<CaseMetrics> compute_metrics(const RunRecord& record);
 
@@ -40,7 +36,7 @@ std::vector<CaseMetrics> compute_metrics(const RunRecord& record);
 // the architecture table knows no peak.
 std::optional<double> pct_of_compute_peak(const RunRecord& record, const ComputeCeiling& ceiling);
 
-// 1 when any counted verdict failed or any timing is untrusted, else 0.
+// 1 when any case is not passed (incorrect, inconclusive, flagged, or errored), else 0.
 int run_exit_status(const RunRecord& record, const std::vector<CaseMetrics>& metrics);
 
 }  // namespace nb

@@ -44,6 +44,34 @@ std::vector<std::string> distribution_changes(const nlohmann::json& base, const 
   return changes;
 }
 
+// The stress distributions a row is fragile on, with the error as a multiple of its bound.
+std::map<std::string, double> fragile_shares(const nlohmann::json& row) {
+  std::map<std::string, double> shares;
+  const nlohmann::json* list = field_path(row, "validation.fragile");
+  if (list != nullptr && list->is_array())
+    for (const auto& f : *list) shares[text_of(f, "distribution")] = number_of(f, "share_of_bound").value_or(0);
+  return shares;
+}
+
+std::string fragile_text(const std::map<std::string, double>& shares) {
+  std::string text;
+  for (const auto& [name, share] : shares) text += (text.empty() ? "" : ", ") + name + " " + format_ratio(share) + "x";
+  return text.empty() ? "none" : text;
+}
+
+// "fragile: none -> wide 53x" when the set of fragile distributions changed (the shares alone
+// move from run to run).
+std::optional<std::string> fragile_change(const nlohmann::json& base, const nlohmann::json& candidate) {
+  const auto before = fragile_shares(base), after = fragile_shares(candidate);
+  const auto names = [](const std::map<std::string, double>& m) {
+    std::vector<std::string> n;
+    for (const auto& [name, share] : m) n.push_back(name);
+    return n;
+  };
+  if (names(before) == names(after)) return std::nullopt;
+  return "fragile: " + fragile_text(before) + " -> " + fragile_text(after);
+}
+
 ComparedRow named_row(const nlohmann::json& row, TimingChange change) {
   ComparedRow compared;
   compared.op = text_of(row, "op");
@@ -65,6 +93,7 @@ ComparedRow paired_row(const nlohmann::json& base, const nlohmann::json& candida
   compared.base_verdict = verdict_of(base);
   compared.new_verdict = verdict_of(candidate);
   compared.distribution_changes = distribution_changes(base, candidate);
+  if (auto fragile = fragile_change(base, candidate)) compared.distribution_changes.push_back(*fragile);
   auto before = spread_of(base), after = spread_of(candidate);
   if (before) compared.base_median_ms = before->median_ms;
   if (after) compared.new_median_ms = after->median_ms;

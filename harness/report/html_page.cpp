@@ -24,6 +24,8 @@ tr[hidden] { display: none; }
 .chip { display: inline-block; border-radius: 9px; padding: 0 7px; margin: 1px 2px; font-size: 12px; border: 1px solid var(--line); white-space: nowrap; }
 .chip.pass { background: #e3f4e6; border-color: #9bd1a5; } .chip.fail { background: #fbe1df; border-color: #e39a93; }
 .chip.unclaimed { background: #f2f2f2; color: var(--muted); }
+.chip.inconclusive { background: #fff6d6; border-color: #e0c25a; } .chip.fragile { background: #ffe9d1; border-color: #e3a86b; }
+.chip.flagged { background: #ffe2c4; border-color: #e3a86b; }
 .chip.flag-ftl { background: #eadcff; } .chip.flag-escapes { background: #ffe2c4; } .chip.flag-throttled { background: #fff0b3; }
 .chip.flag-l2 { background: #e2eefc; }
 tr.flag-throttled td { background: #fffbe6; }

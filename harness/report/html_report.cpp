@@ -16,7 +16,7 @@ namespace {
 
 std::vector<std::string> verdicts_present(const ResultRows& rows) {
   std::vector<std::string> present;
-  for (const char* verdict : {"passed", "incorrect", "not_verified", "skipped", "error", "not_run"})
+  for (const char* verdict : {"passed", "incorrect", "inconclusive", "flagged", "not_verified", "skipped", "error", "not_run"})
     for (const nlohmann::json* row : rows)
       if (verdict_of(*row) == verdict) {
         present.push_back(verdict);
@@ -27,8 +27,11 @@ std::vector<std::string> verdicts_present(const ResultRows& rows) {
 
 std::string summary_html(const nlohmann::json& report) {
   std::string html = "<p class=\"summary\">";
-  for (const char* key : {"cases", "ran", "skipped", "errors", "not_run", "passed", "incorrect", "not_verified", "flagged", "exit_status"})
+  for (const char* key : {"cases", "ran", "skipped", "errors", "not_run", "passed", "incorrect", "inconclusive", "flagged",
+                          "not_verified", "fragile", "exit_status"}) {
+    if (field_path(report, std::string("summary.") + key) == nullptr) continue;  // older reports have fewer
     html += "<span class=\"chip\">" + std::string(key) + " " + html_escape(text_of(report, std::string("summary.") + key)) + "</span>";
+  }
   return html + "</p>\n";
 }
 

@@ -36,6 +36,12 @@ std::optional<double> number_of(const nlohmann::json& object, const std::string&
   return value->get<double>();
 }
 
+std::optional<bool> boolean_of(const nlohmann::json& object, const std::string& dotted) {
+  const nlohmann::json* value = field_path(object, dotted);
+  if (value == nullptr || !value->is_boolean()) return std::nullopt;
+  return value->get<bool>();
+}
+
 std::vector<std::string> strings_of(const nlohmann::json& object, const char* key) {
   std::vector<std::string> out;
   const nlohmann::json* list = field(object, key);

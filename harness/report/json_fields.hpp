@@ -21,6 +21,9 @@ std::string text_of(const nlohmann::json& object, const std::string& dotted);
 // A number, or nullopt when missing, null or not a number.
 std::optional<double> number_of(const nlohmann::json& object, const std::string& dotted);
 
+// A boolean, or nullopt when missing, null or not a boolean.
+std::optional<bool> boolean_of(const nlohmann::json& object, const std::string& dotted);
+
 // A string array (e.g. flags, suites); missing or null gives an empty list.
 std::vector<std::string> strings_of(const nlohmann::json& object, const char* key);
 

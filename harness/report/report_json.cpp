@@ -1,5 +1,8 @@
 #include "harness/report/report_json.hpp"
 
+#include <algorithm>
+#include <limits>
+
 #include "harness/device/compute_peak.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/report/phases_json.hpp"
@@ -87,6 +90,7 @@ json settings_json(const RunRecord& r) {
           {"validate_only", o.validate_only},
           {"profile", o.profile},
           {"trials", o.validation.trials},
+          {"strict", o.validation.strict},
           {"full_validation_elements", o.validation.full_validation_elements},
           {"huge_problem_elements", o.validation.huge_problem_elements},
           {"huge_problem_trials", o.validation.huge_problem_trials},
@@ -98,9 +102,21 @@ json settings_json(const RunRecord& r) {
           {"ftl_noise", o.ftl_noise}};
 }
 
+// A share of a bound that JSON can hold (it has no infinity).
+double finite_share(double share) { return std::min(share, std::numeric_limits<double>::max()); }
+
 json tensor_errors_json(const TensorErrors& e) {
-  return {{"name", e.name},           {"normwise_error", e.normwise}, {"elementwise_error", e.elementwise},
-          {"worst_index", e.worst_index}, {"unwritten", e.unwritten},  {"nonfinite_mismatch", e.nonfinite_mismatch}};
+  return {{"name", e.name},
+          {"normwise_error", e.normwise},
+          {"elementwise_error", e.elementwise},
+          {"normwise_bound", e.bound.normwise},
+          {"elementwise_bound", e.bound.elementwise},
+          {"discrimination_ceiling", e.bound.ceiling},
+          {"share_of_bound", finite_share(e.share_of_bound())},
+          {"inconclusive", e.inconclusive},
+          {"worst_index", e.worst_index},
+          {"unwritten", e.unwritten},
+          {"nonfinite_mismatch", e.nonfinite_mismatch}};
 }
 
 json distribution_json(const DistributionVerdict& d, DType storage) {
@@ -118,8 +134,22 @@ json distribution_json(const DistributionVerdict& d, DType storage) {
           {"unwritten", d.unwritten},
           {"nonfinite_mismatch", d.nonfinite_mismatch},
           {"input_modified", d.input_modified},
+          {"hard_failed", d.hard_failed},
+          {"numeric_failed", d.numeric_failed},
+          {"worst_share_of_bound", finite_share(d.worst_share)},
+          {"worst_share_tensor", d.worst_share_tensor.empty() ? json(nullptr) : json(d.worst_share_tensor)},
+          {"inconclusive", d.inconclusive},
           {"failure", d.failure.empty() ? json(nullptr) : json(d.failure)},
           {"tensors", tensors}};
+}
+
+json fragile_json(const ValidationResult& v) {
+  json out = json::array();
+  for (const StressExcess& e : v.fragile())
+    out.push_back({{"distribution", distribution_name(e.distribution)},
+                   {"tensor", e.tensor},
+                   {"share_of_bound", finite_share(e.share_of_bound)}});
+  return out;
 }
 
 json validation_json(const ValidationResult& v, DType storage) {
@@ -133,6 +163,8 @@ json validation_json(const ValidationResult& v, DType storage) {
             {"floor_fraction", v.tolerance.floor_fraction}}},
           {"per_distribution", per},
           {"robust_to", v.robust_to()},
+          {"fragile", fragile_json(v)},
+          {"inconclusive_checks", v.inconclusive_checks()},
           {"after_timing", after_timing},
           {"reference", reference_summary_json(v.reference)}};
 }
@@ -180,7 +212,7 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
           {"skip_reason", o.status == CaseStatus::skipped ? json(o.reason) : json(nullptr)},
           {"error", o.status == CaseStatus::error ? json(o.reason) : json(nullptr)},
           {"not_run_reason", o.status == CaseStatus::not_run ? json(o.reason) : json(nullptr)},
-          {"disposition", disposition_name(ran ? o.validation.disposition : Disposition::not_verified)},
+          {"disposition", disposition_name(reported_disposition(o, m))},
           {"validation", ran ? validation_json(o.validation, storage_type(c.problem.dtype)) : json(nullptr)},
           {"timing", ran ? timing_json(o.timing) : json(nullptr)},
           {"bytes", m.work.bytes},
@@ -202,22 +234,28 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
 }
 
 json summary_json(const RunRecord& r, const std::vector<CaseMetrics>& metrics) {
-  int ran = 0, skipped = 0, errors = 0, not_run = 0, passed = 0, incorrect = 0, not_verified = 0, flagged = 0;
+  int ran = 0, skipped = 0, errors = 0, not_run = 0, passed = 0, incorrect = 0, inconclusive = 0, not_verified = 0,
+      flagged = 0, fragile = 0;
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     const CaseOutcome& o = r.outcomes[i];
     ran += o.status == CaseStatus::ran;
     skipped += o.status == CaseStatus::skipped;
     errors += o.status == CaseStatus::error;
     not_run += o.status == CaseStatus::not_run;
-    const Disposition d = o.status == CaseStatus::ran ? o.validation.disposition : Disposition::not_verified;
+    const Disposition d = reported_disposition(o, metrics[i]);
     passed += d == Disposition::passed;
     incorrect += d == Disposition::incorrect;
+    inconclusive += d == Disposition::inconclusive;
     not_verified += d == Disposition::not_verified;
-    flagged += metrics[i].timing_untrusted();
+    flagged += d == Disposition::flagged;
+    fragile += d == Disposition::passed && !o.validation.fragile().empty();
   }
-  return {{"cases", r.cases.size()}, {"ran", ran},         {"skipped", skipped},
-          {"errors", errors},        {"not_run", not_run},      {"passed", passed},   {"incorrect", incorrect},
-          {"not_verified", not_verified}, {"flagged", flagged}, {"exit_status", run_exit_status(r, metrics)}};
+  return {{"cases", r.cases.size()},   {"ran", ran},
+          {"skipped", skipped},        {"errors", errors},
+          {"not_run", not_run},        {"passed", passed},
+          {"incorrect", incorrect},    {"inconclusive", inconclusive},
+          {"not_verified", not_verified}, {"flagged", flagged},
+          {"fragile", fragile},        {"exit_status", run_exit_status(r, metrics)}};
 }
 
 // How the run ended: interrupted (SIGINT/SIGTERM), aborted (why: a fault that left the CUDA

@@ -78,10 +78,30 @@ std::string visible_failures(const nlohmann::json& row) {
   for (const auto& d : *distributions) {
     const std::string failure = text_of(d, "failure");
     if (failure.empty() || text_of(d, "verdict") == "passed") continue;
-    const nlohmann::json* counts = field(d, "counts");
-    const bool claimed = counts == nullptr || !counts->is_boolean() || counts->get<bool>();
-    html += std::string("<div class=\"failure") + (claimed ? "" : " muted") + "\">" +
+    const bool counts = boolean_of(d, "counts").value_or(true) || boolean_of(d, "hard_failed").value_or(false);
+    html += std::string("<div class=\"failure") + (counts ? "" : " muted") + "\">" +
             html_escape(text_of(d, "distribution") + ": " + failure) + "</div>";
+  }
+  return html;
+}
+
+std::string verdict_title(const std::string& verdict) {
+  if (verdict == "inconclusive") return "nothing failed, but every counted check's bound was too loose to tell right from wrong";
+  if (verdict == "flagged") return "the outputs passed, but the timing cannot be trusted (see the flags)";
+  return "";
+}
+
+// "fragile: wide 53x": a stress distribution (not claimed) whose bound the case missed while its
+// counted distributions passed, with the error as a multiple of its bound.
+std::string render_fragile_chips(const nlohmann::json& row) {
+  std::string html;
+  const nlohmann::json* fragile = field_path(row, "validation.fragile");
+  if (fragile == nullptr || !fragile->is_array()) return html;
+  for (const auto& f : *fragile) {
+    const std::string share = format_ratio(number_of(f, "share_of_bound").value_or(0)) + "\u00d7";
+    html += html_chip("fragile: " + text_of(f, "distribution") + " " + share, "fragile",
+                      text_of(f, "tensor") + " misses its bound " + share + " on a stress distribution the variant "
+                      "does not claim (--strict fails it)") + " ";
   }
   return html;
 }
@@ -97,8 +117,13 @@ HtmlCell verdict_cell(const nlohmann::json& row) {
             classes, verdict};
   if (verdict == "error")
     return {html_chip("error", "fail") + " <span class=\"reason\">" + html_escape(text_of(row, "error")) + "</span>", classes, verdict};
-  std::string chip_class = verdict == "passed" ? "pass" : verdict == "incorrect" ? "fail" : "unclaimed";
-  std::string html = html_chip(verdict, chip_class) + " " + render_distribution_chips(row);
+  std::string chip_class = verdict == "passed"         ? "pass"
+                           : verdict == "incorrect"    ? "fail"
+                           : verdict == "inconclusive" ? "inconclusive"
+                           : verdict == "flagged"      ? "flagged"
+                                                       : "unclaimed";
+  std::string html = html_chip(verdict, chip_class, verdict_title(verdict)) + " " + render_fragile_chips(row) +
+                     render_distribution_chips(row);
   long long unwritten = unwritten_elements(row);
   if (unwritten > 0) html += " " + html_chip(std::to_string(unwritten) + " unwritten", "fail fail-unwritten");
   return {html + visible_failures(row), classes, verdict};
@@ -198,12 +223,24 @@ std::string render_distribution_chips(const nlohmann::json& row) {
   const nlohmann::json* distributions = field_path(row, "validation.per_distribution");
   if (distributions == nullptr || !distributions->is_array()) return html;
   for (const auto& d : *distributions) {
-    bool passed = text_of(d, "verdict") == "passed";
-    const nlohmann::json* counts = field(d, "counts");
-    bool claimed = counts == nullptr || !counts->is_boolean() || counts->get<bool>();
-    std::string text = text_of(d, "distribution") + (passed ? " \u2713" : " \u2717") + (claimed ? "" : "(not claimed)");
+    const bool passed = text_of(d, "verdict") == "passed";
+    const bool claimed = boolean_of(d, "counts").value_or(true);
+    // A hard failure (unwritten, NaN/Inf out of place, a changed input) counts on any distribution.
+    const bool counts = claimed || boolean_of(d, "hard_failed").value_or(false);
+    const nlohmann::json* inconclusive = field(d, "inconclusive");
+    const nlohmann::json* tensors = field(d, "tensors");
+    const bool all_inconclusive = passed && inconclusive != nullptr && inconclusive->is_array() && !inconclusive->empty() &&
+                                  tensors != nullptr && tensors->is_array() && inconclusive->size() >= tensors->size();
+    std::string text = text_of(d, "distribution") + (all_inconclusive ? " ?" : passed ? " \u2713" : " \u2717") +
+                       (claimed ? "" : "(not claimed)");
     std::string title = !text_of(d, "failure").empty() ? text_of(d, "failure") : text_of(d, "stress_reason");
-    html += html_chip(text, claimed ? (passed ? "pass" : "fail") : "unclaimed", title);
+    if (inconclusive != nullptr && inconclusive->is_array() && !inconclusive->empty()) {
+      std::string names;
+      for (const auto& t : *inconclusive) names += (names.empty() ? "" : ", ") + (t.is_string() ? t.get<std::string>() : "");
+      title += (title.empty() ? "" : "\n") + std::string("inconclusive (bound too loose to discriminate): ") + names;
+    }
+    const std::string cls = !counts ? "unclaimed" : !passed ? "fail" : all_inconclusive ? "inconclusive" : "pass";
+    html += html_chip(text, cls, title);
   }
   return html;
 }

@@ -1,5 +1,6 @@
 #include "harness/report/result_classes.hpp"
 
+#include "harness/report/case_flags.hpp"
 #include "harness/report/json_fields.hpp"
 
 #include <algorithm>
@@ -22,9 +23,14 @@ long long unwritten_elements(const nlohmann::json& row) {
   return worst;
 }
 
+bool is_fragile(const nlohmann::json& row) {
+  const nlohmann::json* fragile = field_path(row, "validation.fragile");
+  return fragile != nullptr && fragile->is_array() && !fragile->empty();
+}
+
 bool timing_is_suspect(const nlohmann::json& row) {
-  std::vector<std::string> flags = strings_of(row, "flags");
-  return contains_string(flags, "faster_than_light") || contains_string(flags, "escapes_stream");
+  const std::vector<std::string> flags = strings_of(row, "flags");
+  return std::any_of(flags.begin(), flags.end(), [](const std::string& f) { return !flag_is_informational(f); });
 }
 
 bool is_trusted_pass(const nlohmann::json& row) {
@@ -38,6 +44,9 @@ std::vector<std::string> failure_classes(const nlohmann::json& row) {
   if (verdict == "error") classes.push_back("error");
   if (verdict == "skipped" || verdict == "not_run") classes.push_back("skipped");
   if (verdict == "incorrect") classes.push_back("fail-incorrect");
+  if (verdict == "inconclusive") classes.push_back("fail-inconclusive");
+  if (verdict == "flagged") classes.push_back("fail-flagged");
+  if (is_fragile(row)) classes.push_back("fragile");
   if (unwritten_elements(row) > 0) classes.push_back("fail-unwritten");
   std::vector<std::string> flags = strings_of(row, "flags");
   if (contains_string(flags, "faster_than_light")) classes.push_back("flag-ftl");

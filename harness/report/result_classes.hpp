@@ -1,6 +1,7 @@
 #pragma once
 // What a result row says about itself: its verdict and the CSS classes that name its failure
-// (fail-incorrect, fail-unwritten, flag-ftl, flag-escapes, flag-throttled, skipped, error).
+// (fail-incorrect, fail-inconclusive, fail-flagged, fail-unwritten, fragile, flag-ftl, flag-escapes,
+// flag-throttled, skipped, error).
 // Report, compare and fleet pages all use these, so a class means the same thing everywhere.
 #include <nlohmann/json.hpp>
 
@@ -9,13 +10,17 @@
 
 namespace nb {
 
-// "passed", "incorrect" or "not_verified" for a row that ran; "skipped" or "error" otherwise.
+// The row's disposition ("passed", "incorrect", "inconclusive", "flagged" or "not_verified") for a
+// row that ran; "skipped", "error" or "not_run" otherwise.
 std::string verdict_of(const nlohmann::json& row);
 
 // Worst `unwritten` count over the row's distributions (0 when not validated).
 long long unwritten_elements(const nlohmann::json& row);
 
-// True when the timing cannot be trusted: flagged faster_than_light or escapes_stream.
+// A row whose counted distributions passed but which missed its bound on a stress distribution.
+bool is_fragile(const nlohmann::json& row);
+
+// True when the timing cannot be trusted: any flag but the informational ones (case_flags.hpp).
 bool timing_is_suspect(const nlohmann::json& row);
 
 // True for a row that ran, passed, has a median, and whose timing is not suspect.
