@@ -25,15 +25,16 @@ step_test() {
   summary+=("ctest ${NB_CTEST_ARGS:-}: exit $s in $((SECONDS - start)) s, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
   grep -E "Failed|\*\*\*|Not Run|tests passed|tests failed" "$OUT/ctest.log" | tail -25
 }
-# NB_SANITIZERS picks the tools, NB_SANITIZE_ARGS narrows the run (racecheck is slow).
+# compute-sanitizer over the whole quick suite, one process per op side by side
+# (scripts/device/sanitize.sh). NB_SANITIZERS picks the tools, NB_SANITIZE_ARGS the run's options.
 step_sanitize() {
-  local tool
+  local tool start
   for tool in ${NB_SANITIZERS:-memcheck racecheck}; do
-    compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
-      "$bin" run --suite quick --validate-only --quiet --out "$OUT/sanitize-reports" ${NB_SANITIZE_ARGS:---trials 1} \
+    start=$SECONDS
+    "$NB_ROOT/scripts/device/sanitize.sh" "$tool" "$OUT/sanitize-$tool" ${NB_SANITIZE_ARGS:---trials 1} \
       > "$OUT/sanitize-$tool.log" 2>&1
-    local s=$?
-    summary+=("compute-sanitizer $tool: exit $s, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.log" | tail -1)")
+    summary+=("compute-sanitizer $tool: exit $? in $((SECONDS - start)) s, $(tail -1 "$OUT/sanitize-$tool.log")")
+    cat "$OUT/sanitize-$tool.log"
   done
 }
 step_bench() {
