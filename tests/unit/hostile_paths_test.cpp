@@ -3,6 +3,7 @@
 // read. Each is named in a message, refused or skipped; none aborts, blocks or is replaced.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +74,13 @@ TEST(HostilePaths, OutputsThatAreNotRegularFilesAreRefused) {
     expect_usage_error({"html", report, "-o", out}, what);
     expect_usage_error({"compare", report, report, "--html", out}, what);
     expect_usage_error({"fleet", report, "-o", out}, what);
+  }
+  // As root, "-o /dev/null" replaced /dev/null with a page: a device node of our own stands for it.
+  const std::string device = dir.file("null");
+  if (geteuid() == 0 && mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    expect_usage_error({"html", report, "-o", device}, "a character device");
+    expect_usage_error({"fleet", report, "-o", device}, "a character device");
+    EXPECT_TRUE(fs::is_character_file(device));
   }
   EXPECT_TRUE(fs::is_fifo(fifo));
   EXPECT_TRUE(fs::is_directory(folder));
