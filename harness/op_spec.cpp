@@ -73,11 +73,13 @@ Problem OpSpec::make_problem(const Params& given, DType dtype) const {
     if (!given.has(d.name) && d.required)
       throw UsageError(name() + ": parameter '" + d.name + "' is required (" + d.help + ")");
     double v = given.has(d.name) ? given.real(d.name) : d.default_value;
-    if (d.integer && v != std::floor(v))
-      throw UsageError(name() + ": parameter '" + d.name + "' must be an integer, got " + shortest_text(v));
+    const std::string* text = given.text(d.name);  // as the user wrote it, when parsed
+    if (d.integer && (text ? !is_plain_integer(*text) : v != std::floor(v)))
+      throw UsageError(name() + ": parameter '" + d.name + "' must be an integer in plain decimal digits, got '" +
+                       (text ? *text : shortest_text(v)) + "'");
     if (!(v >= d.min_value && v <= d.max_value)) {
       std::ostringstream msg;
-      msg << name() << ": parameter '" << d.name << "' = " << format_param(d, v) << " is out of range ["
+      msg << name() << ": parameter '" << d.name << "' = " << (text ? *text : format_param(d, v)) << " is out of range ["
           << format_param(d, d.min_value) << ", " << format_param(d, d.max_value) << "] (" << d.help << ")";
       throw UsageError(msg.str());
     }
@@ -101,7 +103,7 @@ Problem OpSpec::parse_problem_id(const std::string& id) const {
     dtype = parse_dtype(rest.substr(slash + 1));
     rest = rest.substr(0, slash);
   }
-  Params params;
+  std::string assignments;  // "m4_n8" as "m=4,n=8": parsed as --params is, the texts kept
   std::stringstream tokens(rest);
   std::string token;
   while (std::getline(tokens, token, '_')) {
@@ -109,10 +111,9 @@ Problem OpSpec::parse_problem_id(const std::string& id) const {
     while (split < token.size() && std::isalpha(static_cast<unsigned char>(token[split]))) ++split;
     if (split == 0 || split == token.size())
       throw UsageError("bad problem id '" + id + "': '" + token + "' is not <param><value>");
-    const std::string key = token.substr(0, split);
-    params.set(key, Params::parse(key + "=" + token.substr(split)).real(key));
+    assignments += (assignments.empty() ? "" : ",") + token.substr(0, split) + "=" + token.substr(split);
   }
-  return make_problem(params, dtype);
+  return make_problem(Params::parse(assignments), dtype);
 }
 
 std::vector<Problem> OpSpec::problems_in(const std::string& suite) const {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 
 #include "harness/errors.hpp"
 
@@ -18,6 +19,23 @@ std::int64_t Params::dim(const std::string& name) const {
   return static_cast<std::int64_t>(std::llround(real(name)));
 }
 
+const std::string* Params::text(const std::string& name) const {
+  auto it = texts_.find(name);
+  return it == texts_.end() ? nullptr : &it->second;
+}
+
+bool is_plain_integer(const std::string& text) { return std::regex_match(text, std::regex("-?[0-9]+")); }
+
+namespace {
+
+// A decimal number as people write one: an optional sign, digits with an optional fraction, an
+// optional exponent ("4", "-4", "0.5", ".5", "1e-5"); not "0x10", "inf", "nan" or "4abc".
+bool is_decimal_number(const std::string& text) {
+  return std::regex_match(text, std::regex(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)"));
+}
+
+}  // namespace
+
 Params Params::parse(const std::string& text) {
   Params out;
   std::size_t pos = 0;
@@ -32,10 +50,11 @@ Params Params::parse(const std::string& text) {
     std::string value = item.substr(eq + 1);
     char* stop = nullptr;
     double v = std::strtod(value.c_str(), &stop);
-    if (stop == value.c_str() || *stop != '\0' || !std::isfinite(v))
-      throw UsageError("bad value '" + value + "' for parameter '" + name + "'");
+    if (!is_decimal_number(value) || stop == value.c_str() || *stop != '\0' || !std::isfinite(v))
+      throw UsageError("bad value '" + value + "' for parameter '" + name + "': expected a finite decimal number");
     if (out.has(name)) throw UsageError("parameter '" + name + "' is given twice");
     out.set(name, v);
+    out.texts_[name] = value;
     pos = end + 1;
   }
   return out;

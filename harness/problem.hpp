@@ -28,18 +28,29 @@ class Params {
   Params() = default;
   Params(std::initializer_list<std::pair<const std::string, double>> values) : values_(values) {}
 
-  void set(const std::string& name, double value) { values_[name] = value; }
+  void set(const std::string& name, double value) {
+    values_[name] = value;
+    texts_.erase(name);
+  }
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   double real(const std::string& name) const;    // throws UsageError when missing
   std::int64_t dim(const std::string& name) const;
   const std::map<std::string, double>& values() const { return values_; }
+  // The text a value was given as (by parse), or nullptr for a value set in code.
+  const std::string* text(const std::string& name) const;
 
-  // "n=16,c=64,eps=1e-5" -> Params; throws UsageError on malformed text.
+  // "n=16,c=64,eps=1e-5" -> Params; throws UsageError on malformed text. Each value is a decimal
+  // number ("16", "1e-5", "0.1"): hexadecimal, infinities and NaN are refused, quoting the text.
   static Params parse(const std::string& text);
 
  private:
   std::map<std::string, double> values_;
+  std::map<std::string, std::string> texts_;
 };
+
+// True for a plain decimal integer: digits with an optional leading '-' ("16", "-4"); not "1e3",
+// "0x10", "+4" or "16.0".
+bool is_plain_integer(const std::string& text);
 
 struct Problem {
   std::string op;      // "rmsnorm_nchw"

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "harness/cli/eval_commands.hpp"
 #include "harness/cli/npy_commands.hpp"
 #include "harness/cli/option_checks.hpp"
+#include "harness/cli/version.hpp"
 #include "harness/distribution.hpp"
 #include "harness/errors.hpp"
 #include "harness/report/provenance.hpp"
@@ -222,22 +224,68 @@ void add_npy_commands(CLI::App& app, NpyArgs& a) {
       ->required()->check(not_empty());
 }
 
-void finish_run_options(RunOptions& o, const std::vector<std::string>& distributions, bool full_validation) {
+// `command`: the subcommand the options were given to (what it was given, not its defaults).
+void finish_run_options(const CLI::App& command, RunOptions& o, const std::vector<std::string>& distributions,
+                        bool full_validation) {
   for (const auto& d : distributions) o.validation.distributions.push_back(parse_distribution(d));
   if (full_validation) o.validation.distributions = all_distributions();
   check_validation_options(o.validation);
+  ValidationOptions& v = o.validation;
+  if (command.count("--huge-trials") > 0 && v.huge_problem_trials > v.trials)
+    throw UsageError("--huge-trials " + std::to_string(v.huge_problem_trials) + " exceeds --trials " +
+                     std::to_string(v.trials) + ": huge problems run at most --trials trials");
+  v.huge_problem_trials = std::min(v.huge_problem_trials, v.trials);  // the default follows a smaller --trials
   if (!(o.samples.min_time_s > 0) || !std::isfinite(o.samples.min_time_s) ||
       o.samples.max_samples < o.samples.min_samples)
     throw UsageError("--min-time must be positive and --max-samples at least " + std::to_string(o.samples.min_samples));
 }
 
+// Options of run that contradict each other: both given is a usage error, neither one dropped.
+constexpr OptionConflict kProblemOrSuite = {"--problem", "--suite", "problem ids replace the suite"};
+constexpr std::initializer_list<OptionConflict> kRunConflicts = {
+    {"--params", "--problem", "--params is one custom problem, --problem names problems"},
+    {"--params", "--suite", "a custom problem (--params) replaces the suite"},
+    kProblemOrSuite,
+    {"--devices", "--device", "--devices runs one worker per listed GPU"},
+    {"--devices", "--profile", "--profile runs on one --device"},
+    {"--profile", "--validate-only", "--profile launches each case once, neither validated nor timed"}};
+
+int dispatch_run(const CLI::App& command, const Registry& registry, RunArgs& run, int argc, char** argv) {
+  RunCommand& c = run.command;
+  refuse_conflicts(command, kRunConflicts);
+  finish_run_options(command, c.options, run.distributions, run.full_validation);
+  c.benchmark_args = command.remaining();
+  c.options.suite = c.selection.problems.empty() && c.selection.params.empty() ? c.selection.suite : "";
+  c.options.command_line = quote_command_line(argc, argv);
+  c.program = argv[0];
+  c.argv.assign(argv, argv + argc);
+  if (!c.run_id.empty() && (c.run_id[0] == '.' || c.run_id.size() > 100 ||
+                            c.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789._-") != std::string::npos))
+    throw UsageError("--run-id '" + c.run_id + "': use letters, digits, '.', '_' and '-' only, not starting with '.'");
+  if (!c.devices.empty()) {
+    select_cases(registry, c.selection);  // a bad selection is one usage error here, not one per GPU
+    for (const auto& a : c.benchmark_args)
+      if (a.rfind("--benchmark_", 0) != 0) throw UsageError("unrecognised argument '" + a + "'");
+    return devices_run_command(c, std::cout);
+  }
+  return run_command(registry, c, std::cout);
+}
+
+// Options of eval that contradict each other.
+constexpr std::initializer_list<OptionConflict> kEvalConflicts = {
+    {"--no-builtins", "--variant", "--variant picks the built-ins run beside the candidate"}, kProblemOrSuite};
+
 int dispatch_eval(CLI::App& app, const Registry& registry, EvalArgs& eval, int argc, char** argv) {
   if (app.got_subcommand("eval-worker")) {
-    finish_run_options(eval.worker.options, eval.worker_distributions, eval.worker_full_validation);
+    finish_run_options(*app.get_subcommand("eval-worker"), eval.worker.options, eval.worker_distributions,
+                       eval.worker_full_validation);
     return eval_worker_command(registry, eval.worker);
   }
   EvalCommand& c = eval.command;
-  finish_run_options(c.options, eval.distributions, eval.full_validation);
+  const CLI::App& command = *app.get_subcommand("eval");
+  refuse_conflicts(command, kEvalConflicts);
+  finish_run_options(command, c.options, eval.distributions, eval.full_validation);
   c.builtins = !eval.no_builtins;
   c.benchmark_args = app.get_subcommand("eval")->remaining();
   for (const auto& a : c.benchmark_args)
@@ -264,25 +312,20 @@ int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& r
       reports.compare.fail_on_regression_pct = reports.fail_on_regression;
     return compare_command(reports.compare);
   }
-  RunCommand& c = run.command;
-  finish_run_options(c.options, run.distributions, run.full_validation);
-  c.benchmark_args = app.get_subcommand("run")->remaining();
-  c.options.suite = c.selection.problems.empty() && c.selection.params.empty() ? c.selection.suite : "";
-  c.options.command_line = quote_command_line(argc, argv);
-  c.program = argv[0];
-  c.argv.assign(argv, argv + argc);
-  if (!c.run_id.empty() && (c.run_id[0] == '.' || c.run_id.size() > 100 ||
-                            c.run_id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                       "0123456789._-") != std::string::npos))
-    throw UsageError("--run-id '" + c.run_id + "': use letters, digits, '.', '_' and '-' only, not starting with '.'");
-  if (!c.devices.empty()) {
-    if (c.options.profile) throw UsageError("--profile runs on one --device, not --devices");
-    select_cases(registry, c.selection);  // a bad selection is one usage error here, not one per GPU
-    for (const auto& a : c.benchmark_args)
-      if (a.rfind("--benchmark_", 0) != 0) throw UsageError("unrecognised argument '" + a + "'");
-    return devices_run_command(c, std::cout);
+  return dispatch_run(*app.get_subcommand("run"), registry, run, argc, argv);
+}
+
+// A first argument that is neither an option nor a subcommand is named, with the subcommands
+// (CLI11 would say only that a subcommand is required).
+void refuse_unknown_subcommand(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-' || std::string(argv[1]) == "eval-worker") return;  // eval-worker: hidden
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) {
+    if (sub->get_name() == argv[1]) return;
+    names += (names.empty() ? "" : ", ") + sub->get_name();
   }
-  return run_command(registry, c, std::cout);
+  throw UsageError(std::string("'") + argv[1] + "' is not a subcommand (subcommands: " + names +
+                   "; run 'normbench --help')");
 }
 
 }  // namespace
@@ -290,6 +333,7 @@ int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& r
 int cli_main(int argc, char** argv, const Registry& registry) {
   CLI::App app{"normbench: validate, time and report normalization and reduction kernels"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text(), "Print the normbench version and the commit it was built from");
   ListArgs list;
   RunArgs run;
   ReportArgs reports;
@@ -303,10 +347,14 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   add_eval(app, eval);
   add_npy_commands(app, npy);
   try {
+    refuse_unknown_subcommand(app, argc, argv);
     app.parse(argc, argv);
     return dispatch(app, registry, list, run, reports, ceilings, eval, npy, argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what();
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     std::cerr << "normbench: " << e.what() << "\n(run 'normbench --help')\n";

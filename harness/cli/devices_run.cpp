@@ -164,7 +164,7 @@ std::string summary_line(const GpuWorker& w) {
 
 int devices_run_command(const RunCommand& c, std::ostream& out) {
   parse_device_list(c.devices, 10000);  // a malformed list is a usage error first,
-  const std::string run_id = utc_now_compact();
+  const std::string run_id = c.run_id.empty() ? utc_now_compact() : c.run_id;  // each GPU's: <run_id>-gpu<i>
   const fs::path folder = fs::path(c.out_root) / "fleet" / run_id;
   check_folder_writable(folder.string(), "the --out folder");  // then an unwritable --out
   const int visible = visible_devices();

@@ -2,6 +2,7 @@
 // normbench run --devices all|0,2: one worker process per GPU (`normbench run --device i` with the
 // same options), side by side, each writing its own report under <out>/<gpu-slug>/<run-id>-gpu<i>/;
 // then one fleet page for the run (<out>/fleet/<run-id>/fleet.html) and a one-line summary per GPU.
+// <run-id> is --run-id when given, else the UTC start time.
 // This process never creates a CUDA context: it only counts the devices. A failing GPU does not
 // lose the others' reports; the exit status is the worst of the workers'.
 #include <iosfwd>

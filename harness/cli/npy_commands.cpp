@@ -8,6 +8,8 @@
 #include <ostream>
 
 #include "harness/errors.hpp"
+#include "harness/cli/dump_folder.hpp"
+#include "harness/files/folder_swap.hpp"
 #include "harness/npy/npy_file.hpp"
 #include "harness/report/atomic_write.hpp"
 #include "harness/run/memory_footprint.hpp"
@@ -64,36 +66,33 @@ void compute_trial(HostTrial& h, const NpyTrial& t) {
 std::string input_file(const TensorDecl& d) { return d.name + ".npy"; }
 std::string reference_file(const TensorDecl& d) { return d.name + ".reference.npy"; }
 
-}  // namespace
+// The manifest entry of tensor i, naming its files (written beside it) and its tolerance.
+nlohmann::ordered_json manifest_tensor(const HostTrial& h, std::size_t i) {
+  const TensorDecl& d = h.decls[i];
+  const bool has_input = d.role != TensorRole::output, has_reference = d.role != TensorRole::input;
+  const Tolerance& tol = h.tolerances.per_tensor.at(i);
+  return {{"index", i},
+          {"name", d.name},
+          {"role", role_name(d.role)},
+          {"shape", dims_of(d)},
+          {"dtype", "float32"},
+          {"file", has_input ? nlohmann::ordered_json(input_file(d)) : nlohmann::ordered_json(nullptr)},
+          {"reference_file", has_reference ? nlohmann::ordered_json(reference_file(d)) : nlohmann::ordered_json(nullptr)},
+          {"tolerance", has_reference ? nlohmann::ordered_json({{"normwise", tol.normwise},
+                                                                {"elementwise", tol.elementwise},
+                                                                {"floor_fraction", tol.floor_fraction}})
+                                      : nlohmann::ordered_json(nullptr)}};
+}
 
-int dump_command(const Registry& registry, const NpyTrial& trial, const std::string& dir, std::ostream& out) {
-  HostTrial h = plan_trial(registry, trial);
-  check_folder_writable(dir, "the dump folder");  // before the work, not after it
-  compute_trial(h, trial);
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) throw UsageError("cannot create the dump folder " + dir + ": " + error.message());
+// Every file of the set, into `dir`: each input's and reference's .npy, then manifest.json.
+void write_dump_files(const HostTrial& h, const NpyTrial& trial, const std::string& dir) {
   nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < h.decls.size(); ++i) {
     const TensorDecl& d = h.decls[i];
-    const auto dims = dims_of(d);
-    const bool has_input = d.role != TensorRole::output, has_reference = d.role != TensorRole::input;
-    if (has_input) write_npy_f32((fs::path(dir) / input_file(d)).string(), dims, h.inputs.data[i]);
-    if (has_reference) write_npy_f64((fs::path(dir) / reference_file(d)).string(), dims, h.reference.data[i]);
-    const Tolerance& tol = h.tolerances.per_tensor.at(i);
-    tensors.push_back({{"index", i},
-                       {"name", d.name},
-                       {"role", role_name(d.role)},
-                       {"shape", dims},
-                       {"dtype", "float32"},
-                       {"file", has_input ? nlohmann::ordered_json(input_file(d)) : nlohmann::ordered_json(nullptr)},
-                       {"reference_file",
-                        has_reference ? nlohmann::ordered_json(reference_file(d)) : nlohmann::ordered_json(nullptr)},
-                       {"tolerance",
-                        has_reference ? nlohmann::ordered_json({{"normwise", tol.normwise},
-                                                                {"elementwise", tol.elementwise},
-                                                                {"floor_fraction", tol.floor_fraction}})
-                                      : nlohmann::ordered_json(nullptr)}});
+    if (d.role != TensorRole::output) write_npy_f32((fs::path(dir) / input_file(d)).string(), dims_of(d), h.inputs.data[i]);
+    if (d.role != TensorRole::input)
+      write_npy_f64((fs::path(dir) / reference_file(d)).string(), dims_of(d), h.reference.data[i]);
+    tensors.push_back(manifest_tensor(h, i));
   }
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& [k, v] : h.problem.params.values()) params[k] = v;
@@ -108,6 +107,15 @@ int dump_command(const Registry& registry, const NpyTrial& trial, const std::str
                                                          trial.distribution + " --seed " +
                                                          std::to_string(trial.seed) + " --outputs DIR"}};
   write_file_atomically((fs::path(dir) / "manifest.json").string(), manifest.dump(2) + "\n");
+}
+
+}  // namespace
+
+int dump_command(const Registry& registry, const NpyTrial& trial, const std::string& dir, std::ostream& out) {
+  HostTrial h = plan_trial(registry, trial);
+  check_dump_folder(dir);  // before the work, not after it
+  compute_trial(h, trial);
+  replace_folder(dir, [&](const std::string& staging) { write_dump_files(h, trial, staging); });
   out << "wrote " << h.decls.size() << " tensors of " << h.problem.id() << " (" << trial.distribution << ", seed "
       << trial.seed << ") to " << dir << "\n";
   return kExitOk;
@@ -115,8 +123,7 @@ int dump_command(const Registry& registry, const NpyTrial& trial, const std::str
 
 int check_command(const Registry& registry, const NpyTrial& trial, const std::string& outputs_dir, std::ostream& out) {
   HostTrial h = plan_trial(registry, trial);
-  compute_trial(h, trial);
-  HostTensors results = allocate_host_results(h.decls);
+  HostTensors results = allocate_host_results(h.decls);  // read first: a bad file is found before the work
   for (std::size_t i = 0; i < h.decls.size(); ++i) {
     const TensorDecl& d = h.decls[i];
     if (d.role == TensorRole::input) continue;
@@ -127,6 +134,7 @@ int check_command(const Registry& registry, const NpyTrial& trial, const std::st
                        std::to_string(d.elements) + " " + format_dims(dims_of(d)));
     results.data[i].assign(a.values.begin(), a.values.end());
   }
+  compute_trial(h, trial);
   const auto tolerance_of = [&](int i) { return h.tolerances.per_tensor.at(static_cast<std::size_t>(i)); };
   const TrialJudgement j = judge_trial(h.decls, results, h.reference, tolerance_of, false);
   char line[256];

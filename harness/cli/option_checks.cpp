@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "harness/errors.hpp"
+
 namespace nb {
 namespace {
 
@@ -68,6 +70,12 @@ CLI::Validator not_empty() {
         return text.find_first_not_of(" \t") == std::string::npos ? "an empty value" : "";
       },
       "");
+}
+
+void refuse_conflicts(const CLI::App& command, std::initializer_list<OptionConflict> conflicts) {
+  for (const OptionConflict& c : conflicts)
+    if (command.count(c.first) > 0 && command.count(c.second) > 0)
+      throw UsageError(std::string(c.first) + " and " + c.second + " cannot be given together: " + c.why);
 }
 
 }  // namespace nb

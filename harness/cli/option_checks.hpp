@@ -2,10 +2,12 @@
 // The checks every numeric and text option goes through, on the text as given and before CLI11
 // converts it: a NaN, an infinity, a number out of range, a fraction where a count is meant, a
 // negative number for an unsigned one ("-1" would wrap to 2^64-1) or an empty value is refused
-// with the option's name, never turned into a gate that is silently off.
+// with the option's name, never turned into a gate that is silently off; and options that
+// contradict each other are refused by both names, never one of them ignored.
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 
 namespace nb {
 
@@ -20,5 +22,16 @@ CLI::Validator unsigned_whole();
 
 // A value that is not empty (and not only blanks).
 CLI::Validator not_empty();
+
+// Two options of one command that contradict each other, and why.
+struct OptionConflict {
+  const char* first;
+  const char* second;
+  const char* why;
+};
+
+// Throws nb::UsageError "<first> and <second> cannot be given together: <why>" for the first of
+// `conflicts` whose two options were both given to `command`: neither is silently dropped.
+void refuse_conflicts(const CLI::App& command, std::initializer_list<OptionConflict> conflicts);
 
 }  // namespace nb

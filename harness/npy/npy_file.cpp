@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "harness/errors.hpp"
+#include "harness/files/file_kind.hpp"
 #include "harness/report/atomic_write.hpp"
 #include "harness/tensors.hpp"
 
@@ -101,8 +102,9 @@ void write_npy_f64(const std::string& path, const std::vector<std::int64_t>& sha
 }
 
 NpyArray read_npy(const std::string& path) {
+  if (std::string why = why_not_a_readable_file(path, ".npy"); !why.empty()) throw UsageError(path + ": " + why);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": no such .npy file");
+  if (!in) throw UsageError(path + ": cannot open it");
   char magic[8] = {};
   in.read(magic, 8);
   if (!in || std::memcmp(magic, kMagic, 6) != 0) throw UsageError(path + ": not a .npy file (no \\x93NUMPY magic)");

@@ -25,8 +25,9 @@ std::int64_t checked_elements(const std::vector<std::int64_t>& shape, const std:
 void write_npy_f32(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
 void write_npy_f64(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<double>& values);
 
-// Reads a file; a shape with a negative or overflowing dimension, or more values than the file
-// holds, is a UsageError before anything is allocated for it.
+// Reads a file; a path that is not a readable regular file (missing, a FIFO, a folder, no
+// permission) is a UsageError saying which before it is opened, and a shape with a negative or
+// overflowing dimension, or more values than the file holds, one before anything is allocated.
 NpyArray read_npy(const std::string& path);
 
 }  // namespace nb

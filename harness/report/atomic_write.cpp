@@ -1,6 +1,7 @@
 #include "harness/report/atomic_write.hpp"
 
 #include "harness/errors.hpp"
+#include "harness/files/file_kind.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -45,22 +46,37 @@ void sync_folder(const std::string& folder) {
   ::close(fd);
 }
 
+// The folders from `folder` up to the first one that exists, deepest first; or the reason when a
+// symbolic link on the way leads nowhere (creating a folder in its place fails with "File exists",
+// and it is not the probe's to remove).
+std::string missing_folders(const std::filesystem::path& folder, std::vector<std::filesystem::path>& missing) {
+  for (std::filesystem::path p = folder; !p.empty(); p = p.parent_path()) {
+    if (std::string why = why_link_leads_nowhere(p.string()); !why.empty()) return p.string() + " is " + why;
+    std::error_code error;
+    if (std::filesystem::exists(std::filesystem::symlink_status(p, error)) || p == p.parent_path()) break;
+    missing.push_back(p);
+  }
+  return "";
+}
+
 // "" when `folder` exists or could be created and a probe file could be written and synced in it;
-// else the reason.
+// else the reason. Only the folders the probe itself created are removed again.
 std::string why_folder_is_not_writable(const std::string& folder) {
-  std::error_code error;
-  std::vector<std::filesystem::path> created;  // the folders this probe makes, deepest first
-  for (std::filesystem::path p = folder; !p.empty() && !std::filesystem::exists(p, error); p = p.parent_path())
-    created.push_back(p);
+  std::vector<std::filesystem::path> missing, created;  // created: shallowest first
+  if (std::string why = missing_folders(folder, missing); !why.empty()) return why;
   struct RemoveCreated {  // the probe leaves nothing behind; the writer creates the folders again
     std::vector<std::filesystem::path>& folders;
     ~RemoveCreated() {
       std::error_code ignored;
-      for (const auto& p : folders) std::filesystem::remove(p, ignored);  // empty folders only
+      for (auto p = folders.rbegin(); p != folders.rend(); ++p) std::filesystem::remove(*p, ignored);  // empty folders only
     }
   } remove_created{created};
-  std::filesystem::create_directories(folder, error);
-  if (error) return "cannot create the folder: " + error.message();
+  for (auto p = missing.rbegin(); p != missing.rend(); ++p) {
+    std::error_code error;
+    if (std::filesystem::create_directory(*p, error)) created.push_back(*p);
+    if (error) return "cannot create the folder " + p->string() + ": " + error.message();
+  }
+  std::error_code error;
   if (!std::filesystem::is_directory(folder, error)) return folder + " is not a folder";
   std::string pattern = folder + "/.normbench-write-probe.XXXXXX";
   std::vector<char> probe(pattern.begin(), pattern.end());
@@ -75,8 +91,9 @@ std::string why_folder_is_not_writable(const std::string& folder) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  if (path.empty()) throw UsageError("cannot write a file with an empty path");
+void write_file_atomically(const std::string& given_path, const std::string& content) {
+  if (given_path.empty()) throw UsageError("cannot write a file with an empty path");
+  const std::string path = regular_file_to_write(given_path, "the output file");
   std::string folder = folder_of(path);
   std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   std::string pattern = folder + "/." + name + ".tmp.XXXXXX";

@@ -141,9 +141,10 @@ std::vector<std::string> gemm_ceiling_changes(const nlohmann::json& base, const 
   std::vector<std::string> lines;
   const nlohmann::json* ceilings = field(candidate, "compute_ceilings");
   if (ceilings == nullptr || !ceilings->is_array()) return lines;
+  const ComputeCeilings base_ceilings(base);
   for (const auto& after : *ceilings) {
     const std::string problem = text_of(after, "problem");
-    const nlohmann::json* before = compute_ceiling_of(base, problem);
+    const nlohmann::json* before = base_ceilings.of(problem);
     if (before == nullptr) continue;
     auto old_time = ceiling_spread_of(*before), new_time = ceiling_spread_of(after);
     if (!old_time || !new_time || classify_timing(*old_time, *new_time, rule) == TimingChange::Same) continue;

@@ -1,8 +1,5 @@
 #include "harness/report/fleet.hpp"
 
-#include <filesystem>
-#include <map>
-
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_page.hpp"
 #include "harness/report/html_table.hpp"
@@ -13,9 +10,10 @@
 #include "harness/report/result_classes.hpp"
 #include "harness/report/svg_chart.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace nb {
 namespace {
@@ -28,30 +26,46 @@ std::optional<double> percent_of_own_ceiling(const nlohmann::json& row, const nl
 }
 
 // The row's % of its problem's GEMM ceiling in its own run (the ceiling's median over the row's).
-std::optional<double> percent_of_own_gemm_ceiling(const nlohmann::json& row, const nlohmann::json& report) {
+std::optional<double> percent_of_own_gemm_ceiling(const nlohmann::json& row, const ComputeCeilings& ceilings) {
   if (auto pct = number_of(row, "pct_of_compute_ceiling")) return pct;
-  const nlohmann::json* ceiling = compute_ceiling_of(report, text_of(row, "problem"));
+  const nlohmann::json* ceiling = ceilings.of(text_of(row, "problem"));
   auto median = number_of(row, "timing.median_ms");
   auto ceiling_ms = ceiling != nullptr ? number_of(*ceiling, "median_ms") : std::nullopt;
   if (median && ceiling_ms && *median > 0) return 100.0 * *ceiling_ms / *median;
   return std::nullopt;
 }
 
-// (problem id, problem name) of every run, first-seen order.
-std::vector<std::pair<std::string, std::string>> all_problems(const std::vector<FleetRun>& runs) {
-  std::vector<std::pair<std::string, std::string>> problems;
-  for (const FleetRun& run : runs)
-    for (const nlohmann::json* row : all_results(run.report)) {
-      std::pair<std::string, std::string> problem{text_of(*row, "problem"), text_of(*row, "op") + " " + problem_label(*row)};
-      if (std::find(problems.begin(), problems.end(), problem) == problems.end()) problems.push_back(problem);
+// Every run's rows by problem id and GEMM ceilings, indexed once (the table and the charts look a
+// problem up, never scan a report for it), and the problems of all runs in first-seen order.
+struct FleetProblems {
+  std::vector<std::pair<std::string, std::string>> problems;     // (problem id, problem name)
+  std::vector<std::unordered_map<std::string, ResultRows>> rows;  // per run: problem id -> its rows
+  std::vector<ComputeCeilings> ceilings;                          // per run
+  const ResultRows& of(std::size_t run, const std::string& problem) const {
+    static const ResultRows none;
+    auto it = rows[run].find(problem);
+    return it == rows[run].end() ? none : it->second;
+  }
+};
+
+FleetProblems group_fleet(const std::vector<FleetRun>& runs) {
+  FleetProblems fleet;
+  std::unordered_set<std::string> seen;
+  for (const FleetRun& run : runs) {
+    fleet.ceilings.emplace_back(run.report);
+    auto& by_problem = fleet.rows.emplace_back();
+    for (RowGroup& group : group_rows(all_results(run.report), "problem")) {
+      if (seen.insert(group.value).second)
+        fleet.problems.emplace_back(group.value, text_of(*group.rows.front(), "op") + " " + problem_label(*group.rows.front()));
+      by_problem.emplace(group.value, std::move(group.rows));
     }
-  return problems;
+  }
+  return fleet;
 }
 
-HtmlCell best_cell(const FleetRun& run, const std::string& problem) {
-  ResultRows rows = rows_where(all_results(run.report), "problem", problem);
+HtmlCell best_cell(const FleetRun& run, const ComputeCeilings& ceilings, const ResultRows& rows) {
   if (rows.empty()) return {kNotMeasured, "", ""};
-  auto best = best_passing_variant(rows, run.report);
+  auto best = best_passing_variant(rows, run.report, ceilings);
   if (!best) return {"no passing variant", "fail-incorrect", ""};
   const auto pct = best->pct_of_own_ceiling();
   std::string html = "<b>" + html_escape(best->variant) + "</b> " +
@@ -81,32 +95,33 @@ std::string gpus_table(const std::vector<FleetRun>& runs) {
   return render_html_table(columns, rows, "fleet-gpus");
 }
 
-std::string best_table(const std::vector<FleetRun>& runs) {
+std::string best_table(const std::vector<FleetRun>& runs, const FleetProblems& fleet) {
   std::vector<HtmlColumn> columns = {{"problem", "problem"}};
   for (const FleetRun& run : runs) columns.push_back({"gpu-" + run.label, run.label, true});
   std::vector<HtmlRow> rows;
-  for (const auto& [problem, name] : all_problems(runs)) {
+  for (const auto& [problem, name] : fleet.problems) {
     HtmlRow row{{{"<span title=\"" + html_escape(problem) + "\">" + html_escape(name) + "</span>", "", problem}}, "",
                 {{"problem", problem}}};
-    for (const FleetRun& run : runs) row.cells.push_back(best_cell(run, problem));
+    for (std::size_t r = 0; r < runs.size(); ++r)
+      row.cells.push_back(best_cell(runs[r], fleet.ceilings[r], fleet.of(r, problem)));
     rows.push_back(row);
   }
   return render_html_table(columns, rows, "fleet");
 }
 
-std::string best_bar_charts(const std::vector<FleetRun>& runs) {
+std::string best_bar_charts(const std::vector<FleetRun>& runs, const FleetProblems& fleet) {
   std::string html = "<div class=\"charts\">\n";
-  for (const auto& [problem, name] : all_problems(runs)) {
+  for (const auto& [problem, name] : fleet.problems) {
     bool compute_bound = false;
-    for (const FleetRun& run : runs)
-      compute_bound = compute_bound || any_compute_bound(run.report, rows_where(all_results(run.report), "problem", problem));
+    for (std::size_t r = 0; r < runs.size(); ++r)
+      compute_bound = compute_bound || fleet.ceilings[r].any_compute_bound(fleet.of(r, problem));
     BarChart chart{name + (compute_bound ? ": best passing variant, % of own GEMM ceiling" : ": best passing variant, % of own ceiling"),
                    "%", {}, 100.0, compute_bound ? "GEMM ceiling" : "copy ceiling"};
-    for (const FleetRun& run : runs) {
-      ResultRows rows = rows_where(all_results(run.report), "problem", problem);
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const ResultRows& rows = fleet.of(r, problem);
       if (rows.empty()) continue;
-      auto best = best_passing_variant(rows, run.report);
-      chart.bars.push_back({run.label, best ? best->pct_of_own_ceiling() : std::nullopt, best ? "" : "fail-incorrect",
+      auto best = best_passing_variant(rows, runs[r].report, fleet.ceilings[r]);
+      chart.bars.push_back({runs[r].label, best ? best->pct_of_own_ceiling() : std::nullopt, best ? "" : "fail-incorrect",
                             best ? best->variant : "no passing variant"});
     }
     html += render_bar_chart_svg(chart);
@@ -116,14 +131,15 @@ std::string best_bar_charts(const std::vector<FleetRun>& runs) {
 
 }  // namespace
 
-std::optional<BestVariant> best_passing_variant(const ResultRows& problem_rows, const nlohmann::json& report) {
+std::optional<BestVariant> best_passing_variant(const ResultRows& problem_rows, const nlohmann::json& report,
+                                                const ComputeCeilings& ceilings) {
   std::optional<BestVariant> best;
   for (const nlohmann::json* row : problem_rows) {
     if (!is_trusted_pass(*row)) continue;
     double median = *number_of(*row, "timing.median_ms");
     if (best && best->median_ms <= median) continue;
     best = BestVariant{text_of(*row, "variant"), median, number_of(*row, "gbps"), percent_of_own_ceiling(*row, report),
-                       number_of(*row, "tflops"), percent_of_own_gemm_ceiling(*row, report), is_compute_bound_row(report, *row)};
+                       number_of(*row, "tflops"), percent_of_own_gemm_ceiling(*row, ceilings), ceilings.is_compute_bound(*row)};
   }
   return best;
 }
@@ -150,8 +166,9 @@ std::string render_fleet_html(const std::vector<FleetRun>& runs) {
           "failed and faster-than-light or stream-escaping rows are left out), as % of that GPU's own measured copy ceiling; compute-bound problems as % of that GPU's own GEMM ceiling of the problem "
           "(the library GEMM alone at the problem's precision).</p></header>\n";
   body += "<h2>GPUs</h2>\n" + gpus_table(runs);
-  body += "<h2>Best passing variant per problem</h2>\n" + best_table(runs);
-  body += "<h2>% of own ceiling, side by side</h2>\n" + best_bar_charts(runs);
+  const FleetProblems fleet = group_fleet(runs);
+  body += "<h2>Best passing variant per problem</h2>\n" + best_table(runs, fleet);
+  body += "<h2>% of own ceiling, side by side</h2>\n" + best_bar_charts(runs, fleet);
   return render_html_page("normbench fleet", body);
 }
 

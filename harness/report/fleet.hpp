@@ -2,6 +2,7 @@
 // normbench fleet: several reports (one per GPU, or several runs) on one page. Per problem,
 // each GPU's best passing variant and its % of that GPU's own measured copy ceiling (for a
 // compute-bound problem: of that GPU's own GEMM ceiling of the problem).
+#include "harness/report/report_compute.hpp"
 #include "harness/report/report_rows.hpp"
 
 #include <nlohmann/json.hpp>
@@ -34,7 +35,9 @@ struct BestVariant {
 
 // The fastest row among `problem_rows` that passed with trusted timing (not incorrect, not
 // skipped or failed, not flagged faster_than_light or escapes_stream); nullopt when none.
-std::optional<BestVariant> best_passing_variant(const ResultRows& problem_rows, const nlohmann::json& report);
+// `report` is the rows' report, `ceilings` its GEMM ceilings.
+std::optional<BestVariant> best_passing_variant(const ResultRows& problem_rows, const nlohmann::json& report,
+                                                const ComputeCeilings& ceilings);
 
 // Labels the runs by GPU name, unique.
 std::vector<FleetRun> label_fleet_runs(std::vector<std::pair<std::string, nlohmann::json>> path_and_report);

@@ -59,15 +59,16 @@ std::string controls_html(const ResultRows& rows) {
          "<span id=\"shown-count\" class=\"muted\"></span> <span class=\"muted\">click a column header to sort</span></div>\n";
 }
 
-std::string op_section_html(const nlohmann::json& report, const std::string& op, const ResultRows& op_rows) {
+std::string op_section_html(const nlohmann::json& report, const ComputeCeilings& ceilings, const std::string& op,
+                            const ResultRows& op_rows) {
   std::string html = "<section class=\"op\" id=\"op-" + html_escape(op) + "\">\n<h2>" + html_escape(op) + "</h2>\n";
-  html += render_results_table(report, op_rows);
-  if (any_compute_bound(report, op_rows)) {
+  html += render_results_table(ceilings, op_rows);
+  if (ceilings.any_compute_bound(op_rows)) {
     // GB/s against size says nothing about a compute-bound op: no sweep chart.
     return html + "<h3>% of the GEMM ceiling (the library GEMM alone at the problem's precision), per problem</h3>\n" +
-           render_ceiling_bar_charts(report, op_rows) + "</section>\n";
+           render_ceiling_bar_charts(ceilings, op_rows) + "</section>\n";
   }
-  html += "<h3>% of the measured copy ceiling, per problem</h3>\n" + render_ceiling_bar_charts(report, op_rows);
+  html += "<h3>% of the measured copy ceiling, per problem</h3>\n" + render_ceiling_bar_charts(ceilings, op_rows);
   std::string sweep = render_sweep_chart(report, op, op_rows);
   if (!sweep.empty()) html += "<h3>Bandwidth against size</h3>\n" + sweep;
   return html + "</section>\n";
@@ -79,7 +80,8 @@ std::string render_report_html(const nlohmann::json& report) {
   ResultRows rows = all_results(report);
   std::string body = run_state_html(report) + render_provenance_html(report) + summary_html(report) + render_ceilings_html(report);
   body += controls_html(rows);
-  for (const std::string& op : distinct_values(rows, "op")) body += op_section_html(report, op, rows_where(rows, "op", op));
+  const ComputeCeilings ceilings(report);
+  for (const RowGroup& op : group_rows(rows, "op")) body += op_section_html(report, ceilings, op.value, op.rows);
   body += render_phases_html(report);
   return render_html_page("normbench report: " + gpu_name_of(report), body);
 }

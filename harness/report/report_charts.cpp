@@ -26,8 +26,9 @@ BarChart ceiling_chart_for(const std::string& problem_label, const ResultRows& p
 
 // A compute-bound problem's bars: % of its GEMM ceiling (the library GEMM alone at the
 // problem's precision), never mixed with % of the copy ceiling.
-BarChart gemm_ceiling_chart_for(const nlohmann::json& report, const std::string& problem_label, const ResultRows& problem_rows) {
-  const nlohmann::json* ceiling = compute_ceiling_of(report, text_of(*problem_rows.front(), "problem"));
+BarChart gemm_ceiling_chart_for(const ComputeCeilings& ceilings, const std::string& problem_label,
+                                const ResultRows& problem_rows) {
+  const nlohmann::json* ceiling = ceilings.of(text_of(*problem_rows.front(), "problem"));
   std::string kernel = ceiling != nullptr ? text_of(*ceiling, "kernel") : "";
   BarChart chart{"% of GEMM ceiling: " + problem_label, "%", {}, 100.0,
                  kernel.empty() ? "GEMM ceiling" : "GEMM ceiling (" + kernel + ")"};
@@ -46,13 +47,13 @@ ChartPoint sweep_point(const nlohmann::json& row) {
 
 }  // namespace
 
-std::string render_ceiling_bar_charts(const nlohmann::json& report, const ResultRows& op_rows) {
-  const bool compute_bound = any_compute_bound(report, op_rows);
+std::string render_ceiling_bar_charts(const ComputeCeilings& ceilings, const ResultRows& op_rows) {
+  const bool compute_bound = ceilings.any_compute_bound(op_rows);
   std::string html = "<div class=\"charts\">\n";
-  for (const std::string& problem : distinct_values(op_rows, "problem")) {
-    ResultRows problem_rows = rows_where(op_rows, "problem", problem);
+  for (const RowGroup& problem : group_rows(op_rows, "problem")) {
+    const ResultRows& problem_rows = problem.rows;
     const std::string label = problem_label(*problem_rows.front());
-    html += render_bar_chart_svg(compute_bound ? gemm_ceiling_chart_for(report, label, problem_rows)
+    html += render_bar_chart_svg(compute_bound ? gemm_ceiling_chart_for(ceilings, label, problem_rows)
                                                : ceiling_chart_for(label, problem_rows));
   }
   return html + "</div>\n";
@@ -62,9 +63,9 @@ std::string render_sweep_chart(const nlohmann::json& report, const std::string& 
   ResultRows sweep_rows = rows_in_suite(op_rows, "sweep");
   if (sweep_rows.empty()) return "";
   LogXChart chart{op + ": bandwidth against size (sweep suite)", "bytes moved (log scale)", "GB/s", {}, std::nullopt, std::nullopt};
-  for (const std::string& variant : distinct_values(sweep_rows, "variant")) {
-    ChartSeries series{variant, {}};
-    for (const nlohmann::json* row : rows_where(sweep_rows, "variant", variant))
+  for (const RowGroup& variant : group_rows(sweep_rows, "variant")) {
+    ChartSeries series{variant.value, {}};
+    for (const nlohmann::json* row : variant.rows)
       if (number_of(*row, "gbps") && number_of(*row, "bytes")) series.points.push_back(sweep_point(*row));
     if (!series.points.empty()) chart.series.push_back(series);
   }

@@ -1,6 +1,7 @@
 #include "harness/report/report_commands.hpp"
 
 #include "harness/errors.hpp"
+#include "harness/files/file_kind.hpp"
 #include "harness/report/atomic_write.hpp"
 #include "harness/report/compare_html.hpp"
 #include "harness/report/compare_output.hpp"
@@ -27,14 +28,21 @@ void refuse_overwriting_an_input(const std::string& out, const std::vector<std::
   }
 }
 
+// An output is checked before the inputs are read and rendered: it must not be an input, and it
+// must be a regular file (or a link to one) or not exist yet.
+void check_output(const std::string& out, const std::vector<std::string>& inputs, const std::string& option) {
+  refuse_overwriting_an_input(out, inputs, option);
+  regular_file_to_write(out, option);
+}
+
 }  // namespace
 
 int html_command(const std::string& report_json_path, const std::string& out_path) {
+  const std::string target = out_path.empty()
+                                 ? (std::filesystem::path(report_json_path).parent_path() / "report.html").string()
+                                 : out_path;
+  check_output(target, {report_json_path}, out_path.empty() ? "the output" : "--out");
   nlohmann::json report = load_report_file(report_json_path);
-  std::string target = out_path.empty()
-                           ? (std::filesystem::path(report_json_path).parent_path() / "report.html").string()
-                           : out_path;
-  refuse_overwriting_an_input(target, {report_json_path}, out_path.empty() ? "the output" : "--out");
   write_file_atomically(target, render_report_html(report));
   std::cout << "wrote " << target << "\n";
   return kExitOk;
@@ -48,10 +56,9 @@ int compare_command(const CompareOptions& options) {
   if (options.fail_on_regression_pct &&
       (!(*options.fail_on_regression_pct >= 0) || !std::isfinite(*options.fail_on_regression_pct)))
     throw UsageError("compare: --fail-on-regression must be a finite percentage >= 0");
+  if (!options.html_out.empty()) check_output(options.html_out, {options.base_path, options.new_path}, "--html");
   nlohmann::json base = load_report_file(options.base_path);
   nlohmann::json candidate = load_report_file(options.new_path);
-  if (!options.html_out.empty())
-    refuse_overwriting_an_input(options.html_out, {options.base_path, options.new_path}, "--html");
   Comparison comparison = compare_reports(base, candidate, {options.min_noise_pct, options.spread_multiplier});
   comparison.base.path = options.base_path;
   comparison.candidate.path = options.new_path;
@@ -64,12 +71,14 @@ int compare_command(const CompareOptions& options) {
 }
 
 int fleet_command(const std::vector<std::string>& inputs, const std::string& out_html) {
-  std::vector<std::string> files = find_report_files(inputs);
+  const ReportFiles found = find_report_files(inputs);
+  for (const std::string& skipped : found.skipped) std::cerr << "normbench fleet: skipped " << skipped << "\n";
+  const std::vector<std::string>& files = found.files;
   if (files.empty()) throw UsageError("fleet: no report.json found in the given files and folders");
+  const std::string target = out_html.empty() ? "fleet.html" : out_html;
+  check_output(target, files, out_html.empty() ? "the output" : "--out");
   std::vector<std::pair<std::string, nlohmann::json>> loaded;
   for (const std::string& file : files) loaded.emplace_back(file, load_report_file(file));
-  std::string target = out_html.empty() ? "fleet.html" : out_html;
-  refuse_overwriting_an_input(target, files, out_html.empty() ? "the output" : "--out");
   write_file_atomically(target, render_fleet_html(label_fleet_runs(std::move(loaded))));
   std::cout << "wrote " << target << " (" << files.size() << " reports)\n";
   return kExitOk;

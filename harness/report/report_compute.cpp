@@ -4,22 +4,25 @@
 
 namespace nb {
 
-const nlohmann::json* compute_ceiling_of(const nlohmann::json& report, const std::string& problem_id) {
+ComputeCeilings::ComputeCeilings(const nlohmann::json& report) {
   const nlohmann::json* ceilings = field(report, "compute_ceilings");
-  if (ceilings == nullptr || !ceilings->is_array()) return nullptr;
-  for (const auto& ceiling : *ceilings)
-    if (text_of(ceiling, "problem") == problem_id) return &ceiling;
-  return nullptr;
+  if (ceilings == nullptr || !ceilings->is_array()) return;
+  for (const auto& ceiling : *ceilings) by_problem_.emplace(text_of(ceiling, "problem"), &ceiling);  // the first stays
 }
 
-bool is_compute_bound_row(const nlohmann::json& report, const nlohmann::json& row) {
-  return compute_ceiling_of(report, text_of(row, "problem")) != nullptr || number_of(row, "tflops").has_value() ||
+const nlohmann::json* ComputeCeilings::of(const std::string& problem_id) const {
+  auto it = by_problem_.find(problem_id);
+  return it == by_problem_.end() ? nullptr : it->second;
+}
+
+bool ComputeCeilings::is_compute_bound(const nlohmann::json& row) const {
+  return of(text_of(row, "problem")) != nullptr || number_of(row, "tflops").has_value() ||
          number_of(row, "pct_of_compute_ceiling").has_value();
 }
 
-bool any_compute_bound(const nlohmann::json& report, const ResultRows& rows) {
+bool ComputeCeilings::any_compute_bound(const ResultRows& rows) const {
   for (const nlohmann::json* row : rows)
-    if (is_compute_bound_row(report, *row)) return true;
+    if (is_compute_bound(*row)) return true;
   return false;
 }
 

@@ -6,21 +6,33 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "harness/report/report_rows.hpp"
 
 namespace nb {
 
-// The compute_ceilings[] entry of `problem_id`, or nullptr (none, or a report older than
-// schema minor 1).
-const nlohmann::json* compute_ceiling_of(const nlohmann::json& report, const std::string& problem_id);
+// A report's compute_ceilings[] by problem id, indexed once: the pages look up a row's GEMM
+// ceiling per row, and a scan of the array per lookup made them quadratic in the report's size.
+// It points into the report, which must outlive it.
+class ComputeCeilings {
+ public:
+  explicit ComputeCeilings(const nlohmann::json& report);
 
-// True when the report timed a GEMM ceiling for the row's problem, or the row has TFLOP/s: it is
-// judged against the GEMM ceiling, not the copy ceiling.
-bool is_compute_bound_row(const nlohmann::json& report, const nlohmann::json& row);
+  // The compute_ceilings[] entry of `problem_id` (the first, if several), or nullptr (none, or a
+  // report older than schema minor 1).
+  const nlohmann::json* of(const std::string& problem_id) const;
 
-// True when any of `rows` is compute-bound (an op's section switches its columns on this).
-bool any_compute_bound(const nlohmann::json& report, const ResultRows& rows);
+  // True when the report timed a GEMM ceiling for the row's problem, or the row has TFLOP/s: it is
+  // judged against the GEMM ceiling, not the copy ceiling.
+  bool is_compute_bound(const nlohmann::json& row) const;
+
+  // True when any of `rows` is compute-bound (an op's section switches its columns on this).
+  bool any_compute_bound(const ResultRows& rows) const;
+
+ private:
+  std::unordered_map<std::string, const nlohmann::json*> by_problem_;
+};
 
 // ceilings.compute_peak_tflops[dtype], when the report knows it.
 std::optional<double> compute_peak_of(const nlohmann::json& report, const std::string& dtype);

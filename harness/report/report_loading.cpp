@@ -1,6 +1,7 @@
 #include "harness/report/report_loading.hpp"
 
 #include "harness/errors.hpp"
+#include "harness/files/file_kind.hpp"
 #include "harness/report/report_schema.hpp"
 
 #include <algorithm>
@@ -72,9 +73,7 @@ void fill_fields_of_newer_minors(nlohmann::json& report) {
 }
 
 nlohmann::json load_report_file(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error))
-    throw UsageError(path + ": no such report file");
+  if (std::string why = why_not_a_readable_file(path, "report"); !why.empty()) throw UsageError(path + ": " + why);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot open for reading");
   std::stringstream text;
@@ -90,24 +89,39 @@ nlohmann::json load_report_file(const std::string& path) {
   return report;
 }
 
-std::vector<std::string> find_report_files(const std::vector<std::string>& inputs) {
-  namespace fs = std::filesystem;
+namespace {
+
+namespace fs = std::filesystem;
+
+// The files named report.json under `folder`, sorted; one that cannot be read as a regular file
+// (a FIFO, a link loop, no permission) is skipped with the reason, a folder the walk cannot enter
+// is a usage error: a fleet silently missing a GPU would read as complete.
+void find_in_folder(const std::string& folder, ReportFiles& found) {
   std::vector<std::string> files;
+  std::error_code error;
+  fs::recursive_directory_iterator walk(folder, fs::directory_options::skip_permission_denied, error);
+  for (; !error && walk != fs::recursive_directory_iterator(); walk.increment(error)) {
+    if (walk->path().filename() != "report.json") continue;
+    const std::string path = walk->path().string();
+    if (std::string why = why_not_a_readable_file(path, "report"); why.empty()) files.push_back(path);
+    else found.skipped.push_back(path + ": " + why);
+  }
+  if (error) throw UsageError(folder + ": cannot search it for report.json files: " + error.message());
+  std::sort(files.begin(), files.end());
+  found.files.insert(found.files.end(), files.begin(), files.end());
+}
+
+}  // namespace
+
+ReportFiles find_report_files(const std::vector<std::string>& inputs) {
+  ReportFiles found;
   for (const std::string& input : inputs) {
     std::error_code error;
-    if (fs::is_directory(input, error)) {
-      std::vector<std::string> found;
-      for (const auto& entry : fs::recursive_directory_iterator(input, fs::directory_options::skip_permission_denied, error))
-        if (entry.is_regular_file() && entry.path().filename() == "report.json") found.push_back(entry.path().string());
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(input, error)) {
-      files.push_back(input);
-    } else {
-      throw UsageError(input + ": no such file or folder");
-    }
+    if (fs::is_directory(input, error)) find_in_folder(input, found);
+    else if (std::string why = why_not_a_readable_file(input, "report"); !why.empty()) throw UsageError(input + ": " + why);
+    else found.files.push_back(input);
   }
-  return files;
+  return found;
 }
 
 }  // namespace nb

@@ -8,7 +8,7 @@
 namespace nb {
 
 // Parses and checks one report. Throws nb::UsageError naming the path and the reason: the file
-// is missing or unreadable, is not JSON, is not a normbench report, has a newer major schema
+// is missing, unreadable or not a regular file (a FIFO is named, never opened), is not JSON, is not a normbench report, has a newer major schema
 // version than this build reads, or lacks results[]. A report of an older minor version comes
 // back with the later fields present and null (fill_fields_of_newer_minors).
 nlohmann::json load_report_file(const std::string& path);
@@ -24,8 +24,16 @@ void fill_fields_of_newer_minors(nlohmann::json& report);
 // Checks schema, schema_version and results[] (an array of objects) of a parsed report; `origin` names it in errors.
 void require_readable_report(const nlohmann::json& report, const std::string& origin);
 
+struct ReportFiles {
+  std::vector<std::string> files;
+  std::vector<std::string> skipped;  // "<path>: <why>" of each report.json found but not readable
+};
+
 // The report files among `inputs`: a file as itself, a folder searched recursively for files
-// named report.json (sorted). Throws nb::UsageError for an input that does not exist.
-std::vector<std::string> find_report_files(const std::vector<std::string>& inputs);
+// named report.json (sorted). A report.json in a folder that is not a readable regular file (a
+// FIFO, a symbolic link loop) is skipped and named in `skipped`. Throws nb::UsageError for an
+// input given by name that does not exist or is not a readable file or folder, and for a folder
+// the search cannot walk.
+ReportFiles find_report_files(const std::vector<std::string>& inputs);
 
 }  // namespace nb

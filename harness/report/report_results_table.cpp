@@ -44,9 +44,9 @@ HtmlCell percent_of_ceiling_cell(const nlohmann::json& row) {
 
 // % of the problem's GEMM ceiling (the library GEMM alone at the problem's precision), with the
 // ceiling kernel and its time as the tooltip.
-HtmlCell percent_of_gemm_ceiling_cell(const nlohmann::json& report, const nlohmann::json& row) {
+HtmlCell percent_of_gemm_ceiling_cell(const ComputeCeilings& ceilings, const nlohmann::json& row) {
   HtmlCell cell = number_cell(number_of(row, "pct_of_compute_ceiling"), 1, "%");
-  const nlohmann::json* ceiling = compute_ceiling_of(report, text_of(row, "problem"));
+  const nlohmann::json* ceiling = ceilings.of(text_of(row, "problem"));
   if (ceiling == nullptr) return cell;
   auto median = number_of(*ceiling, "median_ms");
   std::string title = "of the GEMM ceiling: " + text_of(*ceiling, "kernel") + " " +
@@ -175,7 +175,7 @@ HtmlCell problem_cell(const nlohmann::json& row) {
 
 // Memory-bound rows: GB/s and % of the copy ceiling; compute-bound rows (a GEMM ceiling for
 // the problem): TFLOP/s and % of the GEMM ceiling, in columns of their own.
-HtmlRow result_row(const nlohmann::json& report, const nlohmann::json& row, bool compute_bound) {
+HtmlRow result_row(const ComputeCeilings& ceilings, const nlohmann::json& row, bool compute_bound) {
   HtmlRow html_row;
   html_row.css_class = failure_class_attribute(row);
   html_row.data = {{"op", text_of(row, "op")}, {"variant", text_of(row, "variant")},
@@ -186,7 +186,7 @@ HtmlRow result_row(const nlohmann::json& report, const nlohmann::json& row, bool
       median_cell(row),
       spread_cell(row),
       compute_bound ? number_cell(number_of(row, "tflops"), 1) : number_cell(number_of(row, "gbps"), 0),
-      compute_bound ? percent_of_gemm_ceiling_cell(report, row) : percent_of_ceiling_cell(row),
+      compute_bound ? percent_of_gemm_ceiling_cell(ceilings, row) : percent_of_ceiling_cell(row),
       ratio_cell(number_of(row, "speedup_vs_naive")),
       ratio_cell(number_of(row, "speedup_vs_baseline")),
       verdict_cell(row),
@@ -260,10 +260,10 @@ std::string render_flag_chips(const nlohmann::json& row) {
   return html;
 }
 
-std::string render_results_table(const nlohmann::json& report, const ResultRows& rows) {
-  const bool compute_bound = any_compute_bound(report, rows);
+std::string render_results_table(const ComputeCeilings& ceilings, const ResultRows& rows) {
+  const bool compute_bound = ceilings.any_compute_bound(rows);
   std::vector<HtmlRow> html_rows;
-  for (const nlohmann::json* row : rows) html_rows.push_back(result_row(report, *row, compute_bound));
+  for (const nlohmann::json* row : rows) html_rows.push_back(result_row(ceilings, *row, compute_bound));
   return render_html_table(result_columns(compute_bound), html_rows, "results");
 }
 

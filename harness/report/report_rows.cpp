@@ -3,7 +3,8 @@
 #include "harness/errors.hpp"
 #include "harness/report/json_fields.hpp"
 
-#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace nb {
 
@@ -18,11 +19,24 @@ ResultRows all_results(const nlohmann::json& report) {
 
 std::vector<std::string> distinct_values(const ResultRows& rows, const char* key) {
   std::vector<std::string> values;
+  std::unordered_set<std::string> seen;
   for (const nlohmann::json* row : rows) {
     std::string value = text_of(*row, key);
-    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+    if (seen.insert(value).second) values.push_back(std::move(value));
   }
   return values;
+}
+
+std::vector<RowGroup> group_rows(const ResultRows& rows, const char* key) {
+  std::vector<RowGroup> groups;
+  std::unordered_map<std::string, std::size_t> index;
+  for (const nlohmann::json* row : rows) {
+    std::string value = text_of(*row, key);
+    auto [at, added] = index.emplace(value, groups.size());
+    if (added) groups.push_back({std::move(value), {}});
+    groups[at->second].rows.push_back(row);
+  }
+  return groups;
 }
 
 ResultRows rows_where(const ResultRows& rows, const char* key, const std::string& value) {

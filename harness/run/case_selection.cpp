@@ -51,6 +51,9 @@ std::vector<ChosenProblem> choose_problems(const Registry& registry, const Selec
       const OpSpec& op = registry.op_of_problem_id(id);
       if (!wanted(s.ops, op.name())) throw UsageError("problem " + id + " is not of the selected ops");
       Problem p = op.parse_problem_id(id);
+      if (!s.dtype.empty() && s.dtype != dtype_name(p.dtype))
+        throw UsageError("--dtype " + s.dtype + " and --problem " + id + " disagree: a problem id carries its dtype (" +
+                         dtype_name(p.dtype) + "); drop --dtype or name the problem of that dtype");
       chosen.push_back({&op, p, suites_of(op, p)});
     }
     return chosen;

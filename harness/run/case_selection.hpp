@@ -15,7 +15,7 @@ struct Selection {
   std::vector<std::string> problems;  // problem ids; they replace the suite
   std::string suite;                  // used when no problem ids and no params are given
   std::string params;                 // "n=3,c=65,h=7,w=9": one custom problem of the one selected op
-  std::string dtype;  // "": each named problem's own dtypes (fp32 for --params)
+  std::string dtype;  // "": each named problem's own dtypes (fp32 for --params); with problem ids, theirs
 };
 
 std::vector<RunCase> select_cases(const Registry& registry, const Selection& selection);

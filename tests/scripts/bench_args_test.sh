@@ -16,6 +16,8 @@ expect "--suite replaces kb" "run --out /nb/reports --devices all --suite quick"
 expect "--suite= replaces kb" "run --out /nb/reports --devices all --suite=quick" --suite=quick
 expect "--out replaces reports" "run --suite kb --devices all --out /tmp/r" --out /tmp/r
 expect "--out= replaces reports" "run --suite kb --devices all --out=/tmp/r" --out=/tmp/r
+expect "--problem replaces the suite" "run --out /nb/reports --devices all --problem softmax/m7_n31/fp32" --problem softmax/m7_n31/fp32
+expect "--params= replaces the suite" "run --out /nb/reports --devices all --op softmax --params=m=4,n=8" --op softmax --params=m=4,n=8
 expect "--device replaces --devices all" "run --suite kb --out /nb/reports --device 1" --device 1
 expect "--profile runs on one device" "run --suite kb --out /nb/reports --profile" --profile
 expect "all three" "run --suite llm --out o --devices 0,2" --suite llm --out o --devices 0,2

@@ -3,42 +3,19 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include <initializer_list>
 #include <string>
 #include <vector>
 
-#include "harness/cli/cli.hpp"
+#include "cli_runner.hpp"
 #include "harness/device/gpu_info.hpp"
 #include "harness/errors.hpp"
-#include "kernels/ops.hpp"
 
 namespace nb {
 namespace {
 
-struct CliResult {
-  int status;
-  std::string out, err;
-};
-
-CliResult run_cli(std::initializer_list<std::string> args) {
-  static const Registry registry(make_ops());
-  std::vector<std::string> storage = {"normbench"};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  int status = cli_main(static_cast<int>(storage.size()), argv.data(), registry);
-  std::string out = testing::internal::GetCapturedStdout();
-  return {status, out, testing::internal::GetCapturedStderr()};
-}
-
-void expect_usage_error(std::initializer_list<std::string> args, const std::string& message) {
-  CliResult r = run_cli(args);
-  EXPECT_EQ(r.status, kExitUsage) << r.err;
-  EXPECT_NE(r.err.find(message), std::string::npos) << "stderr was: " << r.err;
-}
+using test::CliResult;
+using test::expect_usage_error;
+using test::run_cli;
 
 TEST(Cli, BadArgumentsAndParametersExitTwoWithAMessage) {
   expect_usage_error({}, "ubcommand");
@@ -111,8 +88,8 @@ TEST(Cli, NoDriverAtAllIsNamedAsSuch) {
     dlclose(libcuda);
     GTEST_SKIP() << "a driver is installed (no device)";
   }
-  for (std::initializer_list<std::string> args :
-       {std::initializer_list<std::string>{"run", "--suite", "quick", "--op", "rmsnorm_rows", "--validate-only"},
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "--suite", "quick", "--op", "rmsnorm_rows", "--validate-only"},
         {"ceilings"},
         {"run", "--suite", "quick", "--op", "rmsnorm_rows", "--devices", "all"}}) {
     CliResult r = run_cli(args);

@@ -10,46 +10,24 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/cli.hpp"
+#include "cli_runner.hpp"
 #include "harness/device/gpu_info.hpp"
 #include "harness/errors.hpp"
-#include "kernels/ops.hpp"
 #include "report_test_support.hpp"
 
 namespace nb {
 namespace {
 
-struct CliResult {
-  int status;
-  std::string out, err;
-};
-
-CliResult run_cli(std::vector<std::string> args) {
-  static const Registry registry(make_ops());
-  args.insert(args.begin(), "normbench");
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  int status = cli_main(static_cast<int>(args.size()), argv.data(), registry);
-  std::string out = testing::internal::GetCapturedStdout();
-  return {status, out, testing::internal::GetCapturedStderr()};
-}
-
-void expect_usage_error(const std::vector<std::string>& args, const std::string& message) {
-  CliResult r = run_cli(args);
-  std::string joined;
-  for (const auto& a : args) joined += a + " ";
-  EXPECT_EQ(r.status, kExitUsage) << joined << "\n" << r.err;
-  EXPECT_NE(r.err.find(message), std::string::npos) << joined << "\nstderr was: " << r.err;
-}
+using test::CliResult;
+using test::expect_usage_error;
+using test::run_cli;
 
 TEST(HostileInput, NonFiniteOverflowingAndNegativeParameters) {
   for (const char* value : {"nan", "NaN", "inf", "-inf", "1e400", "0x1p99999"})
     expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", std::string("m=4,n=") + value}, "bad value");
   expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=-4,n=4"}, "out of range");
-  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4,n=1e18"}, "out of range");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4,n=1e18"}, "got '1e18'");
+  expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4,n=1000000000000000000"}, "out of range");
   expect_usage_error({"run", "--op", "rmsnorm_nchw", "--params", "n=1e9,c=1e9,h=1e9,w=1e9"}, "rmsnorm_nchw");
   expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4,n=4,m=5"}, "");
   expect_usage_error({"run", "--op", "rmsnorm_rows", "--params", "m=4,,n=4"}, "bad parameter");
@@ -97,8 +75,8 @@ TEST(HostileInput, EmptyValuesNonIntegersAndEmptyingFilters) {
   expect_usage_error({"run", "--suite", "quick", "--dtype", ""}, "--dtype");
   expect_usage_error({"run", "--suite", "quick", "--devices", ""}, "--devices");
   expect_usage_error({"run", "--suite", "quick", "--out", ""}, "--out");
-  expect_usage_error({"run", "--op", "softmax", "--params", "m=4.5,n=8"}, "got 4.5");
-  expect_usage_error({"run", "--op", "softmax", "--params", "m=4.0000001,n=8"}, "got 4.0000001");
+  expect_usage_error({"run", "--op", "softmax", "--params", "m=4.5,n=8"}, "got '4.5'");
+  expect_usage_error({"run", "--op", "softmax", "--params", "m=4.0000001,n=8"}, "got '4.0000001'");
   expect_usage_error({"run", "--op", "softmax", "--dtype", "tf32"}, "--dtype tf32");
   expect_usage_error({"run", "--op", "softmax", "--suite", "llm", "--dtype", "tf32"}, "--dtype tf32");
 }

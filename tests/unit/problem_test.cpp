@@ -46,6 +46,36 @@ TEST(Problem, BadParametersAreUsageErrorsThatSayWhy) {
   EXPECT_THROW(Params::parse("n"), UsageError);
 }
 
+// A dim is written in plain decimal digits: hexadecimal, exponents and values past 2^63 are
+// refused quoting the text as given (2^63 once read back as a negative number); reals (eps) keep
+// their decimal exponents.
+TEST(Problem, ParameterValuesAreQuotedAsWritten) {
+  TestOp op;
+  auto message = [&](const std::string& params) {
+    try {
+      op.make_problem(Params::parse(params));
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("n=0x10").find("'0x10'"), std::string::npos);
+  EXPECT_NE(message("n=1e2").find("'1e2'"), std::string::npos);
+  EXPECT_NE(message("n=+64").find("'+64'"), std::string::npos);
+  EXPECT_NE(message("n=64.0").find("'64.0'"), std::string::npos);
+  for (const char* huge : {"9223372036854775808", "18446744073709551616", "99999999999999999999999"}) {
+    const std::string text = message(std::string("n=") + huge);
+    EXPECT_NE(text.find(std::string("= ") + huge + " is out of range"), std::string::npos) << text;
+    EXPECT_EQ(text.find("-9223372036854775808"), std::string::npos) << text;
+  }
+  EXPECT_NE(message("n=-4").find("'n' = -4 is out of range"), std::string::npos);
+  EXPECT_EQ(message("n=64,eps=1e-5"), "no error");
+  EXPECT_EQ(message("n=64,eps=.5"), "no error");
+  EXPECT_NE(message("n=64,eps=0x1p-3").find("'0x1p-3'"), std::string::npos);
+  EXPECT_THROW(op.parse_problem_id("copy_op/n0x40/fp32"), UsageError);
+  EXPECT_THROW(op.parse_problem_id("copy_op/n64_n32/fp32"), UsageError);  // a parameter given twice
+}
+
 TEST(Problem, SuitesSelectTheirNamedProblems) {
   TestOp op;
   ASSERT_EQ(op.problems_in("kb").size(), 1u);

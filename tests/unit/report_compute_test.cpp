@@ -416,13 +416,15 @@ TEST(ReportComputeCompare, Tf32AndFp32RowsPairApartAndAMovedCeilingIsContext) {
 
 TEST(ReportComputeFleet, BestVariantIsJudgedAgainstItsOwnGemmCeiling) {
   const nlohmann::json report = test::load_fixture("report_fixture_gemm.json");
-  auto best = best_passing_variant(rows_where(all_results(report), "problem", "gemm_rmsnorm/m4096_n4096_k4096/tf32"), report);
+  auto best = best_passing_variant(rows_where(all_results(report), "problem", "gemm_rmsnorm/m4096_n4096_k4096/tf32"), report,
+                                   ComputeCeilings(report));
   ASSERT_TRUE(best);
   EXPECT_EQ(best->variant, "tensor_core") << "smem_tiled is faster but flagged faster than light";
   EXPECT_TRUE(best->compute_bound);
   EXPECT_DOUBLE_EQ(*best->pct_of_own_ceiling(), 92.5);
   EXPECT_DOUBLE_EQ(*best->tflops, 352.6);
-  auto memory = best_passing_variant(rows_where(all_results(report), "problem", "rmsnorm_rows/m4096_n4096/fp32"), report);
+  auto memory = best_passing_variant(rows_where(all_results(report), "problem", "rmsnorm_rows/m4096_n4096/fp32"), report,
+                                     ComputeCeilings(report));
   ASSERT_TRUE(memory);
   EXPECT_FALSE(memory->compute_bound);
   EXPECT_EQ(memory->pct_of_own_ceiling(), memory->pct_of_copy);

@@ -11,7 +11,7 @@ namespace {
 using test::load_fixture;
 
 std::optional<BestVariant> best_of(const nlohmann::json& report, const std::string& problem) {
-  return best_passing_variant(rows_where(all_results(report), "problem", problem), report);
+  return best_passing_variant(rows_where(all_results(report), "problem", problem), report, ComputeCeilings(report));
 }
 
 TEST(ReportFleet, PicksTheFastestPassingVariantPerGpu) {
