@@ -55,20 +55,21 @@ Graph build_graph(cudnnHandle_t handle, const MatmulFusionShape& s, MatmulFusion
   return g;
 }
 
+std::string describe(const MatmulFusionShape& s) {
+  return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) + " " +
+         (s.allow_tf32 ? "tf32" : "fp32");
+}
+
 cudnn_backend::PlannedGraph build_level(cudnnHandle_t handle, const MatmulFusionShape& shape,
-                                        MatmulFusionLevel level) {
-  return plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.allow_tf32);
+                                        MatmulFusionLevel level, const PlanCacheUse& cache = {}) {
+  return plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.allow_tf32,
+                    matmul_fusion_level_name(level) + " " + describe(shape), cache);
 }
 
 void check_shape(const MatmulFusionShape& s) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0)
     throw UsageError("matmul fusion: m, n and k must be positive (got " + std::to_string(s.m) + ", " +
                      std::to_string(s.n) + ", " + std::to_string(s.k) + ")");
-}
-
-std::string describe(const MatmulFusionShape& s) {
-  return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) + " " +
-         (s.allow_tf32 ? "tf32" : "fp32");
 }
 
 }  // namespace
@@ -106,11 +107,13 @@ MatmulFusionProbe probe_matmul_fusion(cudnnHandle_t handle, const MatmulFusionSh
   return probe;
 }
 
-MatmulBiasScaleStats::MatmulBiasScaleStats(cudnnHandle_t handle, const MatmulFusionShape& shape)
+MatmulBiasScaleStats::MatmulBiasScaleStats(cudnnHandle_t handle, const MatmulFusionShape& shape,
+                                           const PlanCacheUse& cache)
     : handle_(handle), shape_(shape) {
   check_shape(shape);
   for (MatmulFusionLevel level : kMatmulFusionLadder) {
-    PlannedGraph b = build_level(handle, shape, level);
+    if (!matmul_fusion_has_epilogue(level)) break;  // the bare matmul is the probe's control, never kept
+    PlannedGraph b = build_level(handle, shape, level, cache);
     statuses_.emplace_back(level, b.status);
     if (b.plan && matmul_fusion_has_epilogue(level)) {
       level_ = level;

@@ -127,22 +127,38 @@ TensorSpec row_norm_tensor_spec(RowNormTensor t, std::int64_t m, std::int64_t n,
   throw UsageError("row_norm_tensor_spec: unknown tensor " + std::to_string(uid));
 }
 
-RowNormPlan::RowNormPlan(cudnnHandle_t handle, const RowNormShape& shape) : handle_(handle), shape_(shape) {
+RowNormPlan::RowNormPlan(cudnnHandle_t handle, const RowNormShape& shape, const PlanCacheUse& cache)
+    : handle_(handle), shape_(shape) {
   if (shape.m < 1 || shape.n < 1)
     throw UsageError("RowNormPlan: M and N must be positive (" + shape.describe() + ")");
   cudnn_data_type(shape.storage);  // a precision instead of a storage type is a caller's error
-  std::string tried;
-  for (bool training : phases_to_try(shape.graph)) {
-    PlannedGraph planned =
-        plan_graph(handle, [&] { return build_graph(handle, shape, training); }, /*allow_tf32=*/false);
-    const std::string status =
-        (is_forward(shape.graph) ? std::string(training ? "training" : "inference") + ": " : "") + planned.status;
-    tried += (tried.empty() ? "" : "; ") + status;
-    if (!planned.plan) continue;
+  const auto phase_name = [&](bool training) {
+    return is_forward(shape.graph) ? std::string(training ? "training" : "inference") : std::string();
+  };
+  const auto label = [&](bool training) {
+    return shape.describe() + (is_forward(shape.graph) ? ", " + phase_name(training) + " phase" : "");
+  };
+  const auto graph_of = [&](bool training) { return [&, training] { return build_graph(handle, shape, training); }; };
+  const auto keep = [&](PlannedGraph& planned, bool training, const std::string& status) {
     plan_ = std::move(planned.plan);
     plan_workspace_ = planned.workspace;
     training_ = training;
-    status_ = tried;
+    status_ = status;
+  };
+  for (bool training : phases_to_try(shape.graph)) {
+    PlannedGraph loaded = load_graph_plan(handle, graph_of(training), false, label(training), cache);
+    if (!loaded.plan) continue;
+    keep(loaded, training, (is_forward(shape.graph) ? phase_name(training) + ": " : "") + loaded.status);
+    return;
+  }
+  PlanCacheUse searching = cache;
+  searching.load = false;  // looked for above
+  std::string tried;
+  for (bool training : phases_to_try(shape.graph)) {
+    PlannedGraph planned = plan_graph(handle, graph_of(training), /*allow_tf32=*/false, label(training), searching);
+    tried += (tried.empty() ? "" : "; ") + (is_forward(shape.graph) ? phase_name(training) + ": " : "") + planned.status;
+    if (!planned.plan) continue;
+    keep(planned, training, tried);
     return;
   }
   throw Unsupported("cuDNN plans no " + shape.describe() + " graph: " + tried);

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <iostream>
 #include <new>
 #include <stdexcept>
@@ -16,6 +18,7 @@
 #include "harness/cli/option_checks.hpp"
 #include "harness/distribution.hpp"
 #include "harness/errors.hpp"
+#include "harness/plan_cache/plan_cache_setting.hpp"
 #include "harness/report/provenance.hpp"
 #include "harness/report/report_commands.hpp"
 #include "harness/validation/validation_plan.hpp"
@@ -79,6 +82,26 @@ void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector
   cmd->add_option("--device", o.device, "CUDA device")->capture_default_str()->check(whole_in(0, kMostDevice));
 }
 
+// --plan-cache DIR and --no-plan-cache, as run and eval take them.
+struct PlanCacheArgs {
+  std::string folder;
+  bool off = false;
+
+  PlanCacheSetting resolve() const {
+    return resolve_plan_cache(folder.empty() ? std::nullopt : std::optional<std::string>(folder), off,
+                              [](const char* name) { return std::getenv(name); });
+  }
+};
+
+void add_plan_cache_options(CLI::App* cmd, PlanCacheArgs& a) {
+  auto* folder = cmd->add_option("--plan-cache", a.folder,
+                                 "Folder that keeps built cuDNN plans across runs (default: $NORMBENCH_PLAN_CACHE, "
+                                 "else $XDG_CACHE_HOME/normbench/cudnn-plans, else ~/.cache/normbench/cudnn-plans)")
+                     ->check(not_empty())
+                     ->type_name("DIR");
+  cmd->add_flag("--no-plan-cache", a.off, "Build every cuDNN plan; keep none")->excludes(folder);
+}
+
 // The options run and eval share: validation, timing, device, output.
 void add_run_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& distributions, bool& full_validation,
                      std::string& out_root) {
@@ -92,6 +115,7 @@ struct EvalArgs {
   EvalCommand command;
   std::vector<std::string> distributions;
   bool full_validation = false, no_builtins = false;
+  PlanCacheArgs plan_cache;
   EvalWorkerCommand worker;
   std::vector<std::string> worker_distributions;
   bool worker_full_validation = false;
@@ -115,6 +139,7 @@ void add_eval(CLI::App& app, EvalArgs& a) {
   eval->add_option("--case-timeout", c.case_timeout_s, "Seconds before a candidate case is killed")
       ->capture_default_str()->check(real_in(0, kMostSeconds, true));
   add_run_options(eval, c.options, a.distributions, a.full_validation, c.out_root);
+  add_plan_cache_options(eval, a.plan_cache);
   eval->allow_extras();  // --benchmark_* flags go to Google Benchmark
 
   auto* worker = app.add_subcommand("eval-worker", "");  // hidden: a child process of eval
@@ -132,6 +157,7 @@ struct RunArgs {
   RunCommand command;
   std::vector<std::string> distributions;
   bool full_validation = false;
+  PlanCacheArgs plan_cache;
 };
 
 void add_run(CLI::App& app, RunArgs& a) {
@@ -158,6 +184,7 @@ void add_run(CLI::App& app, RunArgs& a) {
   run->add_option("--run-id", a.command.run_id, "The report folder's name (default: <UTC time>-<commit>)")
       ->check(not_empty());
   run->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
+  add_plan_cache_options(run, a.plan_cache);
   run->allow_extras();  // --benchmark_* flags go to Google Benchmark
 }
 
@@ -236,6 +263,7 @@ int dispatch_eval(CLI::App& app, const Registry& registry, EvalArgs& eval, int a
   }
   EvalCommand& c = eval.command;
   finish_run_options(c.options, eval.distributions, eval.full_validation);
+  c.options.plan_cache = eval.plan_cache.resolve();
   c.builtins = !eval.no_builtins;
   c.benchmark_args = app.get_subcommand("eval")->remaining();
   for (const auto& a : c.benchmark_args)
@@ -264,6 +292,7 @@ int dispatch(CLI::App& app, const Registry& registry, ListArgs& list, RunArgs& r
   }
   RunCommand& c = run.command;
   finish_run_options(c.options, run.distributions, run.full_validation);
+  c.options.plan_cache = run.plan_cache.resolve();
   c.benchmark_args = app.get_subcommand("run")->remaining();
   c.options.suite = c.selection.problems.empty() && c.selection.params.empty() ? c.selection.suite : "";
   c.options.command_line = quote_command_line(argc, argv);
