@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "baselines/cudnn/backend_descriptor.hpp"
@@ -96,11 +97,22 @@ struct PlanCacheUse {
 // phase"). A plan loaded from the cache is the plan that was built: only the search is skipped.
 PlannedGraph plan_graph(cudnnHandle_t handle, const std::function<Graph()>& build, bool allow_tf32,
                         const std::string& label = "", const PlanCacheUse& cache = {});
-// Only the cache's part of plan_graph: the loaded plan (and its event), or a null plan when the
-// cache has none that cuDNN accepts. For callers with several graphs to try, so that a later
-// graph's stored plan is found before an earlier one is searched for again.
-PlannedGraph load_graph_plan(cudnnHandle_t handle, const std::function<Graph()>& build, bool allow_tf32,
-                             const std::string& label, const PlanCacheUse& cache);
+// One of several graphs that compute the same thing, preferred first (a phase, a fusion rung).
+struct GraphChoice {
+  std::function<Graph()> build;
+  std::string label;  // plan_graph's
+};
+struct PlannedChoice {
+  PlannedGraph planned;      // of the choice taken; a null plan when none plans
+  std::size_t index = 0;     // the choice taken (choices.size() when none)
+  // (choice, status) of each choice loaded or searched for, in order: the one taken is last.
+  std::vector<std::pair<std::size_t, std::string>> statuses;
+};
+// The first choice that plans. A plan the cache holds for any choice is loaded before any choice
+// is searched for, so a choice cuDNN refuses is not searched for again in each process; the
+// search then goes through the choices in order (each plan_graph without the load).
+PlannedChoice plan_first_of(cudnnHandle_t handle, const std::vector<GraphChoice>& choices, bool allow_tf32,
+                            const PlanCacheUse& cache = {});
 
 // Runs a finalized plan on the handle's stream with its variant pack (the tensors by unique id).
 void execute_plan(cudnnHandle_t handle, cudnnBackendDescriptor_t plan, std::vector<int64_t> uids,

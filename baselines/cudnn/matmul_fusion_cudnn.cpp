@@ -60,10 +60,8 @@ std::string describe(const MatmulFusionShape& s) {
          (s.allow_tf32 ? "tf32" : "fp32");
 }
 
-cudnn_backend::PlannedGraph build_level(cudnnHandle_t handle, const MatmulFusionShape& shape,
-                                        MatmulFusionLevel level, const PlanCacheUse& cache = {}) {
-  return plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.allow_tf32,
-                    matmul_fusion_level_name(level) + " " + describe(shape), cache);
+std::string label_of(const MatmulFusionShape& shape, MatmulFusionLevel level) {
+  return matmul_fusion_level_name(level) + " " + describe(shape);
 }
 
 void check_shape(const MatmulFusionShape& s) {
@@ -96,7 +94,8 @@ MatmulFusionProbe probe_matmul_fusion(cudnnHandle_t handle, const MatmulFusionSh
   for (MatmulFusionLevel level : kMatmulFusionLadder) {
     std::string status;
     try {
-      PlannedGraph b = build_level(handle, shape, level);
+      PlannedGraph b =
+          plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.allow_tf32, label_of(shape, level));
       status = std::move(b.status);
       if (b.plan && !probe.best) probe.best = level;
     } catch (const std::exception& e) {  // a descriptor could not even be created
@@ -111,17 +110,21 @@ MatmulBiasScaleStats::MatmulBiasScaleStats(cudnnHandle_t handle, const MatmulFus
                                            const PlanCacheUse& cache)
     : handle_(handle), shape_(shape) {
   check_shape(shape);
-  for (MatmulFusionLevel level : kMatmulFusionLadder) {
-    if (!matmul_fusion_has_epilogue(level)) break;  // the bare matmul is the probe's control, never kept
-    PlannedGraph b = build_level(handle, shape, level, cache);
-    statuses_.emplace_back(level, b.status);
-    if (b.plan && matmul_fusion_has_epilogue(level)) {
-      level_ = level;
-      workspace_ = b.workspace;
-      status_ = b.status;
-      plan_ = b.plan->release();
-      return;
+  std::vector<MatmulFusionLevel> levels;  // the bare matmul is the probe's control, never kept
+  std::vector<GraphChoice> choices;
+  for (MatmulFusionLevel level : kMatmulFusionLadder)
+    if (matmul_fusion_has_epilogue(level)) {
+      levels.push_back(level);
+      choices.push_back({[&, level] { return build_graph(handle, shape, level); }, label_of(shape, level)});
     }
+  PlannedChoice chosen = plan_first_of(handle, choices, shape.allow_tf32, cache);
+  for (const auto& [choice, status] : chosen.statuses) statuses_.emplace_back(levels[choice], status);
+  if (chosen.planned.plan) {
+    level_ = levels[chosen.index];
+    workspace_ = chosen.planned.workspace;
+    status_ = chosen.planned.status;
+    plan_ = chosen.planned.plan->release();
+    return;
   }
   std::string msg = "cuDNN finalizes no matmul+bias+scale plan for " + describe(shape) + ":";
   for (const auto& [level, status] : statuses_) msg += "\n  " + matmul_fusion_level_name(level) + ": " + status;

@@ -132,36 +132,23 @@ RowNormPlan::RowNormPlan(cudnnHandle_t handle, const RowNormShape& shape, const 
   if (shape.m < 1 || shape.n < 1)
     throw UsageError("RowNormPlan: M and N must be positive (" + shape.describe() + ")");
   cudnn_data_type(shape.storage);  // a precision instead of a storage type is a caller's error
+  const std::vector<bool> phases = phases_to_try(shape.graph);
   const auto phase_name = [&](bool training) {
     return is_forward(shape.graph) ? std::string(training ? "training" : "inference") : std::string();
   };
-  const auto label = [&](bool training) {
-    return shape.describe() + (is_forward(shape.graph) ? ", " + phase_name(training) + " phase" : "");
-  };
-  const auto graph_of = [&](bool training) { return [&, training] { return build_graph(handle, shape, training); }; };
-  const auto keep = [&](PlannedGraph& planned, bool training, const std::string& status) {
-    plan_ = std::move(planned.plan);
-    plan_workspace_ = planned.workspace;
-    training_ = training;
-    status_ = status;
-  };
-  for (bool training : phases_to_try(shape.graph)) {
-    PlannedGraph loaded = load_graph_plan(handle, graph_of(training), false, label(training), cache);
-    if (!loaded.plan) continue;
-    keep(loaded, training, (is_forward(shape.graph) ? phase_name(training) + ": " : "") + loaded.status);
-    return;
-  }
-  PlanCacheUse searching = cache;
-  searching.load = false;  // looked for above
+  std::vector<GraphChoice> choices;
+  for (bool training : phases)
+    choices.push_back({[&, training] { return build_graph(handle, shape, training); },
+                       shape.describe() + (is_forward(shape.graph) ? ", " + phase_name(training) + " phase" : "")});
+  PlannedChoice chosen = plan_first_of(handle, choices, /*allow_tf32=*/false, cache);
   std::string tried;
-  for (bool training : phases_to_try(shape.graph)) {
-    PlannedGraph planned = plan_graph(handle, graph_of(training), /*allow_tf32=*/false, label(training), searching);
-    tried += (tried.empty() ? "" : "; ") + (is_forward(shape.graph) ? phase_name(training) + ": " : "") + planned.status;
-    if (!planned.plan) continue;
-    keep(planned, training, tried);
-    return;
-  }
-  throw Unsupported("cuDNN plans no " + shape.describe() + " graph: " + tried);
+  for (const auto& [choice, status] : chosen.statuses)
+    tried += (tried.empty() ? "" : "; ") + (is_forward(shape.graph) ? phase_name(phases[choice]) + ": " : "") + status;
+  if (!chosen.planned.plan) throw Unsupported("cuDNN plans no " + shape.describe() + " graph: " + tried);
+  plan_ = std::move(chosen.planned.plan);
+  plan_workspace_ = chosen.planned.workspace;
+  training_ = phases[chosen.index];
+  status_ = tried;
 }
 
 std::size_t RowNormPlan::workspace_bytes() const {

@@ -84,10 +84,25 @@ std::string keep(const PlannedGraph& p, const KeyedGraph& g, const std::string& 
 
 }  // namespace
 
-PlannedGraph load_graph_plan(cudnnHandle_t handle, const std::function<Graph()>& build, bool allow_tf32,
-                             const std::string& label, const PlanCacheUse& cache) {
-  if (!cache.store || !cache.load) return {};
-  return load(handle, build_keyed(build, allow_tf32, cache), label, cache);
+PlannedChoice plan_first_of(cudnnHandle_t handle, const std::vector<GraphChoice>& choices, bool allow_tf32,
+                            const PlanCacheUse& cache) {
+  PlannedChoice out;
+  for (out.index = 0; cache.store && cache.load && out.index < choices.size(); ++out.index) {
+    const GraphChoice& c = choices[out.index];
+    out.planned = load(handle, build_keyed(c.build, allow_tf32, cache), c.label, cache);
+    if (out.planned.plan) {
+      out.statuses.emplace_back(out.index, out.planned.status);
+      return out;
+    }
+  }
+  PlanCacheUse searching = cache;
+  searching.load = false;  // looked for above
+  for (out.index = 0; out.index < choices.size(); ++out.index) {
+    out.planned = plan_graph(handle, choices[out.index].build, allow_tf32, choices[out.index].label, searching);
+    out.statuses.emplace_back(out.index, out.planned.status);
+    if (out.planned.plan) return out;
+  }
+  return out;
 }
 
 PlannedGraph plan_graph(cudnnHandle_t handle, const std::function<Graph()>& build, bool allow_tf32,
