@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 

@@ -1,3 +1,4 @@
+// The names of where a plan came from (plan_events.hpp).
 #include "harness/plan_cache/plan_events.hpp"
 
 namespace nb {

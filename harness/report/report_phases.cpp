@@ -7,8 +7,8 @@
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
-#include "harness/report/report_plans.hpp"
 #include "harness/report/report_format.hpp"
+#include "harness/report/report_plans.hpp"
 
 namespace nb {
 namespace {
