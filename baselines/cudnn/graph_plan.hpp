@@ -1,9 +1,10 @@
 #pragma once
 // cuDNN backend graphs, built and planned: tensor and operation descriptors for the graphs the
 // baselines build (matmul, pointwise, column reduction, norm forward and backward), and
-// plan_graph(), which asks the heuristics (mode A, then FALLBACK) for engine configs and
-// finalizes the first plan that takes, recording what every config said. A refusal is a status
-// string, never an exception.
+// plan_graph(), which loads the graph's plan from the plan cache when it has one cuDNN accepts,
+// else asks the heuristics (mode A, then FALLBACK) for engine configs and finalizes the first
+// plan that takes, recording what every config said (plan_search.hpp), and keeps it in the plan
+// cache. A refusal is a status string, never an exception.
 #include <cudnn.h>
 
 #include <array>
@@ -12,9 +13,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "baselines/cudnn/backend_descriptor.hpp"
+#include "harness/plan_cache/plan_events.hpp"
+#include "harness/plan_cache/plan_store.hpp"
 
 namespace nb::cudnn_backend {
 
@@ -55,29 +59,60 @@ struct NormBackwardTensors {
 };
 DescPtr norm_backward_op(cudnnBackendNormMode_t mode, const NormBackwardTensors& t);
 
-// An operation graph; its tensors and operations stay alive with it.
+// An operation graph; its tensors and operations stay alive with it. Its recipe
+// (graph->recipe()) describes it whole: the plan cache's key.
 struct Graph {
   std::vector<DescPtr> parts;
-  std::vector<cudnnBackendDescriptor_t> ops;
+  std::vector<const Descriptor*> ops;
   DescPtr graph;
 
   const Descriptor& keep(DescPtr d) {
     parts.push_back(std::move(d));
     return *parts.back();
   }
-  void add_op(DescPtr op) { ops.push_back(keep(std::move(op)).get()); }
+  void add_op(DescPtr op) { ops.push_back(&keep(std::move(op))); }
   void finalize(cudnnHandle_t handle);  // builds `graph` from the operations added
 };
 
 struct PlannedGraph {
   DescPtr plan;  // null when no engine config finalized
   std::size_t workspace = 0;
-  std::string status;  // "ok (engine N, ...)" or "failed: ..." with every config's status
+  // "ok (engine N, ...)" or "failed: ..." with every config's status; then how long building took
+  // and what the plan cache did ("loaded from the plan cache in ...: <how it was built>").
+  std::string status;
+  bool runtime_compiled = false;  // the plan's engine compiles its kernel when the plan is built
+};
+
+// Where plan_graph finds and keeps plans, and where it tells what it did (one PlanEvent per call).
+struct PlanCacheUse {
+  const PlanStore* store = nullptr;          // null: every plan is built
+  std::string identity;                      // plan_identity() (plan_serialization.hpp), in every key
+  std::vector<PlanEvent>* events = nullptr;  // null: not told
+  bool load = true;                          // false: plan_graph looks for no stored plan (its caller did)
 };
 
 // With allow_tf32 false, an engine config whose numerical notes say TENSOR_CORE or
-// DOWN_CONVERT_INPUTS (cuDNN's marks of TF32 math on fp32 data) is skipped.
-PlannedGraph plan_graph(cudnnHandle_t handle, const std::function<Graph()>& build, bool allow_tf32);
+// DOWN_CONVERT_INPUTS (cuDNN's marks of TF32 math on fp32 data) is skipped. label names the plan
+// in its event, its cache file and the cache's warnings ("rms_forward M=7 N=1000 fp32, inference
+// phase"). A plan loaded from the cache is the plan that was built: only the search is skipped.
+PlannedGraph plan_graph(cudnnHandle_t handle, const std::function<Graph()>& build, bool allow_tf32,
+                        const std::string& label = "", const PlanCacheUse& cache = {});
+// One of several graphs that compute the same thing, preferred first (a phase, a fusion rung).
+struct GraphChoice {
+  std::function<Graph()> build;
+  std::string label;  // plan_graph's
+};
+struct PlannedChoice {
+  PlannedGraph planned;      // of the choice taken; a null plan when none plans
+  std::size_t index = 0;     // the choice taken (choices.size() when none)
+  // (choice, status) of each choice loaded or searched for, in order: the one taken is last.
+  std::vector<std::pair<std::size_t, std::string>> statuses;
+};
+// The first choice that plans. A plan the cache holds for any choice is loaded before any choice
+// is searched for, so a choice cuDNN refuses is not searched for again in each process; the
+// search then goes through the choices in order (each plan_graph without the load).
+PlannedChoice plan_first_of(cudnnHandle_t handle, const std::vector<GraphChoice>& choices, bool allow_tf32,
+                            const PlanCacheUse& cache = {});
 
 // Runs a finalized plan on the handle's stream with its variant pack (the tensors by unique id).
 void execute_plan(cudnnHandle_t handle, cudnnBackendDescriptor_t plan, std::vector<int64_t> uids,

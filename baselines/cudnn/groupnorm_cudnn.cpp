@@ -89,9 +89,7 @@ std::unique_ptr<Descriptor> GroupNormCudnn::build_graph(const Problem& p) {
       .set_desc(CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, *y);
   op.finalize();
   auto graph = std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  cudnnBackendDescriptor_t ops = op.get();
-  graph->set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, &handle_)
-      .set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, &ops);
+  graph->set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, &handle_).set_desc(CUDNN_ATTR_OPERATIONGRAPH_OPS, op);
   graph->finalize();
   return graph;
 }

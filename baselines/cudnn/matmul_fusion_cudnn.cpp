@@ -55,20 +55,19 @@ Graph build_graph(cudnnHandle_t handle, const MatmulFusionShape& s, MatmulFusion
   return g;
 }
 
-cudnn_backend::PlannedGraph build_level(cudnnHandle_t handle, const MatmulFusionShape& shape,
-                                        MatmulFusionLevel level) {
-  return plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.allow_tf32);
+std::string describe(const MatmulFusionShape& s) {
+  return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) + " " +
+         (s.allow_tf32 ? "tf32" : "fp32");
+}
+
+std::string label_of(const MatmulFusionShape& shape, MatmulFusionLevel level) {
+  return matmul_fusion_level_name(level) + " " + describe(shape);
 }
 
 void check_shape(const MatmulFusionShape& s) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0)
     throw UsageError("matmul fusion: m, n and k must be positive (got " + std::to_string(s.m) + ", " +
                      std::to_string(s.n) + ", " + std::to_string(s.k) + ")");
-}
-
-std::string describe(const MatmulFusionShape& s) {
-  return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) + " " +
-         (s.allow_tf32 ? "tf32" : "fp32");
 }
 
 }  // namespace
@@ -95,7 +94,8 @@ MatmulFusionProbe probe_matmul_fusion(cudnnHandle_t handle, const MatmulFusionSh
   for (MatmulFusionLevel level : kMatmulFusionLadder) {
     std::string status;
     try {
-      PlannedGraph b = build_level(handle, shape, level);
+      PlannedGraph b =
+          plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.allow_tf32, label_of(shape, level));
       status = std::move(b.status);
       if (b.plan && !probe.best) probe.best = level;
     } catch (const std::exception& e) {  // a descriptor could not even be created
@@ -106,19 +106,25 @@ MatmulFusionProbe probe_matmul_fusion(cudnnHandle_t handle, const MatmulFusionSh
   return probe;
 }
 
-MatmulBiasScaleStats::MatmulBiasScaleStats(cudnnHandle_t handle, const MatmulFusionShape& shape)
+MatmulBiasScaleStats::MatmulBiasScaleStats(cudnnHandle_t handle, const MatmulFusionShape& shape,
+                                           const PlanCacheUse& cache)
     : handle_(handle), shape_(shape) {
   check_shape(shape);
-  for (MatmulFusionLevel level : kMatmulFusionLadder) {
-    PlannedGraph b = build_level(handle, shape, level);
-    statuses_.emplace_back(level, b.status);
-    if (b.plan && matmul_fusion_has_epilogue(level)) {
-      level_ = level;
-      workspace_ = b.workspace;
-      status_ = b.status;
-      plan_ = b.plan->release();
-      return;
+  std::vector<MatmulFusionLevel> levels;  // the bare matmul is the probe's control, never kept
+  std::vector<GraphChoice> choices;
+  for (MatmulFusionLevel level : kMatmulFusionLadder)
+    if (matmul_fusion_has_epilogue(level)) {
+      levels.push_back(level);
+      choices.push_back({[&, level] { return build_graph(handle, shape, level); }, label_of(shape, level)});
     }
+  PlannedChoice chosen = plan_first_of(handle, choices, shape.allow_tf32, cache);
+  for (const auto& [choice, status] : chosen.statuses) statuses_.emplace_back(levels[choice], status);
+  if (chosen.planned.plan) {
+    level_ = levels[chosen.index];
+    workspace_ = chosen.planned.workspace;
+    status_ = chosen.planned.status;
+    plan_ = chosen.planned.plan->release();
+    return;
   }
   std::string msg = "cuDNN finalizes no matmul+bias+scale plan for " + describe(shape) + ":";
   for (const auto& [level, status] : statuses_) msg += "\n  " + matmul_fusion_level_name(level) + ": " + status;

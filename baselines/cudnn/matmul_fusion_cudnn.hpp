@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "baselines/cudnn/graph_plan.hpp"
+
 namespace nb {
 
 struct MatmulFusionShape {
@@ -50,16 +52,17 @@ struct MatmulFusionProbe {
 };
 
 // Builds and finalizes plans for every rung without executing them. Never throws for a refusal:
-// every failure ends up in the rung's status string.
+// every failure ends up in the rung's status string. It uses no plan cache: it is the question.
 MatmulFusionProbe probe_matmul_fusion(cudnnHandle_t handle, const MatmulFusionShape& shape);
 
 // One shape, the best rung with at least the bias+scale epilogue, its plan and workspace size.
-// The constructor throws nb::Unsupported (with every rung's status) when only matmul_only (or
-// nothing) finalizes. The handle is borrowed: it must outlive this object; run() binds it to the
-// given stream.
+// The constructor throws nb::Unsupported (with every rung's status) when no rung with the
+// epilogue finalizes; the bare matmul is then not planned. The handle is borrowed: it must
+// outlive this object; run() binds it to the given stream.
 class MatmulBiasScaleStats {
  public:
-  MatmulBiasScaleStats(cudnnHandle_t handle, const MatmulFusionShape& shape);
+  MatmulBiasScaleStats(cudnnHandle_t handle, const MatmulFusionShape& shape,
+                       const cudnn_backend::PlanCacheUse& cache = {});
   ~MatmulBiasScaleStats();
   MatmulBiasScaleStats(const MatmulBiasScaleStats&) = delete;
   MatmulBiasScaleStats& operator=(const MatmulBiasScaleStats&) = delete;

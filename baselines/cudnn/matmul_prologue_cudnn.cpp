@@ -68,18 +68,23 @@ Graph build_graph(cudnnHandle_t handle, const PrologueGemmShape& s, Product prod
 
 }  // namespace
 
-MatmulPrologueGemms::MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGemmShape& shape)
+MatmulPrologueGemms::MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGemmShape& shape,
+                                         const PlanCacheUse& cache)
     : handle_(handle), shape_(shape) {
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) throw UsageError("matmul prologue: m, n and k must be positive");
+  const std::string size = "M=" + std::to_string(shape.m) + " N=" + std::to_string(shape.n) +
+                           " K=" + std::to_string(shape.k) + (shape.allow_tf32 ? " tf32" : " fp32");
+  const PlanCacheUse control_use{nullptr, "", cache.events};  // a control is planned for its status, never kept
   bool all_planned = true;
   for (const Product product : {Product::dx, Product::dw}) {
     const std::string name = product == Product::dx ? "dx = dg W" : "dW = dg^T x";
-    PlannedGraph fused = plan_graph(handle, [&] { return build_graph(handle, shape, product, true); }, shape.allow_tf32);
+    PlannedGraph fused = plan_graph(handle, [&] { return build_graph(handle, shape, product, true); },
+                                    shape.allow_tf32, name + " with the dg prologue " + size, cache);
     statuses_.emplace_back(name + ", dg in a pointwise prologue", fused.status);
     if (!fused.plan) {
       all_planned = false;
-      const PlannedGraph control =
-          plan_graph(handle, [&] { return build_graph(handle, shape, product, false); }, shape.allow_tf32);
+      const PlannedGraph control = plan_graph(handle, [&] { return build_graph(handle, shape, product, false); },
+                                              shape.allow_tf32, name + " alone (control) " + size, control_use);
       statuses_.emplace_back(name + " alone (control)", control.status);
       continue;
     }
@@ -87,9 +92,7 @@ MatmulPrologueGemms::MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGem
     (product == Product::dx ? dx_plan_ : dw_plan_) = fused.plan->release();
   }
   if (all_planned) return;
-  std::string msg = "cuDNN finalizes no matmul with a pointwise prologue for M=" + std::to_string(shape.m) +
-                    " N=" + std::to_string(shape.n) + " K=" + std::to_string(shape.k) +
-                    (shape.allow_tf32 ? " tf32" : " fp32") + ":";
+  std::string msg = "cuDNN finalizes no matmul with a pointwise prologue for " + size + ":";
   for (const auto& [what, status] : statuses_) msg += "\n  " + what + ": " + status;
   throw Unsupported(msg);
 }

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "baselines/cudnn/graph_plan.hpp"
+
 namespace nb {
 
 struct PrologueGemmShape {
@@ -27,7 +29,8 @@ struct ProloguePointers {
 
 class MatmulPrologueGemms {
  public:
-  MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGemmShape& shape);
+  MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGemmShape& shape,
+                      const cudnn_backend::PlanCacheUse& cache = {});
   ~MatmulPrologueGemms();
   MatmulPrologueGemms(const MatmulPrologueGemms&) = delete;
   MatmulPrologueGemms& operator=(const MatmulPrologueGemms&) = delete;

@@ -127,25 +127,28 @@ TensorSpec row_norm_tensor_spec(RowNormTensor t, std::int64_t m, std::int64_t n,
   throw UsageError("row_norm_tensor_spec: unknown tensor " + std::to_string(uid));
 }
 
-RowNormPlan::RowNormPlan(cudnnHandle_t handle, const RowNormShape& shape) : handle_(handle), shape_(shape) {
+RowNormPlan::RowNormPlan(cudnnHandle_t handle, const RowNormShape& shape, const PlanCacheUse& cache)
+    : handle_(handle), shape_(shape) {
   if (shape.m < 1 || shape.n < 1)
     throw UsageError("RowNormPlan: M and N must be positive (" + shape.describe() + ")");
   cudnn_data_type(shape.storage);  // a precision instead of a storage type is a caller's error
+  const std::vector<bool> phases = phases_to_try(shape.graph);
+  const auto phase_name = [&](bool training) {
+    return is_forward(shape.graph) ? std::string(training ? "training" : "inference") : std::string();
+  };
+  std::vector<GraphChoice> choices;
+  for (bool training : phases)
+    choices.push_back({[&, training] { return build_graph(handle, shape, training); },
+                       shape.describe() + (is_forward(shape.graph) ? ", " + phase_name(training) + " phase" : "")});
+  PlannedChoice chosen = plan_first_of(handle, choices, /*allow_tf32=*/false, cache);
   std::string tried;
-  for (bool training : phases_to_try(shape.graph)) {
-    PlannedGraph planned =
-        plan_graph(handle, [&] { return build_graph(handle, shape, training); }, /*allow_tf32=*/false);
-    const std::string status =
-        (is_forward(shape.graph) ? std::string(training ? "training" : "inference") + ": " : "") + planned.status;
-    tried += (tried.empty() ? "" : "; ") + status;
-    if (!planned.plan) continue;
-    plan_ = std::move(planned.plan);
-    plan_workspace_ = planned.workspace;
-    training_ = training;
-    status_ = tried;
-    return;
-  }
-  throw Unsupported("cuDNN plans no " + shape.describe() + " graph: " + tried);
+  for (const auto& [choice, status] : chosen.statuses)
+    tried += (tried.empty() ? "" : "; ") + (is_forward(shape.graph) ? phase_name(phases[choice]) + ": " : "") + status;
+  if (!chosen.planned.plan) throw Unsupported("cuDNN plans no " + shape.describe() + " graph: " + tried);
+  plan_ = std::move(chosen.planned.plan);
+  plan_workspace_ = chosen.planned.workspace;
+  training_ = phases[chosen.index];
+  status_ = tried;
 }
 
 std::size_t RowNormPlan::workspace_bytes() const {

@@ -66,10 +66,12 @@ struct RowNormArgs {
 // nb::Unsupported with cuDNN's status of every engine config tried when none finalizes.
 // rms_forward is planned in the inference phase (no rstd output, which rmsnorm_rows does not
 // have); where cuDNN refuses that, in the training phase with rstd written to the workspace.
+// With a plan cache, a phase's stored plan is loaded before any phase is searched for, so a
+// phase cuDNN refused is not tried again in each process.
 // The handle is borrowed: it must outlive the plan; run() binds it to the given stream.
 class RowNormPlan {
  public:
-  RowNormPlan(cudnnHandle_t handle, const RowNormShape& shape);
+  RowNormPlan(cudnnHandle_t handle, const RowNormShape& shape, const cudnn_backend::PlanCacheUse& cache = {});
 
   const RowNormShape& shape() const { return shape_; }
   bool training() const { return training_; }

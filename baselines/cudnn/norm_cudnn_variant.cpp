@@ -28,7 +28,7 @@ std::string idea_of(RowNormGraph g) {
   return "";
 }
 
-class RowNormCudnn final : public Variant {
+class RowNormCudnn final : public Variant, public UsesPlanCache {
  public:
   RowNormCudnn(RowNormGraph graph, RowNormBinding bind) : graph_(graph), bind_(std::move(bind)) {}
 
@@ -50,8 +50,12 @@ class RowNormCudnn final : public Variant {
   }
   void prepare(const Problem& p) override {
     const RowNormShape shape = row_norm_shape_of(graph_, p);
-    plans_.prepare(shape, [&shape](cudnnHandle_t handle) { return std::make_unique<RowNormPlan>(handle, shape); });
+    plans_.prepare(shape, [&shape](cudnnHandle_t handle, const cudnn_backend::PlanCacheUse& cache) {
+      return std::make_unique<RowNormPlan>(handle, shape, cache);
+    });
   }
+  void use_plan_cache(const PlanCacheSetting& setting) override { plans_.use_plan_cache(setting); }
+  std::vector<PlanEvent> take_plan_events() override { return plans_.take_events(); }
   void launch(const Problem& p, const DeviceTensors& t, void* workspace, cudaStream_t stream) override {
     const RowNormPlan* plan = plans_.find(row_norm_shape_of(graph_, p));
     if (!plan) throw Unsupported("the cuDNN plan of " + p.id() + " was not prepared");

@@ -2,16 +2,27 @@
 // The cuDNN plans of one baseline variant: a handle, created on first use, and one plan per key
 // (shape, precision, ...) built in prepare(), before any allocation for the problem. A key cuDNN
 // refuses is remembered with its statuses and refused again at once: planning again would only
-// repeat it. PlanCache is the memory alone (no cuDNN call in it); CudnnPlanCache adds the handle.
+// repeat it. PlanCache is the memory alone (no cuDNN call in it); CudnnPlanCache adds the handle
+// and the plan cache on disk, which plan_graph (graph_plan.hpp) reads and writes for each graph
+// the plans are built from, and keeps the PlanEvents of those graphs for the runner.
 #include <cudnn.h>
 
 #include <cstddef>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "baselines/cudnn/graph_plan.hpp"
+#include "baselines/cudnn/plan_serialization.hpp"
 #include "harness/errors.hpp"
 #include "harness/library_check.hpp"
+#include "harness/plan_cache/plan_cache_setting.hpp"
+#include "harness/plan_cache/plan_events.hpp"
+#include "harness/plan_cache/plan_store.hpp"
 
 namespace nb::cudnn_backend {
 
@@ -52,7 +63,8 @@ class PlanCache {
   std::map<Key, std::string> refusals_;
 };
 
-// A PlanCache with the handle its plans borrow, and the plan of the last prepared key.
+// A PlanCache with the handle its plans borrow, the plan cache folder its graphs' plans are kept
+// in (the environment's until use_plan_cache), and the plan of the last prepared key.
 template <class Key, class Plan>
 class CudnnPlanCache {
  public:
@@ -64,14 +76,24 @@ class CudnnPlanCache {
     if (handle_) cudnnDestroy(handle_);
   }
 
-  // Finds or builds (build(handle), a std::unique_ptr<Plan>, which throws Unsupported with
-  // cuDNN's statuses) the plan of key and makes it the current one; rethrows a remembered refusal.
+  // Where later builds find and keep their graphs' plans; the plans in memory stay.
+  void use_plan_cache(const PlanCacheSetting& setting) {
+    if (setting == setting_) return;
+    setting_ = setting;
+    store_.reset();
+  }
+  // The graphs planned (built, loaded or refused) since the last call.
+  std::vector<PlanEvent> take_events() { return std::exchange(events_, {}); }
+
+  // Finds or builds (build(handle, const PlanCacheUse&), a std::unique_ptr<Plan>, which throws
+  // Unsupported with cuDNN's statuses and passes the PlanCacheUse to plan_graph) the plan of key and
+  // makes it the current one; rethrows a remembered refusal.
   template <class Build>
   const Plan& prepare(const Key& key, Build build) {
     current_ = nullptr;
     if (const std::string* why = cache_.refusal(key)) throw Unsupported(*why);
     if (!handle_) NB_CUDNN_CHECK(cudnnCreate(&handle_));
-    current_ = &cache_.get(key, [&] { return build(handle_); });
+    current_ = &cache_.get(key, [&] { return build(handle_, plan_cache_use()); });
     return *current_;
   }
 
@@ -85,9 +107,19 @@ class CudnnPlanCache {
   static std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
  private:
+  PlanCacheUse plan_cache_use() {
+    if (setting_.enabled() && !store_) store_.emplace(setting_.folder, std::cerr);
+    if (store_ && identity_.empty()) identity_ = plan_identity();
+    return {store_ ? &*store_ : nullptr, identity_, &events_};
+  }
+
   cudnnHandle_t handle_ = nullptr;
   PlanCache<Key, Plan> cache_;
   const Plan* current_ = nullptr;
+  PlanCacheSetting setting_ = plan_cache_from_environment();
+  std::optional<PlanStore> store_;
+  std::string identity_;
+  std::vector<PlanEvent> events_;
 };
 
 }  // namespace nb::cudnn_backend

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,7 @@
 #include "harness/cli/version.hpp"
 #include "harness/distribution.hpp"
 #include "harness/errors.hpp"
+#include "harness/plan_cache/plan_cache_setting.hpp"
 #include "harness/report/provenance.hpp"
 #include "harness/report/report_commands.hpp"
 #include "harness/validation/validation_plan.hpp"
@@ -83,6 +86,26 @@ void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector
   cmd->add_option("--device", o.device, "CUDA device")->capture_default_str()->check(whole_in(0, kMostDevice));
 }
 
+// --plan-cache DIR and --no-plan-cache, as run and eval take them.
+struct PlanCacheArgs {
+  std::string folder;
+  bool off = false;
+
+  PlanCacheSetting resolve() const {
+    return resolve_plan_cache(folder.empty() ? std::nullopt : std::optional<std::string>(folder), off,
+                              [](const char* name) { return std::getenv(name); });
+  }
+};
+
+void add_plan_cache_options(CLI::App* cmd, PlanCacheArgs& a) {
+  auto* folder = cmd->add_option("--plan-cache", a.folder,
+                                 "Folder that keeps built cuDNN plans across runs (default: $NORMBENCH_PLAN_CACHE, "
+                                 "else $XDG_CACHE_HOME/normbench/cudnn-plans, else ~/.cache/normbench/cudnn-plans)")
+                     ->check(not_empty())
+                     ->type_name("DIR");
+  cmd->add_flag("--no-plan-cache", a.off, "Build every cuDNN plan; keep none")->excludes(folder);
+}
+
 // The options run and eval share: validation, timing, device, output.
 void add_run_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& distributions, bool& full_validation,
                      std::string& out_root) {
@@ -96,6 +119,7 @@ struct EvalArgs {
   EvalCommand command;
   std::vector<std::string> distributions;
   bool full_validation = false, no_builtins = false;
+  PlanCacheArgs plan_cache;
   EvalWorkerCommand worker;
   std::vector<std::string> worker_distributions;
   bool worker_full_validation = false;
@@ -119,6 +143,7 @@ void add_eval(CLI::App& app, EvalArgs& a) {
   eval->add_option("--case-timeout", c.case_timeout_s, "Seconds before a candidate case is killed")
       ->capture_default_str()->check(real_in(0, kMostSeconds, true));
   add_run_options(eval, c.options, a.distributions, a.full_validation, c.out_root);
+  add_plan_cache_options(eval, a.plan_cache);
   eval->allow_extras();  // --benchmark_* flags go to Google Benchmark
 
   auto* worker = app.add_subcommand("eval-worker", "");  // hidden: a child process of eval
@@ -136,6 +161,7 @@ struct RunArgs {
   RunCommand command;
   std::vector<std::string> distributions;
   bool full_validation = false;
+  PlanCacheArgs plan_cache;
 };
 
 void add_run(CLI::App& app, RunArgs& a) {
@@ -162,6 +188,7 @@ void add_run(CLI::App& app, RunArgs& a) {
   run->add_option("--run-id", a.command.run_id, "The report folder's name (default: <UTC time>-<commit>)")
       ->check(not_empty());
   run->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
+  add_plan_cache_options(run, a.plan_cache);
   run->allow_extras();  // --benchmark_* flags go to Google Benchmark
 }
 
@@ -254,6 +281,7 @@ int dispatch_run(const CLI::App& command, const Registry& registry, RunArgs& run
   RunCommand& c = run.command;
   refuse_conflicts(command, kRunConflicts);
   finish_run_options(command, c.options, run.distributions, run.full_validation);
+  c.options.plan_cache = run.plan_cache.resolve();
   c.benchmark_args = command.remaining();
   c.options.suite = c.selection.problems.empty() && c.selection.params.empty() ? c.selection.suite : "";
   c.options.command_line = quote_command_line(argc, argv);
@@ -286,6 +314,7 @@ int dispatch_eval(CLI::App& app, const Registry& registry, EvalArgs& eval, int a
   const CLI::App& command = *app.get_subcommand("eval");
   refuse_conflicts(command, kEvalConflicts);
   finish_run_options(command, c.options, eval.distributions, eval.full_validation);
+  c.options.plan_cache = eval.plan_cache.resolve();
   c.builtins = !eval.no_builtins;
   c.benchmark_args = app.get_subcommand("eval")->remaining();
   for (const auto& a : c.benchmark_args)

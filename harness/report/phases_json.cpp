@@ -26,7 +26,18 @@ CasePhases case_phases_from(const nlohmann::json& j) {
   return p;
 }
 
+json plan_event_json(const PlanEvent& e) {
+  return {{"variant", e.variant},
+          {"plan", e.plan},
+          {"source", plan_source_name(e.source)},
+          {"seconds", e.seconds},
+          {"runtime_compiled", e.runtime_compiled},
+          {"status", e.status}};
+}
+
 json problem_phases_json(const ProblemPhases& p) {
+  json plans = json::array();
+  for (const PlanEvent& e : p.plans) plans.push_back(plan_event_json(e));
   return {{"problem", p.problem},
           {"reference", p.reference},
           {"prepare_s", p.prepare_s},
@@ -36,7 +47,8 @@ json problem_phases_json(const ProblemPhases& p) {
           {"upload_s", p.upload_s},
           {"timing_inputs_s", p.timing_inputs_s},
           {"ceiling_s", p.ceiling_s},
-          {"total_s", p.total()}};
+          {"total_s", p.total()},
+          {"plans", plans}};
 }
 
 json run_phases_json(const RunPhases& run, const PhaseTotals& t, const std::vector<ProblemPhases>& problems) {
@@ -49,6 +61,10 @@ json run_phases_json(const RunPhases& run, const PhaseTotals& t, const std::vect
           {"timing_s", run.timing_s},
           {"validation",
            {{"prepare_s", t.prepare},
+            {"plan_build_s", t.plan_build},
+            {"plan_load_s", t.plan_load},
+            {"plan_cache_misses", t.plan_misses},
+            {"plan_cache_hits", t.plan_hits},
             {"draw_s", t.draw},
             {"reference_s", t.reference},
             {"audit_s", t.audit},

@@ -12,6 +12,8 @@ nlohmann::ordered_json case_phases_json(const CasePhases& p);
 // Throws nlohmann::json::exception when a field is missing or of the wrong type.
 CasePhases case_phases_from(const nlohmann::json& j);
 
+// {"variant", "plan", "source": built|loaded|refused, "seconds", "runtime_compiled", "status"}
+nlohmann::ordered_json plan_event_json(const PlanEvent& e);
 nlohmann::ordered_json problem_phases_json(const ProblemPhases& p);
 
 // The run's phases, the totals the printed breakdown shows, and every problem's phases.

@@ -99,7 +99,10 @@ json settings_json(const RunRecord& r) {
           {"min_samples", o.samples.min_samples},
           {"max_samples", o.samples.max_samples},
           {"l2_flush_bytes", r.l2_flush_bytes},
-          {"ftl_noise", o.ftl_noise}};
+          {"ftl_noise", o.ftl_noise},
+          {"plan_cache",
+           {{"folder", o.plan_cache.enabled() ? json(o.plan_cache.folder) : json(nullptr)},
+            {"origin", o.plan_cache.origin}}}};
 }
 
 // A share of a bound that JSON can hold (it has no infinity).

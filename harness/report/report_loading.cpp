@@ -70,6 +70,9 @@ void fill_fields_of_newer_minors(nlohmann::json& report) {
     if (row.contains("validation") && row["validation"].is_object() && !row["validation"].contains("reference"))
       row["validation"]["reference"] = nullptr;
   }
+  // Minor 5: the plan cache the run used (its plans are in phases, which readers take as they come).
+  if (report.contains("settings") && report["settings"].is_object() && !report["settings"].contains("plan_cache"))
+    report["settings"]["plan_cache"] = nullptr;
 }
 
 nlohmann::json load_report_file(const std::string& path) {

@@ -8,6 +8,7 @@
 #include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
 #include "harness/report/report_format.hpp"
+#include "harness/report/report_plans.hpp"
 
 namespace nb {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 struct PhaseLine {
   std::string label;
   const char* path;  // in report.phases
-  int depth;         // 0: a phase of the run, 1: a part of the one above
+  int depth;         // 0: a phase of the run, 1: a part of the one above, 2: a part of that part
 };
 
 const std::vector<PhaseLine>& phase_lines() {
@@ -24,6 +25,8 @@ const std::vector<PhaseLine>& phase_lines() {
       {"copy ceiling", "copy_ceiling_s", 0},
       {"validation", "validation_s", 0},
       {"variants prepared, buffers allocated", "validation.prepare_s", 1},
+      {"library plans built or refused (plan cache misses)", "validation.plan_build_s", 2},
+      {"library plans loaded from the plan cache (hits)", "validation.plan_load_s", 2},
       {"inputs drawn", "validation.draw_s", 1},
       {"float64 reference and conditions", "validation.reference_s", 1},
       {"Eigen audit of the device reference", "validation.audit_s", 1},
@@ -50,7 +53,9 @@ std::string breakdown_html(const nlohmann::json& phases) {
   for (const PhaseLine& line : phase_lines()) {
     const auto s = number_of(phases, line.path);
     const std::string share = s && total > 0 ? format_fixed(100 * *s / total, 1) + "%" : kNotMeasured;
-    rows.push_back({{{(line.depth ? "&nbsp;&nbsp;&nbsp;" : "") + html_escape(line.label), "", ""},
+    std::string indent;
+    for (int d = 0; d < line.depth; ++d) indent += "&nbsp;&nbsp;&nbsp;";
+    rows.push_back({{{indent + html_escape(line.label), "", ""},
                      seconds_cell(s),
                      {share, "num", ""}},
                     line.depth ? "part" : "",
@@ -133,6 +138,7 @@ std::string render_phases_html(const nlohmann::json& report) {
   html += "<p class=\"muted\">Host wall-clock seconds of this run by phase; not compared between runs.</p>\n";
   html += breakdown_html(*phases);
   html += "<details><summary>per problem</summary>\n" + per_problem_html(report) + "</details>\n";
+  html += render_plans_html(report);
   return html + "</section>\n";
 }
 

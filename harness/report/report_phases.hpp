@@ -1,6 +1,7 @@
 #pragma once
 // The report page's "where the time went": the run's seconds by phase, and per problem its shared
-// validation phases beside its rows' own (report.phases, schema minor 4). Empty for older reports.
+// validation phases beside its rows' own (report.phases, schema minor 4), and the library plans
+// built and loaded (minor 5). Empty for older reports.
 #include <nlohmann/json.hpp>
 
 #include <string>

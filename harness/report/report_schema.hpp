@@ -7,7 +7,9 @@ inline constexpr const char* kReportSchema = "normbench.report";
 // the same major version may ignore (1: compute ceilings, TFLOP/s, compute peaks; 2: external
 // candidates per row, validation.after_timing, the allocates_in_launch flag; 3: interrupted,
 // aborted and not_run[] of a partial run, the not_run status and not_run_reason; 4: phases, the run's and
-// each row's seconds by phase; 5: the inconclusive and flagged dispositions, validation.fragile and inconclusive_checks, each check's bound and share of it, settings.strict); a report without schema_minor_version is minor 0.
+// each row's seconds by phase; 5: the inconclusive and flagged dispositions, validation.fragile and
+// inconclusive_checks, each check's bound, ceiling and share of it, settings.strict; the library plans
+// built and loaded in the phases, settings.plan_cache); a report without schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
 inline constexpr int kReportSchemaMinorVersion = 5;
 

@@ -25,15 +25,25 @@ bool guarded(CaseOutcome& outcome, const std::string& case_name, const std::func
   return false;
 }
 
-void prepare_variants(const Problem& problem, const std::vector<Variant*>& variants, std::vector<CaseOutcome>& outcomes) {
+std::vector<PlanEvent> prepare_variants(const Problem& problem, const std::vector<Variant*>& variants,
+                                        std::vector<CaseOutcome>& outcomes, const PlanCacheSetting& plan_cache) {
+  std::vector<PlanEvent> plans;
   for (std::size_t k = 0; k < variants.size(); ++k) {
+    auto* planner = dynamic_cast<UsesPlanCache*>(variants[k]);
+    if (planner) planner->use_plan_cache(plan_cache);
     const Support s = variants[k]->supports(problem);
     if (!s.ok)
       outcomes[k].skip(s.reason);
     else
       guarded(outcomes[k], nvtx_case_name(problem.op, variants[k]->name(), problem.id()),
               [&] { variants[k]->prepare(problem); });
+    if (!planner) continue;
+    for (PlanEvent& e : planner->take_plan_events()) {
+      e.variant = variants[k]->name();
+      plans.push_back(std::move(e));
+    }
   }
+  return plans;
 }
 
 }  // namespace nb

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/plan_cache/plan_events.hpp"
 #include "harness/run/case_outcome.hpp"
 #include "harness/variant.hpp"
 
@@ -15,7 +16,9 @@ namespace nb {
 bool guarded(CaseOutcome& outcome, const std::string& case_name, const std::function<void()>& work);
 
 // Skips each variant that supports() refuses, with its reason, and prepares the others for the
-// problem (guarded). outcomes[i] belongs to variants[i].
-void prepare_variants(const Problem& problem, const std::vector<Variant*>& variants, std::vector<CaseOutcome>& outcomes);
+// problem (guarded). outcomes[i] belongs to variants[i]. A variant that UsesPlanCache is given
+// `plan_cache` first; the library plans its prepare() made are returned, named by the variant.
+std::vector<PlanEvent> prepare_variants(const Problem& problem, const std::vector<Variant*>& variants,
+                                        std::vector<CaseOutcome>& outcomes, const PlanCacheSetting& plan_cache);
 
 }  // namespace nb

@@ -44,6 +44,10 @@ PhaseTotals sum_phases(const RunPhases& run, const std::vector<ProblemPhases>& p
     t.upload += p.upload_s;
     t.timing_inputs += p.timing_inputs_s;
     t.compute_ceilings += p.ceiling_s;
+    for (const PlanEvent& e : p.plans) {
+      (e.hit() ? t.plan_load : t.plan_build) += e.seconds;
+      ++(e.hit() ? t.plan_hits : t.plan_misses);
+    }
   }
   for (const CasePhases& c : cases) {
     t.variants += c.validation_total();

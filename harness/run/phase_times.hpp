@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/distribution.hpp"
+#include "harness/plan_cache/plan_events.hpp"
 
 namespace nb {
 
@@ -32,6 +33,7 @@ struct ProblemPhases {
   double upload_s = 0;         // inputs onto the device and their hashes
   double timing_inputs_s = 0;  // the timing buffers allocated and filled
   double ceiling_s = 0;        // the problem's compute ceiling timed (GEMM alone)
+  std::vector<PlanEvent> plans;  // the library plans its variants' prepare() built, loaded or had refused (in prepare_s)
 
   double total() const { return prepare_s + draw_s + reference_s + audit_s + upload_s + timing_inputs_s + ceiling_s; }
 };
@@ -62,6 +64,9 @@ struct PhaseTotals {
   double total = 0, setup = 0, copy_ceiling = 0;
   double validation = 0, prepare = 0, draw = 0, reference = 0, audit = 0, upload = 0, variants = 0;
   double timing = 0, timing_inputs = 0, compute_ceilings = 0, samples = 0, brackets = 0, rechecks = 0;
+  // Inside prepare: library plans built or refused (plan cache misses) and loaded (hits).
+  double plan_build = 0, plan_load = 0;
+  int plan_misses = 0, plan_hits = 0;
   double other() const;  // what no phase accounts for
 };
 

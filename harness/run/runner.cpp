@@ -78,7 +78,8 @@ void store_outcomes(RunRecord& r, const std::vector<std::size_t>& group, std::ve
 // Skips or prepares every case of one problem (all of a group share its problem).
 void prepare_group(RunRecord& r, const std::vector<std::size_t>& group) {
   std::vector<CaseOutcome> outcomes = outcomes_of(r, group);
-  prepare_variants(r.cases[group.front()].problem, variants_of(r, group), outcomes);
+  const Problem& problem = r.cases[group.front()].problem;
+  r.phases_of(problem.id()).plans = prepare_variants(problem, variants_of(r, group), outcomes, r.options.plan_cache);
   store_outcomes(r, group, outcomes);
 }
 
@@ -138,7 +139,7 @@ void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStr
   std::vector<CaseOutcome> outcomes = outcomes_of(r, group);
   try {
     Stopwatch clock;
-    prepare_variants(first.problem, variants, outcomes);
+    r.phases_of(first.problem.id()).plans = prepare_variants(first.problem, variants, outcomes, r.options.plan_cache);
     const ReferenceFit fit = fit_reference(r, first, variants);
     if (fit.shortfall) {
       progress.note("skipped: " + *fit.shortfall);
@@ -147,9 +148,11 @@ void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStr
       ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants);
       ValidationPlan plan = plan_validation(buffers.decls, r.options.validation, fit.why_host);
       const double prepare_s = clock.lap();
-      r.phases_of(first.problem.id()) = ProblemValidator(*first.op, first.problem, buffers, stream)
+      ProblemPhases phases = ProblemValidator(*first.op, first.problem, buffers, stream)
           .run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
-      r.phases_of(first.problem.id()).prepare_s = prepare_s;
+      phases.prepare_s = prepare_s;
+      phases.plans = std::move(r.phases_of(first.problem.id()).plans);
+      r.phases_of(first.problem.id()) = std::move(phases);
     }
   } catch (const RunInterrupted&) {
     settle_runnable(outcomes, CaseStatus::not_run, "interrupted before its validation finished");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/device/bandwidth_ceiling.hpp"
+#include "harness/plan_cache/plan_cache_setting.hpp"
 #include "harness/report/provenance.hpp"
 #include "harness/run/case_outcome.hpp"
 #include "harness/run/run_case.hpp"
@@ -25,6 +26,8 @@ struct RunOptions {
   bool time_compute_ceilings = true;  // likewise
   // After the timed loop, one more launch on fresh inputs is validated (ValidationResult::after_timing).
   bool recheck_after_timing = false;
+  // Where library plans are kept across runs (--plan-cache, --no-plan-cache, else the environment's).
+  PlanCacheSetting plan_cache = plan_cache_from_environment();
   std::string suite;         // recorded in the report's settings
   std::string command_line;
 };

@@ -15,7 +15,7 @@
 namespace nb::bn_pipeline {
 namespace {
 
-class CudnnMatmulFusion final : public Variant {
+class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
  public:
   explicit CudnnMatmulFusion(BnTail tail) : tail_(tail) {}
   std::string name() const override { return "cudnn"; }
@@ -40,11 +40,13 @@ class CudnnMatmulFusion final : public Variant {
       // non-blocking stream does not wait for the default stream.
       NB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
-    plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& shape) {
+    plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& shape, const cudnn_backend::PlanCacheUse& cache) {
       return std::make_unique<MatmulBiasScaleStats>(
-          handle, MatmulFusionShape{int(shape.m), int(shape.n), int(shape.k), shape.tf32()});
+          handle, MatmulFusionShape{int(shape.m), int(shape.n), int(shape.k), shape.tf32()}, cache);
     });
   }
+  void use_plan_cache(const PlanCacheSetting& setting) override { plans_.use_plan_cache(setting); }
+  std::vector<PlanEvent> take_plan_events() override { return plans_.take_events(); }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
     const MatmulBiasScaleStats& plan = plans_.current();
     const Args a = args_of(tail_, p, t);

@@ -14,13 +14,17 @@ namespace nb::linear {
 template <class Plan>
 class CudnnPlans {
  public:
-  // Finds or builds (build(handle, shape), which throws Unsupported with cuDNN's statuses) the
-  // plan of p and makes it the current one; rethrows a remembered refusal.
+  // Finds or builds (build(handle, shape, plan cache use), which throws Unsupported with cuDNN's
+  // statuses) the plan of p and makes it the current one; rethrows a remembered refusal.
   template <class Build>
   void prepare(const Problem& p, Build build) {
     const Shape s = shape_of(p);
-    cache_.prepare(key_of(p), [&](cudnnHandle_t handle) { return build(handle, s); });
+    cache_.prepare(key_of(p), [&](cudnnHandle_t handle, const cudnn_backend::PlanCacheUse& cache) {
+      return build(handle, s, cache);
+    });
   }
+  void use_plan_cache(const PlanCacheSetting& setting) { cache_.use_plan_cache(setting); }
+  std::vector<PlanEvent> take_events() { return cache_.take_events(); }
 
   // The plan of p, or null before prepare(p) (or after a refusal).
   const Plan* find(const Problem& p) const { return cache_.find(key_of(p)); }

@@ -9,7 +9,7 @@
 namespace nb::bn_backward {
 namespace {
 
-class CudnnPrologue final : public Variant {
+class CudnnPrologue final : public Variant, public UsesPlanCache {
  public:
   std::string name() const override { return "cudnn"; }
   std::string kind() const override { return "cudnn"; }
@@ -24,10 +24,13 @@ class CudnnPrologue final : public Variant {
     return plans_.aligned(plan->workspace_bytes()) + column_gradients_workspace_bytes(int(s.m), int(s.n));
   }
   void prepare(const Problem& p) override {
-    plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& s) {
-      return std::make_unique<MatmulPrologueGemms>(handle, PrologueGemmShape{int(s.m), int(s.n), int(s.k), s.tf32()});
+    plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& s, const cudnn_backend::PlanCacheUse& cache) {
+      return std::make_unique<MatmulPrologueGemms>(handle, PrologueGemmShape{int(s.m), int(s.n), int(s.k), s.tf32()},
+                                                   cache);
     });
   }
+  void use_plan_cache(const PlanCacheSetting& setting) override { plans_.use_plan_cache(setting); }
+  std::vector<PlanEvent> take_plan_events() override { return plans_.take_events(); }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
     const MatmulPrologueGemms& plan = plans_.current();
     const Args a = args_of(p, t);

@@ -132,7 +132,9 @@ TEST_P(CudnnRowNorm, PlansAndMatchesFloat64OrSaysWhyNot) {
   const Case c = GetParam();
   const RowNormShape shape{c.graph, c.m, c.n, c.storage};
   cudnn_backend::CudnnPlanCache<RowNormShape, RowNormPlan> plans;
-  const auto build = [&shape](cudnnHandle_t h) { return std::make_unique<RowNormPlan>(h, shape); };
+  const auto build = [&shape](cudnnHandle_t h, const cudnn_backend::PlanCacheUse& cache) {
+    return std::make_unique<RowNormPlan>(h, shape, cache);
+  };
   const RowNormPlan* plan = nullptr;
   try {
     plan = &plans.prepare(shape, build);

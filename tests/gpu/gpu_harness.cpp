@@ -28,7 +28,7 @@ std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& prob
                                            const std::vector<Variant*>& variants, const ValidationPlan& plan) {
   const CudaStream stream;
   std::vector<CaseOutcome> outcomes(variants.size());
-  prepare_variants(problem, variants, outcomes);
+  prepare_variants(problem, variants, outcomes, plan_cache_from_environment());  // the tests' shared folder
   ProblemBuffers buffers = ProblemBuffers::allocate(op, problem, variants);
   ValidationPlan placed = plan;
   if (placed.why_host.empty()) placed.why_host = why_no_device_reference(op, problem);

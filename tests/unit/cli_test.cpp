@@ -41,6 +41,16 @@ TEST(Cli, BadArgumentsAndParametersExitTwoWithAMessage) {
   expect_usage_error({"ceilings", "--frobnicate"}, "--frobnicate");
 }
 
+TEST(Cli, ThePlanCacheIsOneFolderOrNone) {
+  expect_usage_error({"run", "--plan-cache", "/tmp/plans", "--no-plan-cache"}, "--plan-cache excludes --no-plan-cache");
+  expect_usage_error({"run", "--plan-cache", ""}, "--plan-cache");
+  expect_usage_error({"run", "--plan-cache"}, "--plan-cache");
+  expect_usage_error({"eval", "k.cu", "--op", "softmax", "--no-plan-cache", "--plan-cache", "/tmp/plans"},
+                     "--plan-cache excludes --no-plan-cache");
+  const CliResult help = run_cli({"run", "--help"});
+  EXPECT_NE(help.out.find("$XDG_CACHE_HOME/normbench/cudnn-plans"), std::string::npos) << help.out;
+}
+
 TEST(Cli, ListWorksWithoutAGpu) {
   CliResult ops = run_cli({"list", "ops"});
   EXPECT_EQ(ops.status, kExitOk);

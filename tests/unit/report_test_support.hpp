@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "temp_folder.hpp"
+
 namespace nb::test {
 
 inline std::string fixture_path(const std::string& name) { return std::string(NORMBENCH_TEST_DATA_DIR) + "/" + name; }
@@ -23,18 +25,6 @@ inline std::string read_text(const std::string& path) {
   text << in.rdbuf();
   return text.str();
 }
-
-// A fresh folder under the system temp folder, removed when the object goes.
-struct TempFolder {
-  std::filesystem::path path;
-  TempFolder() {
-    std::random_device random;
-    path = std::filesystem::temp_directory_path() / ("normbench-report-test-" + std::to_string(random()));
-    std::filesystem::create_directories(path);
-  }
-  ~TempFolder() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 // The first result row of `report` with this variant and problem name.
 inline nlohmann::json& result_row(nlohmann::json& report, const std::string& variant, const std::string& problem_name) {

@@ -1,0 +1,37 @@
+#pragma once
+// What a variant's prepare() did about library plans (cuDNN execution plans), for the phase times:
+// each plan it built (a plan cache miss, with the seconds the heuristics and finalization took),
+// loaded from the plan cache (a hit), or tried and was refused. UsesPlanCache is what such a
+// variant offers beside the Variant interface: the runner finds it with dynamic_cast, hands it
+// the run's plan cache setting, and takes the plans after each prepare().
+#include <string>
+#include <vector>
+
+#include "harness/plan_cache/plan_cache_setting.hpp"
+
+namespace nb {
+
+enum class PlanSource { built, loaded, refused };
+const char* plan_source_name(PlanSource s);  // "built", "loaded", "refused"
+
+struct PlanEvent {
+  std::string variant;  // set by the runner
+  std::string plan;     // what it plans: "rms_forward M=1 N=524288 fp16, inference phase"
+  PlanSource source = PlanSource::built;
+  double seconds = 0;             // building (heuristics and finalization), loading, or being refused
+  bool runtime_compiled = false;  // its engine compiles its kernel when the plan is built
+  std::string status;             // the engine, its notes, the configs tried, and what the cache did
+
+  bool hit() const { return source == PlanSource::loaded; }
+};
+
+class UsesPlanCache {
+ public:
+  virtual ~UsesPlanCache() = default;
+  // Before prepare(): where plans are kept and found (the environment's setting until then).
+  virtual void use_plan_cache(const PlanCacheSetting& setting) = 0;
+  // The plans prepare() made since the last call, in order; they are given once.
+  virtual std::vector<PlanEvent> take_plan_events() = 0;
+};
+
+}  // namespace nb
