@@ -16,8 +16,6 @@ inline constexpr const char* kFlagFasterThanLight = "faster_than_light";
 inline constexpr const char* kFlagEscapesStream = "escapes_stream";
 inline constexpr const char* kFlagThrottled = "throttled";
 inline constexpr const char* kFlagFitsInL2 = "fits_in_l2";
-// A device allocation inside launch(), the timed path (seen by the candidate worker's interposer).
-inline constexpr const char* kFlagAllocatesInLaunch = "allocates_in_launch";
 
 struct CaseMetrics {
   WorkModel work;

@@ -1,6 +1,7 @@
 #pragma once
 // The run: measure the ceilings, validate every case problem by problem, then hand the timing
 // to Google Benchmark (one registered benchmark per case, manual time from CUDA events).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct RunOptions {
   bool time_compute_ceilings = true;  // likewise
   // After the timed loop, one more launch on fresh inputs is validated (ValidationResult::after_timing).
   bool recheck_after_timing = false;
+  // Called with "samples_begin" and "samples_end" around each case's timed loop: a candidate's
+  // worker tells its parent, which times the loop with its own clock (worker_protocol.hpp).
+  std::function<void(const char*)> mark_samples;
   std::string suite;         // recorded in the report's settings
   std::string command_line;
 };

@@ -21,6 +21,10 @@ void DistributionVerdict::add_trial(std::uint64_t seed, const TrialJudgement& j)
   passed = passed && j.passed;
 }
 
+bool HiddenShapeVerdict::fails() const {
+  return verdict == "incorrect" || verdict == "error" || verdict == "crashed" || verdict == "timed_out";
+}
+
 const char* disposition_name(Disposition d) {
   switch (d) {
     case Disposition::passed: return "passed";
@@ -38,6 +42,11 @@ void ValidationResult::conclude() {
   disposition = Disposition::passed;
   for (const auto& d : distributions)
     if (d.counts && !d.passed) disposition = Disposition::incorrect;
+}
+
+void ValidationResult::add_hidden_shape(HiddenShapeVerdict verdict) {
+  if (verdict.fails() && disposition == Disposition::passed) disposition = Disposition::incorrect;
+  hidden_shape = std::move(verdict);
 }
 
 std::vector<std::string> ValidationResult::robust_to() const {

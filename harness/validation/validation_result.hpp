@@ -28,6 +28,18 @@ struct DistributionVerdict {
   void add_trial(std::uint64_t seed, const TrialJudgement& j);
 };
 
+// normbench eval's hidden odd sibling of a candidate's problem (harness/odd_sibling.hpp):
+// validated, never timed, never listed. A candidate may refuse it (supports() says no); one that
+// takes it must get it right.
+struct HiddenShapeVerdict {
+  std::string problem;  // the sibling's id
+  // passed; incorrect; refused; error (a launch failed); crashed or timed_out (its worker ended
+  // during it); unverified (the harness could not judge it: its reference disagreed)
+  std::string verdict;
+  std::string detail;   // the failure, the refusal's reason, or how the worker ended
+  bool fails() const;
+};
+
 enum class Disposition { passed, incorrect, not_verified };
 const char* disposition_name(Disposition d);
 
@@ -40,10 +52,13 @@ struct ValidationResult {
   // The outputs of a launch made after the timed loop, on fresh inputs in the timing buffers
   // (RunOptions::recheck_after_timing): catches work skipped after warm-up and stale caches.
   std::optional<DistributionVerdict> after_timing;
+  std::optional<HiddenShapeVerdict> hidden_shape;
   ReferenceSummary reference;  // where the problem's reference was computed, and its audit
 
   // passed unless a counted distribution failed; not_verified when nothing ran.
   void conclude();
+  // Records the hidden sibling's verdict; one that fails makes a validated case incorrect.
+  void add_hidden_shape(HiddenShapeVerdict verdict);
   std::vector<std::string> robust_to() const;  // stress distributions that passed
 };
 
