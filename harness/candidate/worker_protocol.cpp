@@ -141,8 +141,21 @@ std::string check_samples_against_parent_clock(const TimingResult& timing, const
   return "";
 }
 
+namespace {
+
+// What a complete worker sends that this outcome lacks: "" when nothing.
+std::string missing_parts(const ChildEnd& end, const Messages& m, const CaseOutcome& o, bool timed) {
+  if (timed && o.status == CaseStatus::ran && (!o.timing || o.timing->samples_ms.empty()))
+    return "its outcome ran but has no timed samples, in a run that times every case";
+  if (end.how == ChildEnd::How::exited && end.code == 0 && !m.done)
+    return "it exited without the line that closes its report";
+  return "";
+}
+
+}  // namespace
+
 CaseOutcome outcome_from_worker(const ChildEnd& end, const std::vector<ChannelLine>& lines, double timeout_s,
-                                const std::string& log_tail) {
+                                const std::string& log_tail, bool timed) {
   const Messages m = sort_lines(lines);
   if (m.outcomes.size() > 1 || m.hidden_shapes.size() > 1)
     return forged("its channel carried " + std::to_string(m.outcomes.size()) + " outcomes and " +
@@ -157,10 +170,9 @@ CaseOutcome outcome_from_worker(const ChildEnd& end, const std::vector<ChannelLi
   } catch (const UsageError& e) {
     return forged(std::string("its outcome does not read: ") + e.what());
   }
-  if (o.timing) {
-    const std::string mismatch = check_samples_against_parent_clock(*o.timing, lines);
-    if (!mismatch.empty()) o.add_flag(kFlagForgedResult, mismatch);
-  }
+  std::string mismatch = o.timing ? check_samples_against_parent_clock(*o.timing, lines) : "";
+  if (mismatch.empty()) mismatch = missing_parts(end, m, o, timed);
+  if (!mismatch.empty()) o.add_flag(kFlagForgedResult, mismatch);
   if (o.containment.empty()) o.containment = "completed";
   return o;
 }

@@ -10,7 +10,8 @@
 // refuses a channel that carries more than one outcome or a line that is not a message (the case
 // becomes an error, flag forged_result), and checks the outcome's timed samples against its own
 // clock: they cannot add up to more than the time between the two phase lines it saw arrive, and
-// an outcome with samples needs both lines (flag forged_result). What one process cannot stop is
+// an outcome with samples needs both lines; a timed run's outcome needs samples, and a worker
+// that exits cleanly needs its closing line (flag forged_result). What one process cannot stop is
 // in docs/candidates.md.
 #include <nlohmann/json.hpp>
 
@@ -35,9 +36,10 @@ class ParentChannel {
 };
 
 // The parent's side: the case outcome from the worker's lines and how it ended. `log_tail` is the
-// end of its log (shown when it died without a word).
+// end of its log (shown when it died without a word); `timed`: the run times its cases, so an
+// outcome that ran has timed samples.
 CaseOutcome outcome_from_worker(const ChildEnd& end, const std::vector<ChannelLine>& lines, double timeout_s,
-                                const std::string& log_tail);
+                                const std::string& log_tail, bool timed);
 
 // Whether a worker's timed samples fit in the time its parent saw between its phase lines:
 // "" when they do, else why not (lines missing, out of order, or samples longer than the loop).

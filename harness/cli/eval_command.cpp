@@ -201,7 +201,7 @@ int eval_command(const Registry& registry, const EvalCommand& c, std::ostream& o
     if (c.options.progress) std::cerr << "[candidate " << k + 1 << "/" << problems.size() << "] " << p.problem.id() << "\n";
     std::vector<ChannelLine> lines;
     const ChildEnd end = run_child(w.argv, w.log, c.case_timeout_s, environment, &lines);
-    CaseOutcome o = outcome_from_worker(end, lines, c.case_timeout_s, read_tail(w.log, 1500));
+    CaseOutcome o = outcome_from_worker(end, lines, c.case_timeout_s, read_tail(w.log, 1500), !c.options.validate_only);
     if (c.options.progress && o.containment != "completed") std::cerr << "  " << o.reason << "\n";
     cases.push_back({p.op, &candidate, p.problem, p.suites});
     outcomes.push_back(std::move(o));

@@ -17,6 +17,7 @@ namespace {
 struct Digest {
   double projection[2];  // sums of +-y with signs drawn from the index
   double magnitude;      // sum of |y|
+  double squares;        // sum of y^2: a projection of a wrong output moves by about its norm
   unsigned long long nonfinite, disturbed;
 };
 
@@ -87,7 +88,7 @@ __global__ void compare_kernel(const void* out, const void* snap, std::int64_t n
 }
 
 __global__ void digest_kernel(const void* out, std::int64_t n, DType t, Digest* d) {
-  double p0 = 0, p1 = 0, magnitude = 0;
+  double p0 = 0, p1 = 0, magnitude = 0, squares = 0;
   unsigned long long nonfinite = 0, disturbed = 0;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x) {
     if (stored::is_poison(out, i, t)) {
@@ -102,25 +103,29 @@ __global__ void digest_kernel(const void* out, std::int64_t n, DType t, Digest* 
     p0 += projection_sign(i, 0) * v;
     p1 += projection_sign(i, 1) * v;
     magnitude += portable::abs(v);
+    squares += v * v;
   }
-  p0 = warp_sum(p0), p1 = warp_sum(p1), magnitude = warp_sum(magnitude);
+  p0 = warp_sum(p0), p1 = warp_sum(p1), magnitude = warp_sum(magnitude), squares = warp_sum(squares);
   nonfinite = warp_sum(nonfinite), disturbed = warp_sum(disturbed);
   if (!lane_zero()) return;
   atomicAdd(&d->projection[0], p0);
   atomicAdd(&d->projection[1], p1);
   atomicAdd(&d->magnitude, magnitude);
+  atomicAdd(&d->squares, squares);
   atomicAdd(&d->nonfinite, nonfinite);
   atomicAdd(&d->disturbed, disturbed);
 }
 
-// One thread: the sample's digest against the reference digest.
+// One thread: the sample's digest against the reference digest. Rounding moves a projection by a
+// random walk far below the bound times the norm; a wrong output (even one with the right values
+// in the wrong places) by about its norm.
 __global__ void digest_verdict_kernel(OutputState* s, double relative, int sample) {
   const Digest& r = s->reference;
   const Digest& d = s->sample;
-  const double bound = relative * r.magnitude;
-  const bool differs = d.nonfinite != r.nonfinite || portable::abs(d.projection[0] - r.projection[0]) > bound ||
-                       portable::abs(d.projection[1] - r.projection[1]) > bound ||
-                       portable::abs(d.magnitude - r.magnitude) > bound;
+  const double norm_bound = relative * sqrt(r.squares), sum_bound = relative * r.magnitude;
+  const bool differs = d.nonfinite != r.nonfinite || portable::abs(d.projection[0] - r.projection[0]) > norm_bound ||
+                       portable::abs(d.projection[1] - r.projection[1]) > norm_bound ||
+                       portable::abs(d.magnitude - r.magnitude) > sum_bound;
   if (d.disturbed) s->disturbed += d.disturbed;
   else if (differs) s->differing += 1;
   if ((d.disturbed || differs) && sample < s->first_sample) s->first_sample = sample;

@@ -7,9 +7,9 @@
 // back once, after the loop.
 //
 // The comparison is element by element with a copy of the outputs (a snapshot) where the device
-// memory allows it, else with a digest of each output (two random projections and the sum of
-// magnitudes, compared with the same relative bound): weaker on a few wrong elements, as strong
-// on skipped work.
+// memory allows it, else with a digest of each output (two random projections, within the bound
+// times the output's norm, and the sum of magnitudes, within the bound times itself): weaker on a
+// few wrong elements, as strong on skipped work.
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -68,6 +68,24 @@ TEST(TimedOutputCheck, TheDigestCountsSkippedElementsAndWrongSamples) {
   EXPECT_EQ(r.outputs[0].first_sample, 1);
 }
 
+// The right values in the wrong places keep the sum of magnitudes; the projections move.
+TEST(TimedOutputCheck, TheDigestSeesValuesInTheWrongPlaces) {
+  const std::size_t n = 65537;
+  std::vector<float> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = std::cos(0.01f * float(i));
+  const std::vector<float> reversed(values.rbegin(), values.rend());
+  DeviceBuffer y(n * sizeof(float));
+  upload(y, values);
+  TimedOutputCheck check({{"y", y.get(), std::int64_t(n), n * sizeof(float), DType::f32}}, false, nullptr);
+  check.take_snapshot();
+  check.disturb(0);
+  upload(y, reversed);
+  check.check(0);
+  const TimedOutputReport r = check.finish();
+  EXPECT_EQ(r.outputs[0].disturbed, 0u);
+  EXPECT_EQ(r.outputs[0].differing, 1u);
+}
+
 TEST(TimedOutputCheck, AnHonestLoopIsClean) {
   const std::size_t n = 4097;
   std::vector<float> values(n, 2.0f);

@@ -17,7 +17,7 @@ namespace {
 
 // The affine inputs by name, and the value that would make each a no-op.
 const std::map<std::string, float> kIdentityOf = {{"gamma", 1.0f}, {"w", 1.0f}, {"scale", 1.0f},
-                                                  {"beta", 0.0f},  {"b", 0.0f},  {"bias", 0.0f}};
+                                                  {"beta", 0.0f},  {"b", 0.0f},  {"bias", 0.0f}, {"add_bias", 0.0f}};
 
 // The op's smallest quick problem whose affine inputs have at least 8 elements each (the
 // smallest of all when it has none): the draws are the same at every size.

@@ -35,7 +35,7 @@ TEST(WorkerProtocol, OneOutcomeWhoseSamplesFitTheParentsClockStands) {
   std::vector<ChannelLine> lines = timed_loop(1.0, 1.010);
   lines.push_back(line({{"outcome", outcome_to_json(passed_with_samples({1, 2, 3}))}}, 1.1));
   lines.push_back(line({{"done", true}}, 1.2));
-  const CaseOutcome o = outcome_from_worker(exited(), lines, 60, "");
+  const CaseOutcome o = outcome_from_worker(exited(), lines, 60, "", true);
   EXPECT_EQ(o.status, CaseStatus::ran);
   EXPECT_EQ(o.validation.disposition, Disposition::passed);
   EXPECT_TRUE(o.flags.empty());
@@ -45,19 +45,32 @@ TEST(WorkerProtocol, OneOutcomeWhoseSamplesFitTheParentsClockStands) {
 TEST(WorkerProtocol, SamplesLongerThanTheLoopTheParentSawAreFlagged) {
   std::vector<ChannelLine> lines = timed_loop(1.0, 1.002);  // 2 ms seen, 60 ms reported
   lines.push_back(line({{"outcome", outcome_to_json(passed_with_samples({20, 20, 20}))}}, 1.1));
-  const CaseOutcome o = outcome_from_worker(exited(), lines, 60, "");
+  const CaseOutcome o = outcome_from_worker(exited(), lines, 60, "", true);
   ASSERT_TRUE(o.has_flag(kFlagForgedResult));
   EXPECT_NE(o.flag_notes.at(kFlagForgedResult).find("add up to 60.000 ms"), std::string::npos)
       << o.flag_notes.at(kFlagForgedResult);
 }
 
 TEST(WorkerProtocol, SamplesWithoutATimedLoopTheParentSawAreFlagged) {
-  const std::vector<ChannelLine> lines = {line({{"outcome", outcome_to_json(passed_with_samples({1}))}}, 0.5)};
-  const CaseOutcome o = outcome_from_worker(exited(), lines, 60, "");
-  EXPECT_TRUE(o.has_flag(kFlagForgedResult));
-  EXPECT_FALSE(outcome_from_worker(exited(), {line({{"outcome", outcome_to_json(passed_with_samples({}))}}, 0.5)}, 60, "")
-                   .has_flag(kFlagForgedResult))
-      << "a validate-only outcome has no timed loop to see";
+  const ChannelLine done = line({{"done", true}}, 0.9);
+  const CaseOutcome o =
+      outcome_from_worker(exited(), {line({{"outcome", outcome_to_json(passed_with_samples({1}))}}, 0.5), done}, 60, "", true);
+  ASSERT_TRUE(o.has_flag(kFlagForgedResult));
+  EXPECT_NE(o.flag_notes.at(kFlagForgedResult).find("the parent saw 0 start and 0 end"), std::string::npos)
+      << o.flag_notes.at(kFlagForgedResult);
+}
+
+TEST(WorkerProtocol, ATimedRunsOutcomeNeedsSamplesAndACleanExitItsClosingLine) {
+  const ChannelLine untimed = line({{"outcome", outcome_to_json(passed_with_samples({}))}}, 0.5);
+  const ChannelLine done = line({{"done", true}}, 0.9);
+  EXPECT_FALSE(outcome_from_worker(exited(), {untimed, done}, 60, "", false).has_flag(kFlagForgedResult))
+      << "a validate-only run has no timed loop";
+  CaseOutcome o = outcome_from_worker(exited(), {untimed, done}, 60, "", true);
+  ASSERT_TRUE(o.has_flag(kFlagForgedResult));
+  EXPECT_NE(o.flag_notes.at(kFlagForgedResult).find("no timed samples"), std::string::npos);
+  o = outcome_from_worker(exited(), {untimed}, 60, "", false);
+  ASSERT_TRUE(o.has_flag(kFlagForgedResult));
+  EXPECT_NE(o.flag_notes.at(kFlagForgedResult).find("closes its report"), std::string::npos) << o.flag_notes.at(kFlagForgedResult);
 }
 
 TEST(WorkerProtocol, ASecondOutcomeOrAForeignLineMakesTheCaseAnError) {
@@ -66,7 +79,7 @@ TEST(WorkerProtocol, ASecondOutcomeOrAForeignLineMakesTheCaseAnError) {
        {std::vector<ChannelLine>{line(outcome, 0.1), line(outcome, 0.2)},
         std::vector<ChannelLine>{{"{\"outcome\": {\"status\": \"ran\"", 0.1}, line(outcome, 0.2)},
         std::vector<ChannelLine>{line(outcome, 0.1), line({{"verdict", "passed"}}, 0.2)}}) {
-    const CaseOutcome o = outcome_from_worker(exited(), lines, 60, "");
+    const CaseOutcome o = outcome_from_worker(exited(), lines, 60, "", true);
     EXPECT_EQ(o.status, CaseStatus::error);
     EXPECT_EQ(o.containment, "forged");
     EXPECT_TRUE(o.has_flag(kFlagForgedResult));
@@ -79,12 +92,15 @@ TEST(WorkerProtocol, AHiddenShapeThatFailsOrKillsTheWorkerMakesThePassedCaseInco
   const nlohmann::json hidden = {{"hidden_problem", "rmsnorm_rows/m509_n509/fp32"}};
   const nlohmann::json failed = {
       {"hidden_shape", hidden_shape_to_json({"rmsnorm_rows/m509_n509/fp32", "incorrect", "uniform01: y: 3 unwritten"})}};
-  CaseOutcome o = outcome_from_worker(exited(), {line(outcome, 0.1), line(hidden, 0.2), line(failed, 0.3)}, 60, "");
+  const ChannelLine done = line({{"done", true}}, 0.4);
+  CaseOutcome o =
+      outcome_from_worker(exited(), {line(outcome, 0.1), line(hidden, 0.2), line(failed, 0.3), done}, 60, "", false);
+  EXPECT_TRUE(o.flags.empty());
   EXPECT_EQ(o.validation.disposition, Disposition::incorrect);
   ASSERT_TRUE(o.validation.hidden_shape.has_value());
   EXPECT_EQ(o.validation.hidden_shape->verdict, "incorrect");
 
-  o = outcome_from_worker({ChildEnd::How::signaled, SIGSEGV, 1.0}, {line(outcome, 0.1), line(hidden, 0.2)}, 60, "");
+  o = outcome_from_worker({ChildEnd::How::signaled, SIGSEGV, 1.0}, {line(outcome, 0.1), line(hidden, 0.2)}, 60, "", false);
   EXPECT_EQ(o.status, CaseStatus::ran);
   EXPECT_EQ(o.validation.disposition, Disposition::incorrect);
   EXPECT_EQ(o.validation.hidden_shape->verdict, "crashed");
@@ -92,23 +108,22 @@ TEST(WorkerProtocol, AHiddenShapeThatFailsOrKillsTheWorkerMakesThePassedCaseInco
 
   const nlohmann::json refused = {{"hidden_shape", hidden_shape_to_json({"rmsnorm_rows/m509_n509/fp32", "refused",
                                                                           "rows of 4096 only"})}};
-  o = outcome_from_worker(exited(), {line(outcome, 0.1), line(hidden, 0.2), line(refused, 0.3), line({{"done", true}}, 0.4)},
-                          60, "");
+  o = outcome_from_worker(exited(), {line(outcome, 0.1), line(hidden, 0.2), line(refused, 0.3), done}, 60, "", false);
   EXPECT_EQ(o.validation.disposition, Disposition::passed) << "refusing the hidden shape is allowed";
 }
 
 TEST(WorkerProtocol, AWorkerWithoutAnOutcomeIsCrashedTimedOutOrABadInput) {
-  CaseOutcome o = outcome_from_worker({ChildEnd::How::timed_out, 0, 4.0}, {}, 4, "");
+  CaseOutcome o = outcome_from_worker({ChildEnd::How::timed_out, 0, 4.0}, {}, 4, "", true);
   EXPECT_EQ(o.containment, "timed_out");
   EXPECT_EQ(o.reason, "timed out after 4 s");
-  o = outcome_from_worker(exited(3), {line({{"fatal", "CUDA error: an illegal memory access"}}, 0.1)}, 60, "");
+  o = outcome_from_worker(exited(3), {line({{"fatal", "CUDA error: an illegal memory access"}}, 0.1)}, 60, "", true);
   EXPECT_EQ(o.containment, "crashed");
   EXPECT_EQ(o.reason, "crashed: CUDA error: an illegal memory access");
-  o = outcome_from_worker(exited(2), {line({{"usage_error", "no such op"}}, 0.1)}, 60, "");
+  o = outcome_from_worker(exited(2), {line({{"usage_error", "no such op"}}, 0.1)}, 60, "", true);
   EXPECT_EQ(o.status, CaseStatus::error);
   EXPECT_EQ(o.containment, "completed");
   EXPECT_EQ(o.reason, "no such op");
-  o = outcome_from_worker({ChildEnd::How::signaled, SIGKILL, 1.0}, {}, 60, "");
+  o = outcome_from_worker({ChildEnd::How::signaled, SIGKILL, 1.0}, {}, 60, "", true);
   EXPECT_EQ(o.reason.rfind("crashed: SIGKILL", 0), 0u) << o.reason;
 }
 
