@@ -60,11 +60,14 @@ void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narro
 
 void scribble_async(void* data, std::size_t bytes, cudaStream_t stream, int payload) {
   if (!data || bytes == 0) return;
-  const std::size_t whole = bytes / 4 * 4;
-  poison_async(data, whole, stream, false, payload);
+  const std::size_t words = bytes / 4, whole = words * 4;
+  const std::uint32_t pattern = payload ? kScribbleFiniteBits : stored::kPoisonBits;
+  if (words > 0) {
+    poison_kernel<<<grid_for(words), 256, 0, stream>>>(static_cast<std::uint32_t*>(data), words, pattern);
+    NB_CHECK_LAUNCH();
+  }
   if (whole < bytes)
-    NB_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(data) + whole, int(stored::poison_bits(payload) & 0xff),
-                                  bytes - whole, stream));
+    NB_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(data) + whole, int(pattern & 0xff), bytes - whole, stream));
 }
 
 DeviceHasher::DeviceHasher() : accumulator_(sizeof(unsigned long long)) {}

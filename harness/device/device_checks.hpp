@@ -14,8 +14,12 @@ namespace nb {
 // with its 2-byte pattern in each half for a bf16 or fp16 tensor.
 void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narrow = false, int payload = 0);
 
-// Fills a variant's workspace (any size) with the fp32 poison of `payload`, its last 0-3 bytes
-// with a byte of it: scratch that a kernel reads before it writes holds NaN, not zeros.
+// Fills a variant's workspace (any size) with a word pattern, its last 0-3 bytes with a byte of
+// it: payload 0 the fp32 poison (a NaN), payload 1 kScribbleFiniteBits (1.5e16 as a float, a huge
+// integer as any integer type). Scratch that a kernel reads before it writes holds a NaN in one
+// trial and a huge finite value in the next, never zeros: a NaN-ignoring read (fmaxf) does not
+// hide it.
+inline constexpr std::uint32_t kScribbleFiniteBits = 0x5a5a5a5au;
 void scribble_async(void* data, std::size_t bytes, cudaStream_t stream, int payload);
 
 // An order-independent hash of a buffer's bytes: sum over 8-byte words of mix(word, index).

@@ -25,8 +25,8 @@ struct ProblemBuffers {
   void download_results(HostTensors& host, cudaStream_t stream) const;
   // Writes the poison pattern of `payload` (stored::poison_payload) into every output tensor.
   void poison_outputs(cudaStream_t stream, int payload = 0) const;
-  // Fills the workspace with the poison of `payload`: a variant must write its scratch before it
-  // reads it, and one that does not gives different results under the two payloads.
+  // Fills the workspace with the pattern of `payload` (scribble_async: a NaN, or a huge finite
+  // value): a variant must write its scratch before it reads it.
   void scribble_workspace(cudaStream_t stream, int payload) const;
   // A hash of every input tensor's device bytes, in declaration order.
   std::vector<std::uint64_t> input_hashes(cudaStream_t stream) const;

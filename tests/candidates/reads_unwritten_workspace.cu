@@ -1,6 +1,7 @@
 // Planted: sums each row's squares with atomics into its workspace, trusting the workspace to
 // start at zero (it puts the zero back when done, so it works wherever the memory came zeroed).
-// The harness fills the workspace with NaN before every validated launch: wrong everywhere.
+// The harness fills the workspace with a NaN or a huge value before every validated launch:
+// wrong everywhere.
 #include "planted_rmsnorm.cuh"
 
 __global__ void rows_with_scratch(const float* x, const float* w, float* y, float* scratch, long long n, float eps) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "harness/cuda_check.hpp"
@@ -123,6 +124,21 @@ TEST(DeviceChecks, BothPoisonPayloadsReadAsUnwritten) {
     std::vector<float> host(n);
     NB_CUDA_CHECK(cudaMemcpy(host.data(), buf.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(is_poison(host[i])) << payload << " " << i;
+  }
+}
+
+TEST(DeviceChecks, TheWorkspaceGetsANaNThenAHugeValueToItsLastByte) {
+  const std::size_t bytes = 4 * 1000 + 3;
+  DeviceBuffer buf(bytes);
+  for (int payload : {0, 1}) {
+    NB_CUDA_CHECK(cudaMemset(buf.get(), 0, bytes));
+    scribble_async(buf.get(), bytes, nullptr, payload);
+    std::vector<unsigned char> host(bytes);
+    NB_CUDA_CHECK(cudaMemcpy(host.data(), buf.get(), bytes, cudaMemcpyDeviceToHost));
+    std::uint32_t first;
+    std::memcpy(&first, host.data(), sizeof first);
+    EXPECT_EQ(first, payload ? kScribbleFiniteBits : stored::kPoisonBits);
+    for (std::size_t i = 4000; i < bytes; ++i) EXPECT_NE(host[i], 0) << payload << ": byte " << i;
   }
 }
 
