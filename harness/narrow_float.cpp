@@ -32,7 +32,7 @@ void encode_narrow(const float* in, std::uint16_t* out, std::int64_t n, DType st
 void decode_narrow(const std::uint16_t* in, float* out, std::int64_t n, DType storage) {
   const float poison = poison_value();
   parallel_for(n, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i) out[i] = in[i] == kNarrowPoisonBits ? poison : value_of(in[i], storage);
+    for (std::int64_t i = b; i < e; ++i) out[i] = stored::is_narrow_poison_bits(in[i]) ? poison : value_of(in[i], storage);
   });
 }
 

@@ -21,7 +21,7 @@ void round_to_storage(std::vector<float>& values, DType storage);
 
 // float -> 2-byte pattern (round to nearest even) and back; `storage` is bf16 or fp16.
 void encode_narrow(const float* in, std::uint16_t* out, std::int64_t n, DType storage);
-// The poison pattern decodes to the fp32 poison (kPoisonBits), so the comparison counts it as
+// Either poison pattern decodes to the fp32 poison (kPoisonBits), so the comparison counts it as
 // unwritten whatever the storage.
 void decode_narrow(const std::uint16_t* in, float* out, std::int64_t n, DType storage);
 

@@ -13,8 +13,22 @@
 namespace nb::stored {
 
 // The poison patterns: a NaN arithmetic never makes (fp32), and its high half (bf16 and fp16).
+// There are two payloads, alternated between trials and between timed samples, so that a kernel
+// whose result depends on what it finds in memory nothing wrote (its outputs, its workspace)
+// cannot give the same answer twice; both read as unwritten.
 inline constexpr std::uint32_t kPoisonBits = 0x7fa5a5a5u;
 inline constexpr std::uint16_t kNarrowPoisonBits = 0x7fa5u;
+inline constexpr std::uint32_t kPoisonBitsAlt = 0x7f9a5a5au;
+inline constexpr std::uint16_t kNarrowPoisonBitsAlt = 0x7f9au;
+
+// Which of the two payloads (0 or 1) fills memory for trial or sample `k`.
+NB_HD inline int poison_payload(std::int64_t k) { return static_cast<int>(k & 1); }
+NB_HD inline std::uint32_t poison_bits(int payload) { return payload ? kPoisonBitsAlt : kPoisonBits; }
+NB_HD inline std::uint16_t narrow_poison_bits(int payload) { return payload ? kNarrowPoisonBitsAlt : kNarrowPoisonBits; }
+NB_HD inline bool is_poison_bits(std::uint32_t bits) { return bits == kPoisonBits || bits == kPoisonBitsAlt; }
+NB_HD inline bool is_narrow_poison_bits(std::uint16_t bits) {
+  return bits == kNarrowPoisonBits || bits == kNarrowPoisonBitsAlt;
+}
 
 NB_HD inline bool narrow(DType t) { return t == DType::bf16 || t == DType::f16; }
 
@@ -47,10 +61,10 @@ NB_HD inline void store(void* data, std::int64_t i, DType t, float v) {
   else static_cast<float*>(data)[i] = v;
 }
 
-// True when element i still holds the poison pattern (it was not written).
+// True when element i still holds either poison pattern (it was not written).
 NB_HD inline bool is_poison(const void* data, std::int64_t i, DType t) {
-  if (narrow(t)) return static_cast<const std::uint16_t*>(data)[i] == kNarrowPoisonBits;
-  return static_cast<const std::uint32_t*>(data)[i] == kPoisonBits;
+  if (narrow(t)) return is_narrow_poison_bits(static_cast<const std::uint16_t*>(data)[i]);
+  return is_poison_bits(static_cast<const std::uint32_t*>(data)[i]);
 }
 
 // The largest finite value the storage holds: a float64 reference beyond it is an infinity once stored.

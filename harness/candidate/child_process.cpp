@@ -1,6 +1,7 @@
 #include "harness/candidate/child_process.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,10 +40,18 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return p;
 }
 
-[[noreturn]] void exec_in_child(char* const* argv, char* const* envp, int log_fd) {
+// Puts the channel's write end at kChildChannelFd, open across exec.
+void place_channel(int write_fd) {
+  if (write_fd < 0) return;
+  if (write_fd == kChildChannelFd) fcntl(write_fd, F_SETFD, 0);
+  else dup2(write_fd, kChildChannelFd);
+}
+
+[[noreturn]] void exec_in_child(char* const* argv, char* const* envp, int log_fd, int channel_write_fd) {
   setpgid(0, 0);  // its own group: a timeout kills everything it started
   dup2(log_fd, STDOUT_FILENO);
   dup2(log_fd, STDERR_FILENO);
+  place_channel(channel_write_fd);
   const int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
   execvpe(argv[0], argv, envp);
@@ -54,21 +63,33 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 }  // namespace
 
 StartedChild start_child(const std::vector<std::string>& argv, const std::string& log_path,
-                         const std::vector<std::string>& environment) {
+                         const std::vector<std::string>& environment, int* channel_fd) {
   if (argv.empty()) throw UsageError("run_child: no program");
   std::vector<std::string> args = argv, env = environment_with(environment);
   const std::vector<char*> arg_pointers = pointers(args), env_pointers = pointers(env);
   const int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) throw UsageError(log_path + ": cannot write the child's log: " + std::strerror(errno));
+  int pipe_fds[2] = {-1, -1};
+  if (channel_fd && pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    close(log_fd);
+    throw UsageError(std::string("cannot open a channel to a child process: ") + std::strerror(errno));
+  }
   StartedChild child;
   child.start = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   if (pid < 0) {
     close(log_fd);
+    for (int fd : pipe_fds)
+      if (fd >= 0) close(fd);
     throw UsageError(std::string("cannot start a child process: ") + std::strerror(errno));
   }
-  if (pid == 0) exec_in_child(arg_pointers.data(), env_pointers.data(), log_fd);
+  if (pid == 0) exec_in_child(arg_pointers.data(), env_pointers.data(), log_fd, pipe_fds[1]);
   close(log_fd);
+  if (channel_fd) {
+    close(pipe_fds[1]);
+    fcntl(pipe_fds[0], F_SETFL, fcntl(pipe_fds[0], F_GETFL) | O_NONBLOCK);
+    *channel_fd = pipe_fds[0];
+  }
   setpgid(pid, pid);  // also from this side, so a kill never races the child's own call
   child.pid = pid;
   return child;
@@ -109,22 +130,97 @@ void signal_child(const StartedChild& child, int signal) {
   kill(child.pid, signal);
 }
 
+namespace {
+
+// The lines of a child's channel as they arrive (a line is complete at its newline; what is left
+// when the pipe closes is a line too).
+class ChannelReader {
+ public:
+  ChannelReader(int fd, std::chrono::steady_clock::time_point start, std::vector<ChannelLine>* lines)
+      : fd_(fd), start_(start), lines_(lines) {}
+  ~ChannelReader() {
+    if (fd_ >= 0) close(fd_);
+  }
+  ChannelReader(const ChannelReader&) = delete;
+  ChannelReader& operator=(const ChannelReader&) = delete;
+
+  // Waits up to `ms` for something to read (the lines get the time they arrive, not the next poll's).
+  void wait(int ms) const {
+    if (fd_ < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      return;
+    }
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, ms) > 0 && (p.revents & (POLLHUP | POLLERR)) && !(p.revents & POLLIN))
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));  // closed: do not spin
+  }
+
+  // Reads what is there now (never blocks).
+  void drain() {
+    if (fd_ < 0) return;
+    char buffer[65536];
+    for (;;) {
+      const ssize_t n = read(fd_, buffer, sizeof buffer);
+      if (n > 0) {
+        take(buffer, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 0) finish();  // every writer closed it
+      return;
+    }
+  }
+
+ private:
+  void take(const char* data, std::size_t n) {
+    const double at = seconds_since(start_);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (data[i] != '\n') {
+        partial_ += data[i];
+        continue;
+      }
+      lines_->push_back({partial_, at});
+      partial_.clear();
+    }
+  }
+  void finish() {
+    if (!partial_.empty()) lines_->push_back({partial_, seconds_since(start_)});
+    partial_.clear();
+    close(fd_);
+    fd_ = -1;
+  }
+
+  int fd_;
+  std::chrono::steady_clock::time_point start_;
+  std::vector<ChannelLine>* lines_;
+  std::string partial_;
+};
+
+}  // namespace
+
 ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s,
-                   const std::vector<std::string>& environment) {
-  const StartedChild child = start_child(argv, log_path, environment);
+                   const std::vector<std::string>& environment, std::vector<ChannelLine>* channel) {
+  int channel_fd = -1;
+  const StartedChild child = start_child(argv, log_path, environment, channel ? &channel_fd : nullptr);
+  ChannelReader reader(channel_fd, child.start, channel);
   for (;;) {
-    if (auto end = poll_child(child)) return *end;
+    reader.drain();
+    if (auto end = poll_child(child)) {
+      reader.drain();  // what it wrote before it ended (a grandchild may hold the pipe: no waiting)
+      return *end;
+    }
     if (timeout_s > 0 && seconds_since(child.start) > timeout_s) {
       signal_child(child, SIGKILL);
       int status = 0;
       while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
       }
+      reader.drain();
       ChildEnd end;
       end.how = ChildEnd::How::timed_out;
       end.seconds = seconds_since(child.start);
       return end;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    reader.wait(10);
   }
 }
 

@@ -16,10 +16,21 @@ struct ChildEnd {
   double seconds = 0;
 };
 
+// A line the child wrote to its channel, and when the parent read it (seconds since the start).
+struct ChannelLine {
+  std::string text;
+  double at_s = 0;
+};
+
+// Where the child finds the write end of its channel (a pipe), when it is given one.
+inline constexpr int kChildChannelFd = 3;
+
 // argv[0] is looked up in PATH when it has no '/'. `environment` adds or replaces NAME=VALUE
-// pairs. Throws UsageError when the program cannot be started.
+// pairs. With `channel`, the child gets a pipe at kChildChannelFd and every line it writes there
+// is collected, timed by the parent's clock as it arrives. Throws UsageError when the program
+// cannot be started.
 ChildEnd run_child(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s,
-                   const std::vector<std::string>& environment = {});
+                   const std::vector<std::string>& environment = {}, std::vector<ChannelLine>* channel = nullptr);
 
 // A child started and not yet reaped, for running several side by side (run --devices). Its own
 // process group, output to the log file, stdin from /dev/null, as for run_child.
@@ -27,8 +38,9 @@ struct StartedChild {
   int pid = -1;
   std::chrono::steady_clock::time_point start;
 };
+// With `channel_fd`, the child's channel is set up and its read end (non-blocking) stored there.
 StartedChild start_child(const std::vector<std::string>& argv, const std::string& log_path,
-                         const std::vector<std::string>& environment = {});
+                         const std::vector<std::string>& environment = {}, int* channel_fd = nullptr);
 // How it ended, or nullopt while it still runs (never blocks).
 std::optional<ChildEnd> poll_child(const StartedChild& child);
 // Sends `signal` to the child's whole process group.

@@ -97,6 +97,7 @@ json validation_json(const ValidationResult& v) {
           {"distributions", per},
           {"launch_ms_estimate", v.launch_ms_estimate},
           {"after_timing", v.after_timing ? verdict_json(*v.after_timing) : json(nullptr)},
+          {"hidden_shape", v.hidden_shape ? hidden_shape_to_json(*v.hidden_shape) : json(nullptr)},
           {"reference", reference_summary_json(v.reference)}};
 }
 
@@ -109,6 +110,7 @@ ValidationResult validation_from(const json& j) {
   for (const auto& d : j.at("distributions")) v.distributions.push_back(verdict_from(d));
   v.launch_ms_estimate = j.at("launch_ms_estimate");
   if (!j.at("after_timing").is_null()) v.after_timing = verdict_from(j.at("after_timing"));
+  if (!j.at("hidden_shape").is_null()) v.hidden_shape = hidden_shape_from_json(j.at("hidden_shape"));
   v.reference = reference_summary_from(j.at("reference"));
   return v;
 }
@@ -124,7 +126,11 @@ json timing_json(const TimingResult& t) {
           {"submit_ms_per_launch", t.submit_ms_per_launch},
           {"sm_clock_before_mhz", optional_json(t.sm_clock_before_mhz)},
           {"sm_clock_after_mhz", optional_json(t.sm_clock_after_mhz)},
-          {"throttle_reasons", t.throttle_reasons}};
+          {"throttle_reasons", t.throttle_reasons},
+          {"output_check", t.output_check},
+          {"output_check_note", t.output_check_note},
+          {"output_mismatch", t.output_mismatch},
+          {"device_ms_per_sample", t.device_ms_per_sample}};
 }
 
 TimingResult timing_from(const json& j) {
@@ -136,6 +142,10 @@ TimingResult timing_from(const json& j) {
   if (!j.at("sm_clock_before_mhz").is_null()) t.sm_clock_before_mhz = j.at("sm_clock_before_mhz").get<int>();
   if (!j.at("sm_clock_after_mhz").is_null()) t.sm_clock_after_mhz = j.at("sm_clock_after_mhz").get<int>();
   t.throttle_reasons = j.at("throttle_reasons").get<std::vector<std::string>>();
+  t.output_check = j.at("output_check");
+  t.output_check_note = j.at("output_check_note");
+  t.output_mismatch = j.at("output_mismatch");
+  t.device_ms_per_sample = j.at("device_ms_per_sample");
   return t;
 }
 
@@ -147,10 +157,23 @@ CaseStatus status_from(const std::string& name) {
 
 }  // namespace
 
+json hidden_shape_to_json(const HiddenShapeVerdict& v) {
+  return {{"problem", v.problem}, {"verdict", v.verdict}, {"detail", v.detail}};
+}
+
+HiddenShapeVerdict hidden_shape_from_json(const json& j) {
+  try {
+    return {j.at("problem"), j.at("verdict"), j.at("detail")};
+  } catch (const json::exception& e) {
+    throw UsageError(std::string("not a hidden shape verdict: ") + e.what());
+  }
+}
+
 json outcome_to_json(const CaseOutcome& o) {
   return {{"status", case_status_name(o.status)},
           {"reason", o.reason},
           {"flags", o.flags},
+          {"flag_notes", o.flag_notes},
           {"containment", o.containment},
           {"validation", validation_json(o.validation)},
           {"timing", o.timing ? timing_json(*o.timing) : json(nullptr)},
@@ -163,6 +186,7 @@ CaseOutcome outcome_from_json(const json& j) {
     o.status = status_from(j.at("status"));
     o.reason = j.at("reason");
     o.flags = j.at("flags").get<std::vector<std::string>>();
+    o.flag_notes = j.at("flag_notes").get<std::map<std::string, std::string>>();
     o.containment = j.at("containment");
     o.validation = validation_from(j.at("validation"));
     if (!j.at("timing").is_null()) o.timing = timing_from(j.at("timing"));

@@ -11,4 +11,7 @@ nlohmann::json outcome_to_json(const CaseOutcome& outcome);
 // Throws UsageError when the document is not an outcome.
 CaseOutcome outcome_from_json(const nlohmann::json& j);
 
+nlohmann::json hidden_shape_to_json(const HiddenShapeVerdict& v);
+HiddenShapeVerdict hidden_shape_from_json(const nlohmann::json& j);  // throws UsageError
+
 }  // namespace nb

@@ -152,8 +152,9 @@ void add_eval(CLI::App& app, EvalArgs& a) {
   worker->add_flag("--probe", w.probe);
   for (auto [flag, target] : {std::pair{"--library", &w.library}, {"--source", &w.source}, {"--sha256", &w.sha256},
                               {"--compile-command", &w.compile_command}, {"--name", &w.name}, {"--op", &w.op},
-                              {"--problem", &w.problem}, {"--result", &w.result}})
+                              {"--problem", &w.problem}})
     worker->add_option(flag, *target);
+  worker->add_option("--result-fd", w.result_fd);
   add_run_options(worker, w.options, a.worker_distributions, a.worker_full_validation, a.worker_out);
 }
 

@@ -19,7 +19,7 @@
 #include "harness/report/atomic_write.hpp"
 #include "harness/candidate/candidate_build.hpp"
 #include "harness/candidate/child_process.hpp"
-#include "harness/candidate/outcome_json.hpp"
+#include "harness/candidate/worker_protocol.hpp"
 #include "harness/cli/eval_commands.hpp"
 #include "harness/cli/benchmark_flags.hpp"
 #include "harness/cli/summary_table.hpp"
@@ -69,16 +69,6 @@ std::string make_work_dir() {
   return pattern;
 }
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception&) {
-    return nullptr;
-  }
-}
-
 std::string last_lines(const std::string& log) {
   const std::string tail = read_tail(log, 1500);
   return tail.empty() ? "" : "\n" + tail;
@@ -92,16 +82,15 @@ std::string self_exe() {
 
 struct Worker {
   std::vector<std::string> argv;
-  std::string result, log;
+  std::string log;
 };
 
 Worker worker_for(const EvalCommand& c, const ExternalSource& s, const std::string& name, const std::string& dir,
                   const std::string& tag) {
   Worker w;
-  w.result = dir + "/" + tag + ".json";
   w.log = dir + "/" + tag + ".log";
   w.argv = {self_exe(), "eval-worker", "--library", s.library, "--source", s.source, "--sha256", s.sha256,
-            "--name", name, "--op", c.op, "--result", w.result};
+            "--name", name, "--op", c.op, "--result-fd", std::to_string(kChildChannelFd)};
   if (!s.compile_command.empty()) w.argv.insert(w.argv.end(), {"--compile-command", s.compile_command});
   const RunOptions& o = c.options;
   w.argv.insert(w.argv.end(), {"--trials", std::to_string(o.validation.trials), "--huge-trials",
@@ -133,45 +122,23 @@ std::vector<std::string> worker_environment() {
 void probe_candidate(const EvalCommand& c, const ExternalSource& s, const std::string& dir) {
   Worker w = worker_for(c, s, "probe", dir, "probe");
   w.argv.push_back("--probe");
-  const ChildEnd end = run_child(w.argv, w.log, 120);
-  const nlohmann::json result = read_json(w.result);
-  if (end.how == ChildEnd::How::exited && end.code == 0 && result.is_object() && result.contains("probe")) return;
-  if (result.is_object() && result.contains("usage_error")) throw UsageError(result["usage_error"].get<std::string>());
+  std::vector<ChannelLine> lines;
+  const ChildEnd end = run_child(w.argv, w.log, 120, {}, &lines);
+  std::string probe, usage_error, fatal;
+  for (const ChannelLine& line : lines) {
+    const nlohmann::json j = nlohmann::json::parse(line.text, nullptr, false);
+    if (!j.is_object()) continue;
+    if (j.contains("probe") && j["probe"].is_string()) probe = j["probe"];
+    if (j.contains("usage_error") && j["usage_error"].is_string()) usage_error = j["usage_error"];
+    if (j.contains("fatal") && j["fatal"].is_string()) fatal = j["fatal"];
+  }
+  if (end.how == ChildEnd::How::exited && end.code == 0 && probe == "ok") return;
+  if (!usage_error.empty()) throw UsageError(usage_error);
   std::string what = end.how == ChildEnd::How::timed_out  ? "timed out while loading"
                      : end.how == ChildEnd::How::signaled ? "crashed while loading: " + describe_signal(end.code)
                                                           : "failed to load (exit " + std::to_string(end.code) + ")";
-  if (result.is_object() && result.contains("fatal")) what += ": " + result["fatal"].get<std::string>();
+  if (!fatal.empty()) what += ": " + fatal;
   throw UsageError(c.candidate + ": " + what + last_lines(w.log));
-}
-
-// The worker's end as a case outcome: its own outcome, or crashed / timed out.
-CaseOutcome contained_outcome(const ChildEnd& end, const Worker& w, double timeout_s) {
-  CaseOutcome o;
-  if (end.how == ChildEnd::How::timed_out) {
-    std::ostringstream s;
-    s << "timed out after " << timeout_s << " s";
-    o.fail(s.str());
-    o.containment = "timed_out";
-    return o;
-  }
-  if (end.how == ChildEnd::How::signaled) {
-    o.fail("crashed: " + describe_signal(end.code));
-    o.containment = "crashed";
-    return o;
-  }
-  const nlohmann::json result = read_json(w.result);
-  if (result.is_object() && result.contains("outcome")) return outcome_from_json(result["outcome"]);
-  if (result.is_object() && result.contains("usage_error")) {
-    o.fail(result["usage_error"].get<std::string>());
-    o.containment = "completed";
-    return o;
-  }
-  o.containment = "crashed";
-  if (result.is_object() && result.contains("fatal"))
-    o.fail("crashed: " + result["fatal"].get<std::string>());
-  else
-    o.fail("crashed: the worker exited with status " + std::to_string(end.code) + " and no result" + last_lines(w.log));
-  return o;
 }
 
 // The selected problems in order, each once, with the suites they came from.
@@ -233,8 +200,9 @@ int eval_command(const Registry& registry, const EvalCommand& c, std::ostream& o
     Worker w = worker_for(c, source, name, dir, "case" + std::to_string(k));
     w.argv.insert(w.argv.end(), {"--problem", p.problem.id()});
     if (c.options.progress) std::cerr << "[candidate " << k + 1 << "/" << problems.size() << "] " << p.problem.id() << "\n";
-    const ChildEnd end = run_child(w.argv, w.log, c.case_timeout_s, environment);
-    CaseOutcome o = contained_outcome(end, w, c.case_timeout_s);
+    std::vector<ChannelLine> lines;
+    const ChildEnd end = run_child(w.argv, w.log, c.case_timeout_s, environment, &lines);
+    CaseOutcome o = outcome_from_worker(end, lines, c.case_timeout_s, read_tail(w.log, 1500), !c.options.validate_only);
     if (c.options.progress && o.containment != "completed") std::cerr << "  " << o.reason << "\n";
     cases.push_back({p.op, &candidate, p.problem, p.suites});
     outcomes.push_back(std::move(o));

@@ -27,10 +27,11 @@ struct EvalCommand {
 int eval_command(const Registry& registry, const EvalCommand& command, std::ostream& out);
 
 // One problem of one candidate, run by a child process of `eval` (or --probe: load and check the
-// library only). Writes {"outcome": ...}, {"usage_error": ...} or {"fatal": ...} to `result`.
+// library only). Sends its messages (harness/candidate/worker_protocol.hpp) on `result_fd`.
 struct EvalWorkerCommand {
   bool probe = false;
-  std::string library, source, sha256, compile_command, name, op, problem, result;
+  std::string library, source, sha256, compile_command, name, op, problem;
+  int result_fd = 3;
   RunOptions options;
 };
 int eval_worker_command(const Registry& registry, const EvalWorkerCommand& command);

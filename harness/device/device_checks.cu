@@ -6,6 +6,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/narrow_float.hpp"
+#include "harness/stored_value.hpp"
 #include "harness/validation/compare.hpp"
 
 namespace nb {
@@ -48,11 +49,25 @@ int grid_for(std::size_t items) {
 
 }  // namespace
 
-void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narrow) {
+void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narrow, int payload) {
   const std::size_t words = bytes / 4;
-  const std::uint32_t pattern = narrow ? (std::uint32_t{kNarrowPoisonBits} << 16 | kNarrowPoisonBits) : kPoisonBits;
+  const std::uint32_t half = stored::narrow_poison_bits(payload);
+  const std::uint32_t pattern = narrow ? (half << 16 | half) : stored::poison_bits(payload);
+  if (words == 0) return;
   poison_kernel<<<grid_for(words), 256, 0, stream>>>(static_cast<std::uint32_t*>(data), words, pattern);
   NB_CHECK_LAUNCH();
+}
+
+void scribble_async(void* data, std::size_t bytes, cudaStream_t stream, int payload) {
+  if (!data || bytes == 0) return;
+  const std::size_t words = bytes / 4, whole = words * 4;
+  const std::uint32_t pattern = payload ? kScribbleFiniteBits : stored::kPoisonBits;
+  if (words > 0) {
+    poison_kernel<<<grid_for(words), 256, 0, stream>>>(static_cast<std::uint32_t*>(data), words, pattern);
+    NB_CHECK_LAUNCH();
+  }
+  if (whole < bytes)
+    NB_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(data) + whole, int(pattern & 0xff), bytes - whole, stream));
 }
 
 DeviceHasher::DeviceHasher() : accumulator_(sizeof(unsigned long long)) {}

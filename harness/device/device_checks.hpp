@@ -10,9 +10,17 @@
 
 namespace nb {
 
-// Fills `bytes` (a multiple of 4) with kPoisonBits, or with kNarrowPoisonBits in each 2-byte
-// half for a bf16 or fp16 tensor.
-void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narrow = false);
+// Fills `bytes` (a multiple of 4) with the poison pattern of `payload` (stored::poison_bits), or
+// with its 2-byte pattern in each half for a bf16 or fp16 tensor.
+void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narrow = false, int payload = 0);
+
+// Fills a variant's workspace (any size) with a word pattern, its last 0-3 bytes with a byte of
+// it: payload 0 the fp32 poison (a NaN), payload 1 kScribbleFiniteBits (1.5e16 as a float, a huge
+// integer as any integer type). Scratch that a kernel reads before it writes holds a NaN in one
+// trial and a huge finite value in the next, never zeros: a NaN-ignoring read (fmaxf) does not
+// hide it.
+inline constexpr std::uint32_t kScribbleFiniteBits = 0x5a5a5a5au;
+void scribble_async(void* data, std::size_t bytes, cudaStream_t stream, int payload);
 
 // An order-independent hash of a buffer's bytes: sum over 8-byte words of mix(word, index).
 // Any change to any word changes it with overwhelming probability.

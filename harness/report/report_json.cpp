@@ -169,6 +169,11 @@ json validation_json(const ValidationResult& v, DType storage) {
           {"fragile", fragile_json(v)},
           {"inconclusive_checks", v.inconclusive_checks()},
           {"after_timing", after_timing},
+          {"hidden_shape", v.hidden_shape ? json{{"problem", v.hidden_shape->problem},
+                                                 {"verdict", v.hidden_shape->verdict},
+                                                 {"detail", v.hidden_shape->detail.empty() ? json(nullptr)
+                                                                                           : json(v.hidden_shape->detail)}}
+                                          : json(nullptr)},
           {"reference", reference_summary_json(v.reference)}};
 }
 
@@ -183,7 +188,12 @@ json timing_json(const std::optional<TimingResult>& t) {
           {"submit_ms_per_launch", t->submit_ms_per_launch},
           {"sm_clock_before_mhz", optional_json(t->sm_clock_before_mhz)},
           {"sm_clock_after_mhz", optional_json(t->sm_clock_after_mhz)},
-          {"throttle_reasons", t->throttle_reasons}};
+          {"throttle_reasons", t->throttle_reasons},
+          {"device_ms_per_sample", t->device_ms_per_sample > 0 ? json(t->device_ms_per_sample) : json(nullptr)},
+          {"output_check",
+           {{"compared", t->output_check.empty() ? json(nullptr) : json(t->output_check)},
+            {"note", t->output_check_note.empty() ? json(nullptr) : json(t->output_check_note)},
+            {"mismatch", t->output_mismatch.empty() ? json(nullptr) : json(t->output_mismatch)}}}};
 }
 
 // A candidate from outside the repository (normbench eval): its source, hash, compile command,
@@ -227,6 +237,7 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
           {"tflops", optional_json(m.tflops)},
           {"pct_of_compute_ceiling", optional_json(m.pct_of_compute_ceiling)},
           {"flags", m.flags},
+          {"flag_notes", o.flag_notes},
           {"speedup_vs_naive", optional_json(m.speedup_vs_naive)},
           {"speedup_vs_baseline", optional_json(m.speedup_vs_baseline)},
           {"reproduce", reproduce_command(c)},

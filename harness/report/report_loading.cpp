@@ -73,6 +73,18 @@ void fill_fields_of_newer_minors(nlohmann::json& report) {
   // Minor 5: the plan cache the run used (its plans are in phases, which readers take as they come).
   if (report.contains("settings") && report["settings"].is_object() && !report["settings"].contains("plan_cache"))
     report["settings"]["plan_cache"] = nullptr;
+  // Minor 5: what each flag saw, the timed-output check, the GPU clock, the hidden odd shape.
+  for (auto& row : report["results"]) {
+    if (!row.is_object()) continue;
+    if (!row.contains("flag_notes") || !row["flag_notes"].is_object()) row["flag_notes"] = nlohmann::json::object();
+    if (row.contains("validation") && row["validation"].is_object() && !row["validation"].contains("hidden_shape"))
+      row["validation"]["hidden_shape"] = nullptr;
+    if (row.contains("timing") && row["timing"].is_object()) {
+      nlohmann::json& timing = row["timing"];
+      if (!timing.contains("device_ms_per_sample")) timing["device_ms_per_sample"] = nullptr;
+      if (!timing.contains("output_check")) timing["output_check"] = nullptr;
+    }
+  }
 }
 
 nlohmann::json load_report_file(const std::string& path) {

@@ -9,7 +9,10 @@ inline constexpr const char* kReportSchema = "normbench.report";
 // aborted and not_run[] of a partial run, the not_run status and not_run_reason; 4: phases, the run's and
 // each row's seconds by phase; 5: the inconclusive and flagged dispositions, validation.fragile and
 // inconclusive_checks, each check's bound, ceiling and share of it, settings.strict; the library plans
-// built and loaded in the phases, settings.plan_cache); a report without schema_minor_version is minor 0.
+// built and loaded in the phases, settings.plan_cache; flag_notes, timing.output_check and
+// timing.device_ms_per_sample, validation.hidden_shape, the flags timed_output_mismatch,
+// persisting_l2, event_timer_mismatch and forged_result, containment forged); a report without
+// schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
 inline constexpr int kReportSchemaMinorVersion = 5;
 

@@ -36,6 +36,12 @@ std::string format_gib(double bytes) {
   return text;
 }
 
+OutputCheckPlan plan_output_check(double snapshot_bytes, double free_device_bytes) {
+  if (snapshot_bytes + kDeviceHeadroomBytes <= free_device_bytes) return {};
+  return {false, "a copy of the outputs needs " + format_gib(snapshot_bytes) + " of device memory, " +
+                     format_gib(free_device_bytes) + " free: compared by digest"};
+}
+
 std::optional<std::string> why_it_does_not_fit(const MemoryFootprint& need, double free_device_bytes,
                                                double available_host_bytes) {
   if (need.device_bytes > free_device_bytes)

@@ -35,6 +35,16 @@ inline constexpr double kDeviceHeadroomBytes = 512.0 * (1 << 20);
 
 MemoryFootprint estimate_footprint(const FootprintInputs& in);
 
+// How the timed-output check compares each timed launch's outputs (harness/device/timed_output_check.hpp):
+// with a device copy of them (the snapshot) where it fits in the free device memory beside the
+// headroom, else by digest; `note` says why a digest ("" for the snapshot). The snapshot is not
+// part of estimate_footprint: a problem it does not fit is still timed, checked by digest.
+struct OutputCheckPlan {
+  bool snapshot = true;
+  std::string note;
+};
+OutputCheckPlan plan_output_check(double snapshot_bytes, double free_device_bytes);
+
 // "needs 137.0 GiB of device memory, 79.1 GiB free" (device checked first), or nullopt when it fits.
 std::optional<std::string> why_it_does_not_fit(const MemoryFootprint& need, double free_device_bytes,
                                                double available_host_bytes);

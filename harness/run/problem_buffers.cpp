@@ -71,10 +71,14 @@ void ProblemBuffers::download_results(HostTensors& host, cudaStream_t stream) co
     decode_narrow(bits.data(), host.data[i].data(), static_cast<std::int64_t>(bits.size()), decls[i].dtype);
 }
 
-void ProblemBuffers::poison_outputs(cudaStream_t stream) const {
+void ProblemBuffers::poison_outputs(cudaStream_t stream, int payload) const {
   for (std::size_t i = 0; i < decls.size(); ++i)
     if (decls[i].role == TensorRole::output)
-      poison_async(tensors.buffers[i].get(), hashed_bytes(i), stream, is_narrow(decls[i].dtype));
+      poison_async(tensors.buffers[i].get(), hashed_bytes(i), stream, is_narrow(decls[i].dtype), payload);
+}
+
+void ProblemBuffers::scribble_workspace(cudaStream_t stream, int payload) const {
+  scribble_async(workspace.get(), workspace.bytes(), stream, payload);
 }
 
 std::vector<std::uint64_t> ProblemBuffers::input_hashes(cudaStream_t stream) const {

@@ -23,8 +23,11 @@ struct ProblemBuffers {
   void upload(const HostTensors& host, std::vector<TensorRole> roles, cudaStream_t stream) const;
   // Copies every output and inout tensor back into `host` (resized as needed).
   void download_results(HostTensors& host, cudaStream_t stream) const;
-  // Writes the poison pattern into every output tensor.
-  void poison_outputs(cudaStream_t stream) const;
+  // Writes the poison pattern of `payload` (stored::poison_payload) into every output tensor.
+  void poison_outputs(cudaStream_t stream, int payload = 0) const;
+  // Fills the workspace with the pattern of `payload` (scribble_async: a NaN, or a huge finite
+  // value): a variant must write its scratch before it reads it.
+  void scribble_workspace(cudaStream_t stream, int payload) const;
   // A hash of every input tensor's device bytes, in declaration order.
   std::vector<std::uint64_t> input_hashes(cudaStream_t stream) const;
   // Device bytes of tensor i that hashing covers: its storage rounded up to 4-byte words (the

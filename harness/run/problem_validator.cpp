@@ -7,6 +7,8 @@
 #include "harness/nvtx_ranges.hpp"
 #include "harness/run/guarded_launch.hpp"
 #include "harness/run/interrupt.hpp"
+#include "harness/run/sample_watch.hpp"
+#include "harness/stored_value.hpp"
 #include "harness/timing/event_timer.hpp"
 
 namespace nb {
@@ -96,7 +98,8 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
         if (!outcomes[k].runnable()) continue;
         if (interrupt_requested()) throw RunInterrupted{};
         outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, worst_condition);
-        validate_one(*variants[k], *reference, seed, hashes, outcomes[k], verdicts[k]);
+        const int payload = stored::poison_payload(static_cast<std::int64_t>(d) * plan.trials + t);
+        validate_one(*variants[k], *reference, seed, payload, hashes, outcomes[k], verdicts[k]);
         const double own = clock.lap();
         outcomes[k].phases.add_validation(dist, own);
         variants_s += own;
@@ -122,13 +125,14 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
   return phases;
 }
 
-void ProblemValidator::validate_one(Variant& variant, TrialReference& reference, std::uint64_t seed,
+void ProblemValidator::validate_one(Variant& variant, TrialReference& reference, std::uint64_t seed, int payload,
                                     const std::vector<std::uint64_t>& input_hashes, CaseOutcome& outcome,
                                     DistributionVerdict& verdict) const {
   const std::string name = nvtx_case_name(op_.name(), variant.name(), problem_.id());
   bool launched = guarded(outcome, name, [&] {
     reference.reset_inouts();
-    buffers().poison_outputs(stream_);
+    buffers().poison_outputs(stream_, payload);
+    buffers().scribble_workspace(stream_, payload);
     NvtxRange range(name);
     NvtxRange phase("validate");
     EventTimer timer(stream_);
@@ -137,6 +141,7 @@ void ProblemValidator::validate_one(Variant& variant, TrialReference& reference,
     });
   });
   if (!launched) return;
+  flag_persisting_l2(outcome, stream_, "after a validated launch");
   const bool modified = buffers().input_hashes(stream_) != input_hashes;
   const TrialJudgement judgement = reference.judge(modified);
   // A kernel that wrote its inputs must not spoil the next variant's trial.

@@ -35,7 +35,8 @@ class ProblemValidator {
                     const ProgressNote& note) const;
 
  private:
-  void validate_one(Variant& variant, TrialReference& reference, std::uint64_t seed,
+  // `payload` (0 or 1, alternating between trials) poisons the outputs and fills the workspace.
+  void validate_one(Variant& variant, TrialReference& reference, std::uint64_t seed, int payload,
                     const std::vector<std::uint64_t>& input_hashes, CaseOutcome& outcome,
                     DistributionVerdict& verdict) const;
   // The plan's fresh_buffers_per_trial: new buffers, allocated while the last ones still live so

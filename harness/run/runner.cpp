@@ -10,6 +10,7 @@
 #include "harness/errors.hpp"
 #include "harness/cuda_stream.hpp"
 #include "harness/device/nvml_monitor.hpp"
+#include "harness/device/persisting_l2.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/run/context_loss.hpp"
 #include "harness/run/guarded_launch.hpp"
@@ -18,6 +19,7 @@
 #include "harness/run/problem_buffers.hpp"
 #include "harness/run/problem_validator.hpp"
 #include "harness/run/progress.hpp"
+#include "harness/run/sample_watch.hpp"
 #include "harness/run/timed_recheck.hpp"
 #include "harness/run/trial_reference.hpp"
 
@@ -218,17 +220,23 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     CaseTimer timer([&] { c.variant->launch(c.problem, b.tensors, b.workspace.get(), ctx.stream); }, ctx.flusher,
                     ctx.stream);
     timer.warm_up(outcome.validation.launch_ms_estimate > 100 ? 1 : 3);
+    SampleWatch watch(b, static_cast<int>(state.max_iterations), ctx.stream);
+    watch.start(timer, outcome);
     TimingResult& t = outcome.timing ? *outcome.timing : outcome.timing.emplace();
     t.sm_clock_before_mhz = ctx.nvml.sm_clock_mhz();
     {
       NvtxRange range(c.nvtx_name());
       NvtxRange phase("timed");
+      const auto& mark = ctx.record.options.mark_samples;
+      if (mark) mark("samples_begin");
       sample_into(state, timer, t.samples_ms);
+      if (mark) mark("samples_end");
     }
     if (interrupt_requested()) {
       outcome.timing.reset();
       return;
     }
+    watch.conclude(timer, outcome);
     t.sm_clock_after_mhz = ctx.nvml.sm_clock_mhz();
     t.throttle_reasons = ctx.nvml.throttle_reasons();
     outcome.phases.timing_s += clock.lap();
@@ -405,6 +413,7 @@ RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
   GpuInfo gpu = query_gpu(options.device);
   r.provenance = collect_provenance(gpu, options.command_line);
   CudaStream stream;
+  reset_persisting_l2(stream.get());  // every variant starts without persisting L2 lines
   const auto groups = group_by_problem(r.cases);
   try {
     if (options.profile) {

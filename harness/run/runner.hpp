@@ -1,6 +1,7 @@
 #pragma once
 // The run: measure the ceilings, validate every case problem by problem, then hand the timing
 // to Google Benchmark (one registered benchmark per case, manual time from CUDA events).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct RunOptions {
   bool recheck_after_timing = false;
   // Where library plans are kept across runs (--plan-cache, --no-plan-cache, else the environment's).
   PlanCacheSetting plan_cache = plan_cache_from_environment();
+  // Called with "samples_begin" and "samples_end" around each case's timed loop: a candidate's
+  // worker tells its parent, which times the loop with its own clock (worker_protocol.hpp).
+  std::function<void(const char*)> mark_samples;
   std::string suite;         // recorded in the report's settings
   std::string command_line;
 };

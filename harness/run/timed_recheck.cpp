@@ -15,7 +15,8 @@ DistributionVerdict recheck_after_timing(const RunCase& c, const ProblemBuffers&
   ProblemPhases unused;
   reference->prepare(b, dist, seed, unused);
   const auto before = b.input_hashes(stream);
-  b.poison_outputs(stream);
+  b.poison_outputs(stream, 1);
+  b.scribble_workspace(stream, 1);
   c.variant->launch(c.problem, b.tensors, b.workspace.get(), stream);
   NB_CUDA_CHECK(cudaStreamSynchronize(stream));
   const bool modified = b.input_hashes(stream) != before;

@@ -24,9 +24,20 @@ void CaseTimer::warm_up(int launches) {
   NB_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
+void CaseTimer::watch(TimedOutputCheck* outputs, DeviceClock* clock) {
+  outputs_ = outputs;
+  clock_ = clock;
+}
+
 double CaseTimer::sample_ms() {
+  const int k = samples_++;
+  if (outputs_) outputs_->disturb(k);
   flusher_.flush(stream_);
-  return timer_.time_ms(launch_);
+  if (clock_) clock_->stamp(2 * k, stream_);
+  return timer_.time_ms(launch_, [&] {
+    if (clock_) clock_->stamp(2 * k + 1, stream_);
+    if (outputs_) outputs_->check(k);
+  });
 }
 
 bool escapes_stream(double event_median_ms, double wall_ms_per_launch, double submit_ms_per_launch) {
@@ -34,6 +45,12 @@ bool escapes_stream(double event_median_ms, double wall_ms_per_launch, double su
   // bound by the host); 20 us and 50% cover overlap and clock noise, while work hidden on
   // another stream shows whole in the wall time.
   return wall_ms_per_launch > 1.5 * std::max(event_median_ms, submit_ms_per_launch) + 0.020;
+}
+
+bool event_timer_disagrees(double event_median_ms, double device_median_ms) {
+  // Both clocks are the GPU's; the stamps add two one-thread kernels and their gaps (a few us) to
+  // the events' interval, never less: 10% and 20 us cover that and the timer's resolution.
+  return device_median_ms > 1.1 * event_median_ms + 0.020;
 }
 
 WallBracket CaseTimer::wall_bracket(int launches, double event_median_ms, int max_repeats) {

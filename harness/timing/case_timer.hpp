@@ -1,12 +1,16 @@
 #pragma once
 // Times one variant on one problem: warm-up, then samples that each flush the L2 and time one
 // launch with events on the variant's stream, and a device-synchronised wall-clock bracket that
-// sees work the events cannot (other streams, deferred work).
+// sees work the events cannot (other streams, deferred work). Around each sample, outside its
+// events, the harness may watch the outputs (disturbed before, checked after) and stamp the GPU's
+// own clock (just before the start event and just after the stop event).
 #include <cuda_runtime.h>
 
 #include <functional>
 
+#include "harness/device/device_clock.hpp"
 #include "harness/device/l2_flush.hpp"
+#include "harness/device/timed_output_check.hpp"
 #include "harness/timing/event_timer.hpp"
 
 namespace nb {
@@ -32,12 +36,22 @@ struct WallBracket {
 // than overhead and noise.
 bool escapes_stream(double event_median_ms, double wall_ms_per_launch, double submit_ms_per_launch);
 
+// The GPU clock's median across each sample's events exceeds the events' median by more than the
+// two stamp kernels and noise explain: the event times were not the GPU's.
+bool event_timer_disagrees(double event_median_ms, double device_median_ms);
+
 class CaseTimer {
  public:
   CaseTimer(std::function<void()> launch, L2Flusher& flusher, cudaStream_t stream);
 
+  // Either may be null. Sample k: outputs->disturb(k), the flush, clock stamp 2k, the timed launch,
+  // clock stamp 2k+1 and outputs->check(k) enqueued right behind the stop event (so that work a
+  // variant defers past its launch onto the stream lands after the check).
+  void watch(TimedOutputCheck* outputs, DeviceClock* clock);
+
   void warm_up(int launches);
   double sample_ms();  // flush (untimed), then one event-timed launch
+  int samples_taken() const { return samples_; }
   // Per launch, over back-to-back launches between two cudaDeviceSynchronize calls. A bracket the
   // events explain (escapes_stream false against `event_median_ms`) ends it; one they do not is
   // repeated, up to `max_repeats` in all, and the best is kept, so that one host hiccup does not
@@ -49,6 +63,9 @@ class CaseTimer {
   L2Flusher& flusher_;
   cudaStream_t stream_;
   EventTimer timer_;
+  TimedOutputCheck* outputs_ = nullptr;
+  DeviceClock* clock_ = nullptr;
+  int samples_ = 0;
 };
 
 }  // namespace nb

@@ -14,10 +14,11 @@ EventTimer::~EventTimer() {
   if (stop_) cudaEventDestroy(stop_);
 }
 
-double EventTimer::time_ms(const std::function<void()>& work) {
+double EventTimer::time_ms(const std::function<void()>& work, const std::function<void()>& after_stop) {
   NB_CUDA_CHECK(cudaEventRecord(start_, stream_));
   work();
   NB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+  if (after_stop) after_stop();
   NB_CUDA_CHECK(cudaEventSynchronize(stop_));
   float ms = 0;
   NB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));

@@ -14,8 +14,9 @@ class EventTimer {
   EventTimer(const EventTimer&) = delete;
   EventTimer& operator=(const EventTimer&) = delete;
 
-  // Records start, runs `work` (which enqueues on the stream), records stop, waits, returns ms.
-  double time_ms(const std::function<void()>& work);
+  // Records start, runs `work` (which enqueues on the stream), records stop, runs `after_stop` (work
+  // enqueued behind the stop event, outside the timed interval), waits for the stop event, returns ms.
+  double time_ms(const std::function<void()>& work, const std::function<void()>& after_stop = {});
 
   // Runs `work` `warmups` times untimed, then times it `samples` times (the ceilings' loop).
   std::vector<double> sample_ms(const std::function<void()>& work, int warmups, int samples);

@@ -14,7 +14,7 @@ namespace nb {
 bool is_poison(float v) {
   std::uint32_t bits;
   std::memcpy(&bits, &v, sizeof bits);
-  return bits == kPoisonBits;
+  return stored::is_poison_bits(bits);
 }
 
 float poison_value() {

@@ -35,6 +35,10 @@ void DistributionVerdict::add_trial(std::uint64_t seed, const TrialJudgement& j)
   passed = passed && j.passed;
 }
 
+bool HiddenShapeVerdict::fails() const {
+  return verdict == "incorrect" || verdict == "error" || verdict == "crashed" || verdict == "timed_out";
+}
+
 const char* disposition_name(Disposition d) {
   switch (d) {
     case Disposition::passed: return "passed";
@@ -80,6 +84,12 @@ std::vector<std::string> ValidationResult::inconclusive_checks() const {
     if (d.counts)
       for (const auto& t : d.inconclusive) checks.push_back(distribution_name(d.distribution) + ": " + t);
   return checks;
+}
+
+void ValidationResult::add_hidden_shape(HiddenShapeVerdict verdict) {
+  if (verdict.fails() && (disposition == Disposition::passed || disposition == Disposition::inconclusive))
+    disposition = Disposition::incorrect;
+  hidden_shape = std::move(verdict);
 }
 
 std::vector<std::string> ValidationResult::robust_to() const {

@@ -41,6 +41,18 @@ struct DistributionVerdict {
   bool conclusive() const { return tensors.empty() || inconclusive.size() < tensors.size(); }
 };
 
+// normbench eval's hidden odd sibling of a candidate's problem (harness/odd_sibling.hpp):
+// validated, never timed, never listed. A candidate may refuse it (supports() says no); one that
+// takes it must get it right.
+struct HiddenShapeVerdict {
+  std::string problem;  // the sibling's id
+  // passed; incorrect; refused; error (a launch failed); crashed or timed_out (its worker ended
+  // during it); unverified (the harness could not judge it: its reference disagreed)
+  std::string verdict;
+  std::string detail;   // the failure, the refusal's reason, or how the worker ended
+  bool fails() const;
+};
+
 // passed: every counted check held and at least one of them could tell right from wrong;
 // incorrect: a check failed; inconclusive: nothing failed, but no counted check could have
 // (every bound beyond discrimination_ceiling); flagged: correct outputs, but the timing or a
@@ -67,12 +79,15 @@ struct ValidationResult {
   // The outputs of a launch made after the timed loop, on fresh inputs in the timing buffers
   // (RunOptions::recheck_after_timing): catches work skipped after warm-up and stale caches.
   std::optional<DistributionVerdict> after_timing;
+  std::optional<HiddenShapeVerdict> hidden_shape;
   ReferenceSummary reference;  // where the problem's reference was computed, and its audit
 
   // From the distributions (Disposition above): incorrect when a hard check failed anywhere or a
   // numeric one where it counts (with `strict`, also where it does not); else inconclusive when
   // no counted distribution was conclusive; else passed. not_verified when nothing ran.
   void conclude(bool strict = false);
+  // Records the hidden sibling's verdict; one that fails makes a validated case incorrect.
+  void add_hidden_shape(HiddenShapeVerdict verdict);
   std::vector<std::string> robust_to() const;  // stress distributions that passed
   std::vector<StressExcess> fragile() const;   // stress distributions whose bound was missed
   // "<distribution>: <tensor>" for every counted distribution's inconclusive tensor.

@@ -43,8 +43,18 @@ TEST(OutcomeJson, RoundTripsEverythingTheReportReads) {
   o.timing.emplace();
   o.timing->samples_ms = {1.0, 2.0, 3.0};
   o.timing->sm_clock_before_mhz = 1980;
+  o.timing->output_check = "digest";
+  o.timing->output_check_note = "a copy of the outputs needs 9.0 GiB";
+  o.timing->output_mismatch = "y: 5 elements still held the disturbance";
+  o.timing->device_ms_per_sample = 2.5;
+  o.add_flag(kFlagTimedOutputMismatch, "y: 5 elements");
+  o.validation.hidden_shape = HiddenShapeVerdict{"rmsnorm_rows/m509_n509/fp32", "refused", "kb shapes only"};
   const CaseOutcome back = outcome_from_json(outcome_to_json(o));
   EXPECT_EQ(back.flags, o.flags);
+  EXPECT_EQ(back.flag_notes, o.flag_notes);
+  ASSERT_TRUE(back.validation.hidden_shape.has_value());
+  EXPECT_EQ(back.validation.hidden_shape->verdict, "refused");
+  EXPECT_EQ(back.validation.hidden_shape->detail, "kb shapes only");
   EXPECT_EQ(back.containment, "completed");
   EXPECT_EQ(back.validation.disposition, Disposition::incorrect);
   EXPECT_EQ(back.validation.tolerance.elementwise, 1e-4);
@@ -58,6 +68,10 @@ TEST(OutcomeJson, RoundTripsEverythingTheReportReads) {
   ASSERT_TRUE(back.timing.has_value());
   EXPECT_EQ(back.timing->stats.median, 2.0);
   EXPECT_EQ(back.timing->sm_clock_before_mhz, 1980);
+  EXPECT_EQ(back.timing->output_check, "digest");
+  EXPECT_EQ(back.timing->output_check_note, o.timing->output_check_note);
+  EXPECT_EQ(back.timing->output_mismatch, o.timing->output_mismatch);
+  EXPECT_EQ(back.timing->device_ms_per_sample, 2.5);
   EXPECT_THROW(outcome_from_json({{"status", "ran"}}), UsageError);
 }
 

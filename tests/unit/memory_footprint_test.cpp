@@ -37,6 +37,15 @@ TEST(MemoryFootprint, TheIssuesShapeDoesNotFitAnH100) {
   EXPECT_FALSE(why_it_does_not_fit({1 * kGiB, 1 * kGiB}, 2 * kGiB, 2 * kGiB).has_value());
 }
 
+TEST(MemoryFootprint, TheTimedOutputSnapshotFallsBackToADigestWhereItDoesNotFit) {
+  const OutputCheckPlan fits = plan_output_check(4 * kGiB, 10 * kGiB);
+  EXPECT_TRUE(fits.snapshot);
+  EXPECT_EQ(fits.note, "");
+  const OutputCheckPlan tight = plan_output_check(4 * kGiB, 4 * kGiB);  // no room for the headroom
+  EXPECT_FALSE(tight.snapshot);
+  EXPECT_EQ(tight.note, "a copy of the outputs needs 4.0 GiB of device memory, 4.0 GiB free: compared by digest");
+}
+
 TEST(MemoryFootprint, HugeShapesDoNotWrapAround) {
   FootprintInputs in;
   in.decls = {{"x", TensorRole::input, std::int64_t(1) << 62}, {"y", TensorRole::output, std::int64_t(1) << 62}};

@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -97,17 +98,25 @@ TEST(NarrowFloat, EveryPatternDecodesAndEncodesBack) {
 
 TEST(NarrowFloat, PoisonDecodesToTheFp32PoisonAndNothingEncodesToIt) {
   for (DType t : {DType::bf16, DType::f16}) {
-    const std::uint16_t poison = kNarrowPoisonBits;
-    float decoded = 0;
-    decode_narrow(&poison, &decoded, 1, t);
-    EXPECT_TRUE(is_poison(decoded)) << dtype_name(t);
+    for (int payload : {0, 1}) {
+      const std::uint16_t poison = stored::narrow_poison_bits(payload);
+      float decoded = 0;
+      decode_narrow(&poison, &decoded, 1, t);
+      EXPECT_TRUE(is_poison(decoded)) << dtype_name(t) << " payload " << payload;
+    }
+    float alt_fp32;
+    const std::uint32_t alt_bits = stored::kPoisonBitsAlt;
+    std::memcpy(&alt_fp32, &alt_bits, sizeof alt_fp32);
+    EXPECT_TRUE(is_poison(alt_fp32)) << "the second fp32 payload reads as unwritten";
     const float nan = std::numeric_limits<float>::quiet_NaN(), fp32_poison = poison_value();
-    for (float v : {nan, -nan, fp32_poison}) {
+    for (float v : {nan, -nan, fp32_poison, alt_fp32}) {
       std::uint16_t encoded = 0;
       encode_narrow(&v, &encoded, 1, t);
-      EXPECT_NE(encoded, kNarrowPoisonBits) << dtype_name(t) << ": a computed NaN must not read as unwritten";
+      EXPECT_FALSE(stored::is_narrow_poison_bits(encoded)) << dtype_name(t) << ": a computed NaN must not read as unwritten";
     }
   }
+  EXPECT_NE(stored::poison_payload(0), stored::poison_payload(1)) << "trials alternate the payloads";
+  EXPECT_FALSE(is_poison(std::numeric_limits<float>::quiet_NaN()));
 }
 
 TEST(NarrowFloat, Fp32StorageIsLeftAlone) {

@@ -72,6 +72,14 @@ TEST_F(ReportJson, WorkOnAnotherStreamIsFlaggedByTheWallBracket) {
   EXPECT_TRUE(escapes_stream(0.0073, 0.0354, 0.0050));  // the same wall time with nothing to explain it
 }
 
+TEST(EventTimerCheck, TheGpuClockMayExceedTheEventsByTheStampsAlone) {
+  EXPECT_FALSE(event_timer_disagrees(0.045, 0.052));   // a 45 us kernel and the stamps' few us
+  EXPECT_FALSE(event_timer_disagrees(0.002, 0.015));   // a tiny kernel: the stamps dominate, within 20 us
+  EXPECT_FALSE(event_timer_disagrees(10.0, 10.9));     // a long one: within 10%
+  EXPECT_TRUE(event_timer_disagrees(0.001, 0.050));    // events report 1 us of a 45 us kernel
+  EXPECT_TRUE(event_timer_disagrees(5.0, 10.0));       // half the GPU's time
+}
+
 TEST_F(ReportJson, ClockDropIsThrottled) {
   record.outcomes[0].timing->sm_clock_after_mhz = 1500;
   EXPECT_TRUE(compute_metrics(record)[0].has_flag(kFlagThrottled));
