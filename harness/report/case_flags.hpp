@@ -11,8 +11,8 @@ inline constexpr const char* kFlagFasterThanLight = "faster_than_light";
 inline constexpr const char* kFlagEscapesStream = "escapes_stream";
 inline constexpr const char* kFlagThrottled = "throttled";
 inline constexpr const char* kFlagFitsInL2 = "fits_in_l2";
-// A device allocation inside launch(), the timed path (seen by the candidate worker's interposer).
-inline constexpr const char* kFlagAllocatesInLaunch = "allocates_in_launch";
+// The rule-break flags a run raises itself (allocates_in_launch, timed_output_mismatch, ...) are
+// named in harness/run/case_outcome.hpp.
 
 // fits_in_l2 and throttled inform; any other flag (faster than light, escaping the stream, a rule
 // the case broke) means the time does not measure the work.

@@ -22,6 +22,7 @@ namespace {
 
 class BatchNormBwdOp final : public bn::BatchNormOpBase {
  public:
+  std::vector<NamedProblem> named_problems() const override { return bn::named_problems(bn::Pass::backward); }
   BatchNormBwdOp() {
     for (auto& v : make_variants()) add_variant(std::move(v));
   }

@@ -26,7 +26,7 @@ std::string check_params(const Params& p) {
   return "";
 }
 
-std::vector<NamedProblem> named_problems() {
+std::vector<NamedProblem> named_problems(Pass pass) {
   const std::vector<std::string> kb{"kb"}, sweep{"sweep"}, quick{"quick"};
   std::vector<NamedProblem> v{
       {{{"n", 16}, {"c", 64}, {"h", 256}, {"w", 256}}, kb, "KernelBench L1#33 BatchNorm2d, original size"},
@@ -38,8 +38,13 @@ std::vector<NamedProblem> named_problems() {
   // Sweep: N*C = 4096 at H = W = 127 (odd, so no 16-byte path), 66M elements each.
   for (double c : {1.0, 3.0, 64.0, 256.0, 2048.0})
     v.push_back({{{"n", std::floor(4096 / c)}, {"c", c}, {"h", 127}, {"w", 127}}, sweep, "C sweep at ~66M elements"});
+  // BatchNorm1d at a small batch: the forward at M = 2, the smallest it accepts (the unbiased
+  // running variance is twice the biased one); the backward at M = 8, because at two values per
+  // channel its gradients' bounds (0.01 to 130, the condition of two values) are all beyond the
+  // discrimination ceiling (docs/tolerance.md): no check of it could fail a wrong kernel.
+  const Params small_batch = pass == Pass::forward ? Params{{"n", 2}, {"c", 64}} : Params{{"n", 8}, {"c", 64}};
   const std::vector<Params> small{
-      {{"n", 2}, {"c", 64}},           {{"n", 3}, {"c", 7}},
+      small_batch,                     {{"n", 3}, {"c", 7}},
       {{"n", 1000}, {"c", 256}},       {{"n", 1000}, {"c", 37}},
       {{"n", 4}, {"c", 1}, {"h", 7}, {"w", 9}},    {{"n", 8}, {"c", 7}, {"h", 3}, {"w", 5}},
       {{"n", 2}, {"c", 7}, {"h", 8}, {"w", 16}},   {{"n", 16}, {"c", 64}, {"h", 32}, {"w", 32}},

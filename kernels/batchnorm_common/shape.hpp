@@ -38,7 +38,8 @@ inline std::vector<std::int64_t> x_dims(const Problem& p) {
 std::vector<ParamDecl> param_decls();
 std::string check_params(const Params& p);
 // The KB, sweep and quick shapes (both ops use the same ones).
-std::vector<NamedProblem> named_problems();
+enum class Pass { forward, backward };
+std::vector<NamedProblem> named_problems(Pass pass);
 
 // The naive variants give each channel to one thread; past 4M values per channel one launch
 // takes seconds (5 s at 64x64x512x512), so they decline such problems and say so.
