@@ -131,7 +131,8 @@ TEST(CandidateEval, AllocatingInLaunchIsFlagged) {
   const EvalRun run = eval(planted("allocates_in_launch.cu"), std::string(kFastArgs) + " --problem " + kSmall);
   const auto rows = external_rows(run);
   ASSERT_EQ(rows.size(), 1u) << run.output;
-  EXPECT_EQ(rows[0]["disposition"], "passed") << rows[0].dump(1);
+  // Its outputs are right, but a rule of the timed path was broken: flagged, never passed.
+  EXPECT_EQ(rows[0]["disposition"], "flagged") << rows[0].dump(1);
   EXPECT_TRUE(has_flag(rows[0], "allocates_in_launch")) << rows[0]["flags"];
   EXPECT_EQ(run.status, 1);
 }
