@@ -6,6 +6,7 @@
 
 #include "kernels/batchnorm_common/args.hpp"
 #include "kernels/common/reduce.cuh"
+#include "kernels/common/saturated_variance.cuh"
 #include "kernels/common/welford.cuh"
 
 namespace nb::bn::dev {
@@ -140,6 +141,7 @@ __device__ __forceinline__ float channel_pivot(const float* x, long long c, long
 // Writes the saved statistics and updates the running ones; returns {mean, invstd}. Called by
 // exactly one thread per channel.
 __device__ __forceinline__ float2 commit_stats(const FwdArgs& a, long long c, float mean, float var) {
+  var = nb::dev::saturated_variance(mean, var);
   const float invstd = 1.0f / sqrtf(var + a.eps);
   a.save_mean[c] = mean;
   a.save_invstd[c] = invstd;

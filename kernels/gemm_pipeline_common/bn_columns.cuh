@@ -4,6 +4,7 @@
 // the saved statistics, updates the running ones and folds the affine into one scale and shift.
 #include <cuda_runtime.h>
 
+#include "kernels/common/saturated_variance.cuh"
 #include "kernels/common/welford.cuh"
 #include "kernels/gemm_pipeline_common/bn_column_args.hpp"
 
@@ -18,7 +19,7 @@ struct ColumnAffine {
 
 // Called by one thread per column with the column's statistics over all M rows.
 __device__ __forceinline__ ColumnAffine commit_column(const BnColumnArgs& a, int c, const Welford& w) {
-  const float var = w.variance_biased();
+  const float var = nb::dev::saturated_variance(w.mean, w.variance_biased());
   const float invstd = 1.0f / sqrtf(var + a.eps);
   a.save_mean[c] = w.mean;
   a.save_invstd[c] = invstd;

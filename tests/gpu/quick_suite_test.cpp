@@ -1,8 +1,10 @@
 // Every variant of every op on every problem of the quick suite and every distribution: a
-// counted distribution must pass; a stress distribution may fail only where the variant does
-// not claim it; a variant that cannot run a problem must say why. A library baseline is held to the
-// same bar except for the placement of NaN/Inf on `special`, which is the library's behaviour, not
-// ours to fix: the report shows it as incorrect, and the test prints it.
+// counted distribution must pass; a stress distribution may miss its numeric bound only where the
+// variant does not claim it (the case stays passed, marked fragile), never a hard check (NaN/Inf
+// placement, unwritten elements, inputs); a variant that cannot run a problem must say why. A
+// library baseline is held to the same bar except for the placement of NaN/Inf on `special` and
+// on `wide` (cuDNN's BatchNorm running variance overflows to Inf there), which is the library's
+// behaviour, not ours to fix: the report shows it as incorrect, and the test prints it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,12 +36,12 @@ TEST_P(QuickSuite, EveryVariantPassesEveryCountedDistribution) {
     ASSERT_EQ(o.status, CaseStatus::ran) << describe(o);
     if (variants[k]->is_library_baseline() && o.validation.disposition == Disposition::incorrect) {
       for (const auto& d : o.validation.distributions) {
-        if (d.passed || !d.counts) continue;
-        EXPECT_EQ(d.distribution, Distribution::special) << describe(o);
+        if (d.passed || (!d.counts && !d.hard_failed)) continue;
+        EXPECT_TRUE(d.distribution == Distribution::special || d.distribution == Distribution::wide) << describe(o);
         EXPECT_GT(d.nonfinite_mismatch, 0) << "only NaN/Inf placement may differ: " << describe(o);
+        std::printf("library baseline %s on %s: NaN/Inf placement differs from the reference on %s\n",
+                    variants[k]->name().c_str(), problem.id().c_str(), distribution_name(d.distribution).c_str());
       }
-      std::printf("library baseline %s on %s: NaN/Inf placement differs from PyTorch's on special\n",
-                  variants[k]->name().c_str(), problem.id().c_str());
     } else {
       EXPECT_EQ(o.validation.disposition, Disposition::passed) << describe(o);
     }
