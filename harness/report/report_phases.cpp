@@ -15,7 +15,7 @@ namespace {
 struct PhaseLine {
   std::string label;
   const char* path;  // in report.phases
-  int depth;         // 0: a phase of the run, 1: a part of the one above
+  int depth;         // 0: a phase of the run, 1: a part of the one above, 2: a part of that part
 };
 
 const std::vector<PhaseLine>& phase_lines() {
@@ -27,6 +27,8 @@ const std::vector<PhaseLine>& phase_lines() {
       {"inputs drawn", "validation.draw_s", 1},
       {"float64 reference and conditions", "validation.reference_s", 1},
       {"Eigen audit of the device reference", "validation.audit_s", 1},
+      {"its copies from the device, before the variants", "validation.audit_gather_s", 2},
+      {"the wait for its host part, not hidden by the variants", "validation.audit_wait_s", 2},
       {"uploads and input hashes", "validation.upload_s", 1},
       {"the variants' launches and comparisons", "validation.variants_s", 1},
       {"timing", "timing_s", 0},
@@ -50,7 +52,9 @@ std::string breakdown_html(const nlohmann::json& phases) {
   for (const PhaseLine& line : phase_lines()) {
     const auto s = number_of(phases, line.path);
     const std::string share = s && total > 0 ? format_fixed(100 * *s / total, 1) + "%" : kNotMeasured;
-    rows.push_back({{{(line.depth ? "&nbsp;&nbsp;&nbsp;" : "") + html_escape(line.label), "", ""},
+    std::string indent;
+    for (int d = 0; d < line.depth; ++d) indent += "&nbsp;&nbsp;&nbsp;";
+    rows.push_back({{{indent + html_escape(line.label), "", ""},
                      seconds_cell(s),
                      {share, "num", ""}},
                     line.depth ? "part" : "",
@@ -102,6 +106,8 @@ std::string per_problem_html(const nlohmann::json& report) {
                      seconds_cell(number_of(p, "draw_s")),
                      seconds_cell(number_of(p, "reference_s")),
                      seconds_cell(number_of(p, "audit_s")),
+                     seconds_cell(number_of(p, "audit_gather_s")),
+                     seconds_cell(number_of(p, "audit_wait_s")),
                      seconds_cell(number_of(p, "upload_s")),
                      seconds_cell(validation),
                      seconds_cell(number_of(p, "timing_inputs_s")),
@@ -116,6 +122,8 @@ std::string per_problem_html(const nlohmann::json& report) {
                             {"draw", "draw s", true},
                             {"ref", "reference s", true},
                             {"audit", "audit s", true},
+                            {"audit_gather", "of it: copies s", true},
+                            {"audit_wait", "of it: wait s", true},
                             {"upload", "upload s", true},
                             {"variants", "variants' validation s", true},
                             {"tinputs", "timing buffers s", true},

@@ -29,6 +29,15 @@ std::string seconds(double s) {
   return buf;
 }
 
+// What one trial's shared phases and its variants took: " (device reference; draw 0.01 s, ...)".
+std::string trial_seconds(const ProblemPhases& before, const ProblemPhases& after, int variants, double variants_s) {
+  return " (" + after.reference + " reference; draw " + seconds(after.draw_s - before.draw_s) + ", reference " +
+         seconds(after.reference_s - before.reference_s) + ", audit copies " +
+         seconds(after.audit_gather_s - before.audit_gather_s) + ", the last audit waited for " +
+         seconds(after.audit_wait_s - before.audit_wait_s) + ", " + std::to_string(variants) + " variants " +
+         seconds(variants_s) + ")";
+}
+
 StressDistribution stress_of(const OpSpec& op, const Problem& p, Distribution d) {
   for (const auto& s : op.stress(p))
     if (s.distribution == d) return s;
@@ -102,10 +111,7 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
         variants_s += own;
       }
       note("validated " + distribution_name(dist) + " trial " + std::to_string(t + 1) + "/" +
-           std::to_string(plan.trials) + " (" + phases.reference + " reference; draw " +
-           seconds(phases.draw_s - before.draw_s) + ", reference " + seconds(phases.reference_s - before.reference_s) +
-           ", audit " + seconds(phases.audit_s - before.audit_s) + ", " + std::to_string(variants.size()) +
-           " variants " + seconds(variants_s) + ")");
+           std::to_string(plan.trials) + trial_seconds(before, phases, int(variants.size()), variants_s));
     }
     for (std::size_t k = 0; k < variants.size(); ++k)
       if (outcomes[k].runnable()) outcomes[k].validation.distributions.push_back(verdicts[k]);
