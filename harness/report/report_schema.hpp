@@ -7,7 +7,7 @@ inline constexpr const char* kReportSchema = "normbench.report";
 // the same major version may ignore (1: compute ceilings, TFLOP/s, compute peaks; 2: external
 // candidates per row, validation.after_timing, the allocates_in_launch flag; 3: interrupted,
 // aborted and not_run[] of a partial run, the not_run status and not_run_reason; 4: phases, the run's and
-// each row's seconds by phase; 5: the audit's phase split in two); a report
+// each row's seconds by phase; 5: the audit's phase split in two, settings.slow_launch_ms); a report
 // without schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
 inline constexpr int kReportSchemaMinorVersion = 5;
