@@ -13,6 +13,7 @@ namespace {
 
 constexpr std::size_t kAlignment = 256;
 constexpr std::size_t kFirstBlock = std::size_t(1) << 20;
+constexpr std::size_t kMostGrowth = std::size_t(64) << 20;
 
 std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
@@ -49,8 +50,9 @@ void AuditStaging::release(Block& b) const {
 void* AuditStaging::take(std::size_t bytes) {
   bytes = aligned(bytes);
   if (blocks_.empty() || blocks_.back().bytes - blocks_.back().used < bytes) {
+    // Doubling, but by 64 MB at most: a trial that took one large piece does not pin twice as much.
     const std::size_t last = blocks_.empty() ? kFirstBlock / 2 : blocks_.back().bytes;
-    blocks_.push_back(allocate(std::max(bytes, 2 * last)));
+    blocks_.push_back(allocate(std::max(bytes, std::min(2 * last, kMostGrowth))));
   }
   Block& b = blocks_.back();
   void* p = static_cast<char*>(b.data) + b.used;
@@ -60,13 +62,13 @@ void* AuditStaging::take(std::size_t bytes) {
 
 void AuditStaging::recycle() {
   kept_.clear();
-  // A trial that needed several blocks gets one of their joint size: the next trial, which takes
-  // about as much, fits in it.
+  // A trial that needed several blocks gets one the size of what it took: the next trial, which
+  // takes as much, fits in it.
   if (blocks_.size() > 1) {
-    std::size_t total = 0;
-    for (Block& b : blocks_) total += b.bytes, release(b);
+    std::size_t used = 0;
+    for (Block& b : blocks_) used += b.used, release(b);
     blocks_.clear();
-    blocks_.push_back(allocate(total));
+    blocks_.push_back(allocate(std::max(used, kFirstBlock)));
   }
   for (Block& b : blocks_) b.used = 0;
 }
