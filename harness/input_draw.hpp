@@ -46,6 +46,9 @@ struct InputDraw {
     return 0;
   }
   bool plants_specials() const { return kind == Kind::distribution && distribution == Distribution::special; }
+  // The element rule is a plain uniform (a hash and a multiply), not Box-Muller's log and cos or
+  // `wide`'s 10^x (tens of nanoseconds an element on a host core).
+  bool uniform() const { return kind != Kind::distribution || distribution == Distribution::uniform01; }
 };
 
 // Every declared draw into the host copies (sized already), specials planted; the rounding to

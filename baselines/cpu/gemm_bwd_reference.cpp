@@ -10,15 +10,8 @@ using MatrixD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 template <class T>
 using MapT = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
 
-// A row-major matrix widened to double, rows converted on every core.
-template <class T>
-MatrixD widen(const T* src, std::int64_t rows, std::int64_t cols) {
-  MatrixD out(rows, cols);
-  parallel_for(rows, [&](std::int64_t r0, std::int64_t r1) {
-    out.middleRows(r0, r1 - r0) = MapT<T>(src + r0 * cols, r1 - r0, cols).template cast<double>();
-  }, 16);
-  return out;
-}
+// A block of columns of a row-major double matrix, written in place.
+using ColumnBlock = Eigen::Map<MatrixD, 0, Eigen::OuterStride<>>;
 
 // dg = dh * s, (M, N) row-major.
 template <class T>
@@ -31,23 +24,25 @@ MatrixD scaled_by_columns(const Shape& s, const std::vector<double>& dh, const T
   return dg;
 }
 
-// dx = dg W, rows of dx split over M: each worker runs Eigen's single-threaded GEMM on its own
-// block of output rows.
+// dx = dg W, columns of dx split over the cores: each worker widens its columns of W to double and
+// runs Eigen's single-threaded GEMM on them, so W is read once however few rows dx has (the
+// audit's rows).
 template <class T>
 void input_gradient_gemm(const Shape& s, const MatrixD& dg, const T* weight, double* dx) {
-  const MatrixD w = widen(weight, s.n, s.k);
-  parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
-    Eigen::Map<MatrixD>(dx + r0 * s.k, r1 - r0, s.k).noalias() = dg.middleRows(r0, r1 - r0) * w;
-  }, 8);
+  parallel_for(s.k, [&](std::int64_t k0, std::int64_t k1) {
+    const MatrixD w = MapT<T>(weight, s.n, s.k).middleCols(k0, k1 - k0).template cast<double>();
+    ColumnBlock(dx + k0, s.m, k1 - k0, Eigen::OuterStride<>(s.k)).noalias() = dg * w;
+  }, 64);
 }
 
-// dW = dg^T x, rows of dW split over N.
+// dW = dg^T x, columns of dW split over the cores the same way: x is read once however few columns
+// dg has (the audit's columns).
 template <class T>
 void weight_gradient_gemm(const Shape& s, const MatrixD& dg, const T* x, double* dweight) {
-  const MatrixD xd = widen(x, s.m, s.k);
-  parallel_for(s.n, [&](std::int64_t c0, std::int64_t c1) {
-    Eigen::Map<MatrixD>(dweight + c0 * s.k, c1 - c0, s.k).noalias() = dg.middleCols(c0, c1 - c0).transpose() * xd;
-  }, 8);
+  parallel_for(s.k, [&](std::int64_t k0, std::int64_t k1) {
+    const MatrixD xd = MapT<T>(x, s.m, s.k).middleCols(k0, k1 - k0).template cast<double>();
+    ColumnBlock(dweight + k0, s.n, k1 - k0, Eigen::OuterStride<>(s.k)).noalias() = dg.transpose() * xd;
+  }, 64);
 }
 
 }  // namespace

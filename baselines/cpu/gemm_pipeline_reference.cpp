@@ -11,6 +11,7 @@ namespace {
 
 using MatrixD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using MapF = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+using ColumnBlock = Eigen::Map<MatrixD, 0, Eigen::OuterStride<>>;  // columns of a row-major matrix, in place
 
 // A row-major fp32 matrix widened to double, rows converted on every core.
 MatrixD widen(const float* src, std::int64_t rows, std::int64_t cols) {
@@ -24,16 +25,26 @@ MatrixD widen(const float* src, std::int64_t rows, std::int64_t cols) {
 }  // namespace
 
 std::vector<double> linear_reference(const Shape& s, const float* x, const float* w, const float* b) {
-  const MatrixD wd = widen(w, s.n, s.k);
   std::vector<double> g(std::size_t(s.m * s.n));
-  // Each worker multiplies a block of rows of x with the whole of W^T (Eigen's own GEMM kernel,
-  // single-threaded per block): the cores split M, and no two write the same rows.
+  // The cores split the larger of M and N: the smaller operand is widened to double once and
+  // shared, the larger one block by block in each worker, which runs Eigen's single-threaded GEMM
+  // on its block (the audit's few rows of a large W, or its few columns of a large x, read once).
+  if (s.m >= s.n) {
+    const MatrixD wd = widen(w, s.n, s.k);
+    parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
+      const MatrixD xd = MapF(x + r0 * s.k, r1 - r0, s.k).cast<double>();
+      Eigen::Map<MatrixD>(g.data() + r0 * s.n, r1 - r0, s.n).noalias() = xd * wd.transpose();
+    }, 8);
+  } else {
+    const MatrixD xd = widen(x, s.m, s.k);
+    parallel_for(s.n, [&](std::int64_t c0, std::int64_t c1) {
+      const MatrixD wd = MapF(w + c0 * s.k, c1 - c0, s.k).cast<double>();
+      ColumnBlock(g.data() + c0, s.m, c1 - c0, Eigen::OuterStride<>(s.n)).noalias() = xd * wd.transpose();
+    }, 8);
+  }
   parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
-    const MatrixD xd = MapF(x + r0 * s.k, r1 - r0, s.k).cast<double>();
-    Eigen::Map<MatrixD> out(g.data() + r0 * s.n, r1 - r0, s.n);
-    out.noalias() = xd * wd.transpose();
-    for (std::int64_t r = 0; r < r1 - r0; ++r)
-      for (std::int64_t c = 0; c < s.n; ++c) out(r, c) += double(b[c]);
+    for (std::int64_t r = r0; r < r1; ++r)
+      for (std::int64_t c = 0; c < s.n; ++c) g[std::size_t(r * s.n + c)] += double(b[c]);
   }, 8);
   return g;
 }

@@ -64,8 +64,8 @@ void add_reference_option(CLI::App* cmd, RunOptions& o) {
       ->default_str("device");
 }
 
-// --trials, --huge-trials, --distributions, --full-validation, --strict, --reference, --min-time,
-// --max-samples and --device, as run, eval and eval's workers take them.
+// --trials, --huge-trials, --slow-launch-ms, --distributions, --full-validation, --strict,
+// --reference, --min-time, --max-samples and --device, as run, eval and eval's workers take them.
 void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& distributions,
                                        bool& full_validation) {
   cmd->add_option("--trials", o.validation.trials, "Fresh trials per distribution")
@@ -73,6 +73,9 @@ void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector
   cmd->add_option("--huge-trials", o.validation.huge_problem_trials,
                   "Trials for problems over 512M elements (at most --trials)")
       ->capture_default_str()->check(whole_in(1, kMostTrials));
+  cmd->add_option("--slow-launch-ms", o.validation.slow_launch_ms,
+                  "A variant whose validated launch takes longer gets one trial per distribution, not --trials")
+      ->capture_default_str()->check(real_in(0, kMostSeconds * 1e3));
   cmd->add_option("--distributions", distributions, "Distributions to validate (default: by size)")
       ->delimiter(',')->check(not_empty());
   cmd->add_flag("--full-validation", full_validation, "Every distribution at every size");

@@ -94,7 +94,8 @@ Worker worker_for(const EvalCommand& c, const ExternalSource& s, const std::stri
   if (!s.compile_command.empty()) w.argv.insert(w.argv.end(), {"--compile-command", s.compile_command});
   const RunOptions& o = c.options;
   w.argv.insert(w.argv.end(), {"--trials", std::to_string(o.validation.trials), "--huge-trials",
-                               std::to_string(o.validation.huge_problem_trials), "--min-time",
+                               std::to_string(o.validation.huge_problem_trials), "--slow-launch-ms",
+                               std::to_string(o.validation.slow_launch_ms), "--min-time",
                                std::to_string(o.samples.min_time_s), "--max-samples",
                                std::to_string(o.samples.max_samples), "--device", std::to_string(o.device),
                                "--reference", o.validation.reference == ReferencePlace::host ? "host" : "device"});

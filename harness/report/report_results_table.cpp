@@ -134,9 +134,9 @@ std::string validation_details(const nlohmann::json& row) {
   const nlohmann::json* distributions = field_path(row, "validation.per_distribution");
   if (distributions == nullptr || !distributions->is_array()) return "";
   for (const auto& d : *distributions) {
-    text += text_of(d, "distribution") + " (" + text_of(d, "formula") + "): " + text_of(d, "verdict") +
-            ", normwise " + text_of(d, "normwise_error") + ", elementwise " + text_of(d, "elementwise_error") +
-            ", unwritten " + text_of(d, "unwritten");
+    text += text_of(d, "distribution") + " (" + text_of(d, "formula") + "): " + text_of(d, "verdict") + " over " +
+            text_of(d, "trials") + " trial(s), normwise " + text_of(d, "normwise_error") + ", elementwise " +
+            text_of(d, "elementwise_error") + ", unwritten " + text_of(d, "unwritten");
     std::string failure = text_of(d, "failure");
     if (!failure.empty()) text += ", " + failure;
     std::string stress = text_of(d, "stress_reason");

@@ -11,8 +11,8 @@ inline constexpr const char* kReportSchema = "normbench.report";
 // inconclusive_checks, each check's bound, ceiling and share of it, settings.strict; the library plans
 // built and loaded in the phases, settings.plan_cache; flag_notes, timing.output_check and
 // timing.device_ms_per_sample, validation.hidden_shape, the flags timed_output_mismatch,
-// persisting_l2, event_timer_mismatch and forged_result, containment forged); a report without
-// schema_minor_version is minor 0.
+// persisting_l2, event_timer_mismatch and forged_result, containment forged; the audit's phase
+// split in two, settings.slow_launch_ms); a report without schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
 inline constexpr int kReportSchemaMinorVersion = 5;
 

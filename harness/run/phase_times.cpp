@@ -40,7 +40,8 @@ PhaseTotals sum_phases(const RunPhases& run, const std::vector<ProblemPhases>& p
     t.prepare += p.prepare_s;
     t.draw += p.draw_s;
     t.reference += p.reference_s;
-    t.audit += p.audit_s;
+    t.audit_gather += p.audit_gather_s;
+    t.audit_wait += p.audit_wait_s;
     t.upload += p.upload_s;
     t.timing_inputs += p.timing_inputs_s;
     t.compute_ceilings += p.ceiling_s;

@@ -29,13 +29,18 @@ struct ProblemPhases {
   double prepare_s = 0;        // the variants prepared (plans, handles), the memory checked, the buffers allocated
   double draw_s = 0;           // the inputs drawn
   double reference_s = 0;      // the float64 reference and the conditions behind the tolerances
-  double audit_s = 0;          // Eigen's recomputation of sampled slices of a device reference
+  // Eigen's audit of a device reference, in two parts: what it costs the trial before the variants
+  // can run (the slices chosen and their copies from the device enqueued), and the wait for its host
+  // part (the host's draws, Eigen's slices, the comparison) that the variants did not hide.
+  double audit_gather_s = 0;
+  double audit_wait_s = 0;
   double upload_s = 0;         // inputs onto the device and their hashes
   double timing_inputs_s = 0;  // the timing buffers allocated and filled
   double ceiling_s = 0;        // the problem's compute ceiling timed (GEMM alone)
   std::vector<PlanEvent> plans;  // the library plans its variants' prepare() built, loaded or had refused (in prepare_s)
 
-  double total() const { return prepare_s + draw_s + reference_s + audit_s + upload_s + timing_inputs_s + ceiling_s; }
+  double audit_s() const { return audit_gather_s + audit_wait_s; }
+  double total() const { return prepare_s + draw_s + reference_s + audit_s() + upload_s + timing_inputs_s + ceiling_s; }
 };
 
 // One case's own seconds.
@@ -62,11 +67,12 @@ struct RunPhases {
 // The run's seconds summed by phase, for the printed breakdown and the report's HTML.
 struct PhaseTotals {
   double total = 0, setup = 0, copy_ceiling = 0;
-  double validation = 0, prepare = 0, draw = 0, reference = 0, audit = 0, upload = 0, variants = 0;
+  double validation = 0, prepare = 0, draw = 0, reference = 0, audit_gather = 0, audit_wait = 0, upload = 0, variants = 0;
   double timing = 0, timing_inputs = 0, compute_ceilings = 0, samples = 0, brackets = 0, rechecks = 0;
   // Inside prepare: library plans built or refused (plan cache misses) and loaded (hits).
   double plan_build = 0, plan_load = 0;
   int plan_misses = 0, plan_hits = 0;
+  double audit() const { return audit_gather + audit_wait; }
   double other() const;  // what no phase accounts for
 };
 

@@ -31,6 +31,15 @@ std::string seconds(double s) {
   return buf;
 }
 
+// What one trial's shared phases and its variants took: " (device reference; draw 0.01 s, ...)".
+std::string trial_seconds(const ProblemPhases& before, const ProblemPhases& after, int variants, double variants_s) {
+  return " (" + after.reference + " reference; draw " + seconds(after.draw_s - before.draw_s) + ", reference " +
+         seconds(after.reference_s - before.reference_s) + ", audit copies " +
+         seconds(after.audit_gather_s - before.audit_gather_s) + ", the last audit waited for " +
+         seconds(after.audit_wait_s - before.audit_wait_s) + ", " + std::to_string(variants) + " variants " +
+         seconds(variants_s) + ")";
+}
+
 StressDistribution stress_of(const OpSpec& op, const Problem& p, Distribution d) {
   for (const auto& s : op.stress(p))
     if (s.distribution == d) return s;
@@ -78,8 +87,14 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
       verdicts[k].stress_reason = stress.reason;
       verdicts[k].counts = stress.reason.empty() || claims(*variants[k], dist);
     }
+    // The trials of this distribution each variant gets: all, until its first launch says otherwise.
+    std::vector<int> trials(variants.size(), plan.trials);
     for (int t = 0; t < plan.trials; ++t) {
       if (interrupt_requested()) throw RunInterrupted{};
+      const auto wants_trial = [&](std::size_t k) { return outcomes[k].runnable() && t < trials[k]; };
+      int wanted = 0;
+      for (std::size_t k = 0; k < variants.size(); ++k) wanted += wants_trial(k);
+      if (t > 0 && wanted == 0) break;  // the slow variants had their one trial; no other is left
       const std::uint64_t seed = plan.seed(d, t);
       if (plan.fresh_buffers_per_trial) renew_buffers(variants);
       const ProblemPhases before = phases;
@@ -95,20 +110,18 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
       const double worst_condition = reference->tolerances().worst_condition;
       double variants_s = 0;
       for (std::size_t k = 0; k < variants.size(); ++k) {
-        if (!outcomes[k].runnable()) continue;
+        if (!wants_trial(k)) continue;
         if (interrupt_requested()) throw RunInterrupted{};
         outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, worst_condition);
         const int payload = stored::poison_payload(static_cast<std::int64_t>(d) * plan.trials + t);
         validate_one(*variants[k], *reference, seed, payload, hashes, outcomes[k], verdicts[k]);
+        if (t == 0) trials[k] = plan.trials_for(outcomes[k].validation.launch_ms_estimate);
         const double own = clock.lap();
         outcomes[k].phases.add_validation(dist, own);
         variants_s += own;
       }
       note("validated " + distribution_name(dist) + " trial " + std::to_string(t + 1) + "/" +
-           std::to_string(plan.trials) + " (" + phases.reference + " reference; draw " +
-           seconds(phases.draw_s - before.draw_s) + ", reference " + seconds(phases.reference_s - before.reference_s) +
-           ", audit " + seconds(phases.audit_s - before.audit_s) + ", " + std::to_string(variants.size()) +
-           " variants " + seconds(variants_s) + ")");
+           std::to_string(plan.trials) + trial_seconds(before, phases, wanted, variants_s));
     }
     for (std::size_t k = 0; k < variants.size(); ++k)
       if (outcomes[k].runnable()) outcomes[k].validation.distributions.push_back(verdicts[k]);

@@ -2,7 +2,8 @@
 // Validates every variant of one problem. For each distribution and trial a TrialReference draws
 // fresh inputs and computes the float64 reference once (on the device, audited by Eigen, or on the
 // host: harness/run/trial_reference.hpp); then, per variant, the inout tensors are reset, the
-// outputs poisoned, the variant launched, the inputs hashed again, and its outputs judged. An
+// outputs poisoned, the variant launched, the inputs hashed again, and its outputs judged. A slow
+// variant (ValidationPlan::trials_for) skips the later trials of each distribution. An
 // interrupt (harness/run/interrupt.hpp) stops it between launches with RunInterrupted; a failed
 // audit makes every case an error (reference_disagreement) and ends the problem.
 #include <cuda_runtime.h>

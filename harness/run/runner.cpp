@@ -219,7 +219,7 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     Stopwatch clock;
     CaseTimer timer([&] { c.variant->launch(c.problem, b.tensors, b.workspace.get(), ctx.stream); }, ctx.flusher,
                     ctx.stream);
-    timer.warm_up(outcome.validation.launch_ms_estimate > 100 ? 1 : 3);
+    timer.warm_up(ctx.record.options.samples.warm_ups_for(outcome.validation.launch_ms_estimate));
     SampleWatch watch(b, static_cast<int>(state.max_iterations), ctx.stream);
     watch.start(timer, outcome);
     TimingResult& t = outcome.timing ? *outcome.timing : outcome.timing.emplace();
@@ -241,9 +241,7 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     t.throttle_reasons = ctx.nvml.throttle_reasons();
     outcome.phases.timing_s += clock.lap();
     const double median = summarize(t.samples_ms).median;
-    // About 20 ms of back-to-back launches, one at least: a launch that long needs no company.
-    const int launches = static_cast<int>(std::clamp(20.0 / std::max(median, 1e-3), 1.0, 200.0));
-    const WallBracket bracket = timer.wall_bracket(launches, median);
+    const WallBracket bracket = timer.wall_bracket(ctx.record.options.samples.bracket_launches(median), median);
     t.wall_ms_per_launch = bracket.wall_ms;
     t.submit_ms_per_launch = bracket.submit_ms;
     outcome.phases.bracket_s += clock.lap();

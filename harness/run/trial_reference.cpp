@@ -77,7 +77,7 @@ class DeviceTrialReference final : public TrialReference {
  public:
   DeviceTrialReference(const OpSpec& op, const Problem& problem, const std::vector<TensorDecl>& decls,
                        cudaStream_t stream, const AuditBudget& budget)
-      : op_(op), problem_(problem), decls_(decls), executor_(stream), budget_(budget) {
+      : op_(op), problem_(problem), decls_(decls), executor_(stream), budget_(budget), staging_(true) {
     summary_.computed_on = "device";
     reference_.data.assign(decls_.size(), nullptr);
     for (std::size_t i = 0; i < decls_.size(); ++i) {
@@ -105,11 +105,14 @@ class DeviceTrialReference final : public TrialReference {
       if (reference_.data[i]) rms_[i] = finite_squares(executor_, reference_.data[i], decls_[i].elements).rms();
     tolerances_ = trial_tolerances(op_, problem_, decls_, conditions);
     phases.reference_s += clock.lap();
-    // The slices leave the device now, before any variant can write an input; Eigen checks them
-    // on a host thread while the variants run on the device.
-    GatheredAudit audit = gather_audit({op_, problem_, decls_, tensors_, reference_, draws_, seed_, tolerances_}, ex, budget_);
-    phases.audit_s += clock.lap();
-    pending_audit_ = std::async(std::launch::async, [this, audit = std::move(audit)] { check_audit(audit, summary_); });
+    // What the audit takes from the device is copied now, in stream order before any variant
+    // launch can write an input; Eigen checks it on a host thread while the variants run.
+    staging_.recycle();  // settle() above: no audit reads it any more
+    StagedAudit audit = stage_audit({op_, problem_, decls_, tensors_, reference_, draws_, seed_, tolerances_}, ex, budget_,
+                                    staging_);
+    phases.audit_gather_s += clock.lap();
+    pending_audit_ = std::async(std::launch::async,
+                                [this, audit = std::move(audit)] { check_audit(audit, summary_, audit_memory_); });
   }
 
   void settle(ProblemPhases& phases) override {
@@ -117,7 +120,7 @@ class DeviceTrialReference final : public TrialReference {
     Stopwatch clock;
     std::future<void> audit = std::move(pending_audit_);
     audit.get();
-    phases.audit_s += clock.lap();
+    phases.audit_wait_s += clock.lap();
   }
 
   void reset_inouts() override {
@@ -163,6 +166,8 @@ class DeviceTrialReference final : public TrialReference {
   std::vector<InputDraw> draws_;
   std::uint64_t seed_ = 0;
   ReferenceSummary summary_;  // written by the pending audit until settle()
+  AuditStaging staging_;          // where the audit's copies land, pinned; recycled between trials
+  AuditHostMemory audit_memory_;  // the pending audit's own
   // Last, so destroyed first: std::async's future waits for the audit before what it reads goes.
   std::future<void> pending_audit_;
 };

@@ -30,9 +30,10 @@ class TrialReference {
   // computes the reference; adds its seconds to `phases`. Throws ReferenceDisagreement when the
   // audit of a device reference fails.
   // The host part of a device reference's audit runs while the variants do; prepare() waits for
-  // the previous trial's first.
+  // the previous trial's first. The audit's part in prepare() (its slices chosen, its copies from
+  // the device enqueued) goes to phases.audit_gather_s.
   virtual void prepare(const ProblemBuffers& buffers, Distribution d, std::uint64_t seed, ProblemPhases& phases) = 0;
-  // Waits for the host part of the last trial's audit (its seconds go to phases.audit_s); throws
+  // Waits for the host part of the last trial's audit (its seconds go to phases.audit_wait_s); throws
   // ReferenceDisagreement as prepare() does. summary() is complete after it.
   virtual void settle(ProblemPhases&) {}
   const TrialTolerances& tolerances() const { return tolerances_; }

@@ -16,6 +16,10 @@ int SamplePlan::samples_for(double launch_ms) const {
   return samples;
 }
 
+int SamplePlan::bracket_launches(double median_ms) const {
+  return static_cast<int>(std::clamp(20.0 / std::max(median_ms, 1e-3), 1.0, 200.0));
+}
+
 CaseTimer::CaseTimer(std::function<void()> launch, L2Flusher& flusher, cudaStream_t stream)
     : launch_(std::move(launch)), flusher_(flusher), stream_(stream), timer_(stream) {}
 

@@ -20,9 +20,16 @@ struct SamplePlan {
   int min_samples = 10;
   int max_samples = 1000;
   double max_case_s = 1.5;   // a very slow launch (a naive kernel) gets fewer samples, never under 3
+  double warm_launch_ms = 50;  // a launch this long needs one warm-up only: its validation launched it already
 
   // How many samples, given one launch's estimated time.
   int samples_for(double launch_ms) const;
+  // Warm-up launches before the samples: 3, or one for a launch of warm_launch_ms or more (the
+  // timed-output check snapshots what the variant wrote on the timing inputs).
+  int warm_ups_for(double launch_ms) const { return launch_ms >= warm_launch_ms ? 1 : 3; }
+  // Back-to-back launches in the wall-clock bracket: about 20 ms of them, one at least (a launch
+  // that long needs no company), 200 at most.
+  int bracket_launches(double median_ms) const;
 };
 
 // What the device-synchronised bracket saw per launch: the wall time, and the part of it the host

@@ -2,6 +2,8 @@
 
 #include <cublas_v2.h>
 
+#include <memory>
+
 #include "harness/library_check.hpp"
 
 namespace nb {
@@ -21,6 +23,14 @@ cublasHandle_t reference_handle() {
 }
 
 }  // namespace
+
+std::function<void()> DeviceExecutor::arrival() {
+  cudaEvent_t created = nullptr;
+  NB_CUDA_CHECK(cudaEventCreateWithFlags(&created, cudaEventDisableTiming));
+  const std::shared_ptr<CUevent_st> event(created, [](cudaEvent_t e) { cudaEventDestroy(e); });
+  NB_CUDA_CHECK(cudaEventRecord(event.get(), stream_));
+  return [event] { NB_CUDA_CHECK(cudaEventSynchronize(event.get())); };
+}
 
 // Row-major C = op(A) op(B) is column-major C' = op(B)' op(A)': B's memory first, A's second.
 void DeviceExecutor::gemm(const GemmShape& s, const double* a, const double* b, double* c) {

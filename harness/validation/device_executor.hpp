@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "harness/cuda_check.hpp"
@@ -46,6 +47,20 @@ class DeviceExecutor {
     if (n > 0) NB_CUDA_CHECK(cudaMemcpyAsync(device, host, std::size_t(n) * sizeof(T), cudaMemcpyHostToDevice, stream_));
     NB_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
+
+  // The same two copies without waiting: `host` must be page-locked (else the copy is not
+  // asynchronous) and stay valid, and the device side alive, until the stream has passed them.
+  template <class T>
+  void to_host_async(const T* data, std::int64_t n, T* host) {
+    if (n > 0) NB_CUDA_CHECK(cudaMemcpyAsync(host, data, std::size_t(n) * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+  }
+  template <class T>
+  void upload_async(const T* host, T* device, std::int64_t n) {
+    if (n > 0) NB_CUDA_CHECK(cudaMemcpyAsync(device, host, std::size_t(n) * sizeof(T), cudaMemcpyHostToDevice, stream_));
+  }
+  // A wait, callable from any thread, for everything the stream holds now (an event recorded
+  // here): what the asynchronous copies enqueued so far have landed once it returns.
+  std::function<void()> arrival();
 
   // cuBLAS DGEMM on the stream (the H100 runs FP64 on its tensor cores).
   void gemm(const GemmShape& shape, const double* a, const double* b, double* c);

@@ -13,4 +13,8 @@ std::vector<double> to_host(Executor& ex, const double* data, std::int64_t n) {
   return ex.visit([&](auto& e) { return e.to_host(data, n); });
 }
 
+std::function<void()> arrival(Executor& ex) {
+  return ex.visit([](auto& e) { return e.arrival(); });
+}
+
 }  // namespace nb

@@ -5,6 +5,7 @@
 // runs the same functors on the host's cores (the CPU tests', which compare a program with the
 // Eigen reference without a GPU). Executor holds either, for interfaces that cannot be templates.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -21,6 +22,8 @@ class Scratch {
   Scratch() = default;
   Scratch(std::shared_ptr<void> owner, T* data) : owner_(std::move(owner)), data_(data) {}
   T* get() const { return data_; }
+  // What keeps the memory alive: held by whatever must outlive an asynchronous copy from it.
+  const std::shared_ptr<void>& owner() const { return owner_; }
 
  private:
   std::shared_ptr<void> owner_;
@@ -48,6 +51,10 @@ class Executor {
 // n values from the executor's memory to the host (small results: statistics, per-slice sums).
 std::vector<float> to_host(Executor& ex, const float* data, std::int64_t n);
 std::vector<double> to_host(Executor& ex, const double* data, std::int64_t n);
+
+// A wait, callable from any thread, for everything the executor has been given so far (the
+// device's asynchronous copies); the host's work is done when it returns.
+std::function<void()> arrival(Executor& ex);
 
 // Row-major double GEMM, C (m, n) = op(A) op(B), op(A) (m, k) and op(B) (k, n); a transposed
 // operand is stored as its transpose (A as (k, m), B as (n, k)).

@@ -24,20 +24,28 @@ Tally strided_tally(Ex& ex, std::int64_t n, Add add) {
   return total;
 }
 
-// The runs' starts and their offsets in the gathered order, on the executor's side.
+// The runs' starts and their offsets in the gathered order, on the executor's side: written into
+// the staging's host memory and uploaded from there without waiting.
 struct RunTable {
   Scratch<std::int64_t> begin, offset;  // offset has one more entry: the total
   std::int64_t runs = 0, total = 0;
 };
 
 template <class Ex>
-RunTable run_table(Ex& ex, const std::vector<ElementRun>& runs) {
-  std::vector<std::int64_t> begin, offset{0};
-  for (const ElementRun& r : runs) begin.push_back(r.begin), offset.push_back(offset.back() + r.count);
-  RunTable t{ex.template scratch<std::int64_t>(std::int64_t(begin.size())),
-             ex.template scratch<std::int64_t>(std::int64_t(offset.size())), std::int64_t(runs.size()), offset.back()};
-  ex.upload(begin.data(), t.begin.get(), std::int64_t(begin.size()));
-  ex.upload(offset.data(), t.offset.get(), std::int64_t(offset.size()));
+RunTable run_table(Ex& ex, const std::vector<ElementRun>& runs, AuditStaging& staging) {
+  const std::int64_t count = std::int64_t(runs.size());
+  std::int64_t* begin = staging.host<std::int64_t>(count);
+  std::int64_t* offset = staging.host<std::int64_t>(count + 1);
+  offset[0] = 0;
+  for (std::int64_t r = 0; r < count; ++r) {
+    begin[r] = runs[std::size_t(r)].begin;
+    offset[r + 1] = offset[r] + runs[std::size_t(r)].count;
+  }
+  RunTable t{ex.template scratch<std::int64_t>(count), ex.template scratch<std::int64_t>(count + 1), count, offset[count]};
+  ex.upload_async(begin, t.begin.get(), count);
+  ex.upload_async(offset, t.offset.get(), count + 1);
+  staging.keep(t.begin.owner());
+  staging.keep(t.offset.owner());
   return t;
 }
 
@@ -53,27 +61,30 @@ NB_HD inline std::int64_t source_of(const std::int64_t* begin, const std::int64_
 }
 
 template <class Ex, class T, class Read>
-std::vector<T> gather_with(Ex& ex, const std::vector<ElementRun>& runs, Read read) {
-  const RunTable table = run_table(ex, runs);
+void gather_with(Ex& ex, const std::vector<ElementRun>& runs, T* host, AuditStaging& staging, Read read) {
+  const RunTable table = run_table(ex, runs, staging);
+  if (table.total == 0) return;
   Scratch<T> out = ex.template scratch<T>(table.total);
   T* o = out.get();
   const std::int64_t* begin = table.begin.get();
   const std::int64_t* offset = table.offset.get();
   const std::int64_t count = table.runs;
   ex.each(table.total, [=] NB_HD(std::int64_t k) { o[k] = read(source_of(begin, offset, count, k)); });
-  return ex.to_host(o, table.total);
+  ex.to_host_async(o, table.total, host);
+  staging.keep(out.owner());
 }
 
 }  // namespace
 
 template <class Ex>
-std::vector<float> gather(Ex& ex, stored::Tensor tensor, const std::vector<ElementRun>& runs) {
-  return gather_with<Ex, float>(ex, runs, [=] NB_HD(std::int64_t i) { return tensor[i]; });
+void gather_into(Ex& ex, stored::Tensor tensor, const std::vector<ElementRun>& runs, float* host, AuditStaging& staging) {
+  gather_with<Ex, float>(ex, runs, host, staging, [=] NB_HD(std::int64_t i) { return tensor[i]; });
 }
 
 template <class Ex>
-std::vector<double> gather(Ex& ex, const double* reference, const std::vector<ElementRun>& runs) {
-  return gather_with<Ex, double>(ex, runs, [=] NB_HD(std::int64_t i) { return reference[i]; });
+void gather_into(Ex& ex, const double* reference, const std::vector<ElementRun>& runs, double* host,
+                 AuditStaging& staging) {
+  gather_with<Ex, double>(ex, runs, host, staging, [=] NB_HD(std::int64_t i) { return reference[i]; });
 }
 
 template <class Ex>
@@ -110,8 +121,8 @@ FiniteSquares finite_squares(Ex& ex, const double* reference, std::int64_t n) {
   template void draw_inputs<Ex>(Ex&, const std::vector<InputDraw>&, const ProgramTensors&, std::uint64_t);           \
   template ErrorTally compare_output<Ex>(Ex&, stored::Tensor, const double*, std::int64_t, double, double);           \
   template FiniteSquares finite_squares<Ex>(Ex&, const double*, std::int64_t);                                         \
-  template std::vector<float> gather<Ex>(Ex&, stored::Tensor, const std::vector<ElementRun>&);                       \
-  template std::vector<double> gather<Ex>(Ex&, const double*, const std::vector<ElementRun>&);
+  template void gather_into<Ex>(Ex&, stored::Tensor, const std::vector<ElementRun>&, float*, AuditStaging&);          \
+  template void gather_into<Ex>(Ex&, const double*, const std::vector<ElementRun>&, double*, AuditStaging&);
 NB_INSTANTIATE(DeviceExecutor)
 NB_INSTANTIATE(HostExecutor)
 #undef NB_INSTANTIATE

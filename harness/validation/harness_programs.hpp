@@ -8,6 +8,7 @@
 
 #include "harness/input_draw.hpp"
 #include "harness/stored_value.hpp"
+#include "harness/validation/audit_staging.hpp"
 #include "harness/validation/error_tally.hpp"
 #include "harness/validation/program_tensors.hpp"
 #include "harness/validation/slices.hpp"
@@ -27,11 +28,15 @@ ErrorTally compare_output(Ex& ex, stored::Tensor out, const double* reference, s
 template <class Ex>
 FiniteSquares finite_squares(Ex& ex, const double* reference, std::int64_t n);
 
-// The elements of `runs` of a stored tensor, in order, as float; and of a float64 reference. One
-// thread per gathered element (a run may be a whole channel or a single element of a column).
+// The elements of `runs` of a stored tensor, in order, as float, or of a float64 reference, into
+// `host` (run_elements(runs) values from `staging`). One thread per gathered element (a run may be
+// a whole channel or a single element of a column). Nothing waits: the run table goes up from
+// `staging`'s memory, the executor's scratch is kept in `staging`, and `host` holds the values once
+// the executor's arrival() taken after this call has returned.
 template <class Ex>
-std::vector<float> gather(Ex& ex, stored::Tensor tensor, const std::vector<ElementRun>& runs);
+void gather_into(Ex& ex, stored::Tensor tensor, const std::vector<ElementRun>& runs, float* host, AuditStaging& staging);
 template <class Ex>
-std::vector<double> gather(Ex& ex, const double* reference, const std::vector<ElementRun>& runs);
+void gather_into(Ex& ex, const double* reference, const std::vector<ElementRun>& runs, double* host,
+                 AuditStaging& staging);
 
 }  // namespace nb

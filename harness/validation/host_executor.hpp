@@ -3,6 +3,7 @@
 // functors a program hands the device run here across the host's cores, for the CPU tests.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "harness/parallel.hpp"
@@ -34,6 +35,17 @@ class HostExecutor {
   void upload(const T* host, T* data, std::int64_t n) {
     std::copy(host, host + n, data);
   }
+
+  // The host's copies are done when they return.
+  template <class T>
+  void to_host_async(const T* data, std::int64_t n, T* host) {
+    std::copy(data, data + n, host);
+  }
+  template <class T>
+  void upload_async(const T* host, T* data, std::int64_t n) {
+    std::copy(host, host + n, data);
+  }
+  std::function<void()> arrival() { return [] {}; }
 
   // Plain loops in double, rows across cores.
   void gemm(const GemmShape& shape, const double* a, const double* b, double* c);

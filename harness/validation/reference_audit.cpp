@@ -6,7 +6,10 @@
 #include <set>
 #include <sstream>
 
+#include "harness/host_memory.hpp"
+#include "harness/parallel.hpp"
 #include "harness/validation/compare.hpp"
+#include "harness/validation/gathered_order.hpp"
 #include "harness/validation/harness_programs.hpp"
 
 namespace nb {
@@ -27,57 +30,76 @@ const InputDraw* draw_of(const std::vector<InputDraw>& draws, int tensor) {
   return nullptr;
 }
 
-// Where element k of the gathered order sits in the full tensor.
-std::int64_t source_index(const std::vector<ElementRun>& runs, const std::vector<std::int64_t>& offsets, std::int64_t k) {
-  const auto it = std::upper_bound(offsets.begin(), offsets.end(), k) - 1;
-  const ElementRun& r = runs[static_cast<std::size_t>(it - offsets.begin())];
-  return r.begin + (k - *it);
-}
-
 std::string describe_slices(const SliceFamily& f, const std::vector<std::int64_t>& slices) {
   std::ostringstream s;
   s << slices.size() << " of " << f.count << " " << f.unit << "s";
   return s.str();
 }
 
-// The device drew what the host draws: the gathered values of a declared draw, bit for bit, at
-// up to kDrawChecksPerTensor positions. Returns how many it checked.
-std::int64_t check_draw(const InputDraw& draw, const GatheredAudit& t, const std::vector<ElementRun>& runs,
-                        const std::vector<float>& gathered) {
-  const TensorDecl& decl = t.decls.at(static_cast<std::size_t>(draw.tensor));
-  const auto planted = planted_specials(draw, t.seed, decl.elements);
-  std::vector<std::int64_t> offsets{0};
-  for (const ElementRun& r : runs) offsets.push_back(offsets.back() + r.count);
-  const std::int64_t total = offsets.back(), checks = std::min(total, kDrawChecksPerTensor);
-  for (std::int64_t j = 0; j < checks; ++j) {
-    const std::int64_t k = checks == total ? j : j * (total / checks);
-    const std::int64_t index = source_index(runs, offsets, k);
-    const float host = stored_draw(draw, t.seed, decl.dtype, index, planted), device = gathered[std::size_t(k)];
-    if (std::memcmp(&host, &device, sizeof host) != 0) {
-      std::ostringstream msg;
-      msg << "the device drew " << decl.name << "[" << index << "] = " << device << ", the host draws " << host
-          << " (seed " << t.seed << ")";
-      throw ReferenceDisagreement(msg.str());
-    }
+// The tally of n elements on every core: contiguous chunks, merged in order.
+template <class Tally, class Add>
+Tally tally_on_cores(std::int64_t n, const Add& add) {
+  constexpr std::int64_t kChunk = std::int64_t(1) << 16;
+  std::vector<Tally> partial(std::size_t((n + kChunk - 1) / kChunk));
+  parallel_for(std::int64_t(partial.size()), [&](std::int64_t c0, std::int64_t c1) {
+    for (std::int64_t c = c0; c < c1; ++c)
+      for (std::int64_t i = c * kChunk; i < std::min(n, (c + 1) * kChunk); ++i) add(partial[std::size_t(c)], i);
+  }, 1);
+  Tally total;
+  for (const Tally& p : partial) total.merge(p);
+  return total;
+}
+
+// The device drew what the host draws: at the sampled positions of a declared draw's gathered
+// order, the device's values against the host's, bit for bit. Returns how many it checked.
+std::int64_t check_draw(const StagedAudit& t, int tensor, const GatheredOrder& order, const std::vector<std::int64_t>& sample,
+                        const float* host, const float* device) {
+  const TensorDecl& decl = t.decls.at(static_cast<std::size_t>(tensor));
+  for (std::size_t j = 0; j < sample.size(); ++j) {
+    if (std::memcmp(&host[j], &device[j], sizeof(float)) == 0) continue;
+    std::ostringstream msg;
+    msg << "the device drew " << decl.name << "[" << order.source(sample[j]) << "] = " << device[j]
+        << ", the host draws " << host[j] << " (seed " << t.seed << ")";
+    throw ReferenceDisagreement(msg.str());
   }
-  return checks;
+  return std::int64_t(sample.size());
+}
+
+// The sampled positions of a gathered order as runs of one element of the full tensor.
+std::vector<ElementRun> sample_runs(const GatheredOrder& order, const std::vector<std::int64_t>& sample) {
+  std::vector<ElementRun> runs;
+  runs.reserve(sample.size());
+  for (std::int64_t k : sample) runs.push_back({order.source(k), 1});
+  return runs;
+}
+
+std::vector<float> values_at(const float* values, const std::vector<std::int64_t>& sample) {
+  std::vector<float> out(sample.size());
+  for (std::size_t j = 0; j < sample.size(); ++j) out[j] = values[sample[j]];
+  return out;
+}
+
+bool drawn_on_host(const InputDraw& draw, std::int64_t elements, const AuditBudget& budget) {
+  return draw.uniform() || elements <= budget.host_drawn_elements;
 }
 
 // The device's values of one output against Eigen's over the audited slices.
-void compare_slices(const GatheredAudit& t, int tensor, const std::vector<double>& device, const std::vector<double>& eigen,
+void compare_slices(const StagedAudit& t, int tensor, const Landing<double>& device, const std::vector<double>& eigen,
                     const SliceFamily& f, const std::vector<std::int64_t>& slices, ReferenceSummary& summary) {
   const TensorDecl& decl = t.decls.at(static_cast<std::size_t>(tensor));
   const Tolerance& tol = t.tolerances.per_tensor.at(static_cast<std::size_t>(tensor));
-  if (device.size() != eigen.size())
+  if (device.count != std::int64_t(eigen.size()))
     throw std::logic_error(t.op->name() + ": slice family '" + f.unit + "' gives " + decl.name + " " +
-                           std::to_string(eigen.size()) + " elements in its problem and " + std::to_string(device.size()) +
+                           std::to_string(eigen.size()) + " elements in its problem and " + std::to_string(device.count) +
                            " runs");
-  FiniteSquares squares;
-  for (double r : eigen) squares.add(r);
-  const double floor = tol.floor_fraction * squares.rms();
-  ErrorTally tally;
-  for (std::size_t i = 0; i < eigen.size(); ++i) tally.add(std::int64_t(i), false, device[i], eigen[i], floor, 0.0);
-  const TensorErrors e = tensor_errors(decl.name, std::int64_t(eigen.size()), tally, tol);
+  const std::int64_t n = device.count;
+  const double floor =
+      tol.floor_fraction *
+      tally_on_cores<FiniteSquares>(n, [&](FiniteSquares& s, std::int64_t i) { s.add(eigen[std::size_t(i)]); }).rms();
+  const ErrorTally tally = tally_on_cores<ErrorTally>(n, [&](ErrorTally& e, std::int64_t i) {
+    e.add(i, false, device.at[i], eigen[std::size_t(i)], floor, 0.0);
+  });
+  const TensorErrors e = tensor_errors(decl.name, n, tally, tol);
   const double share = std::max(e.normwise / (kAuditShareOfTolerance * tol.normwise),
                                 e.elementwise / (kAuditShareOfTolerance * tol.elementwise));
   summary.worst_normwise = std::max(summary.worst_normwise, e.normwise);
@@ -88,7 +110,7 @@ void compare_slices(const GatheredAudit& t, int tensor, const std::vector<double
   msg << decl.name << " over " << describe_slices(f, slices) << ": ";
   if (e.nonfinite_mismatch > 0)
     msg << "NaN/Inf placement differs at " << e.nonfinite_mismatch << " element(s), the first at " << e.first_mismatch
-        << " of the audited ones (device " << device[std::size_t(e.first_mismatch)] << ", Eigen "
+        << " of the audited ones (device " << device.at[e.first_mismatch] << ", Eigen "
         << eigen[std::size_t(e.first_mismatch)] << ")";
   else
     msg << "normwise " << e.normwise << ", elementwise " << e.elementwise << " (device " << e.worst_value << ", Eigen "
@@ -98,50 +120,119 @@ void compare_slices(const GatheredAudit& t, int tensor, const std::vector<double
   throw ReferenceDisagreement(msg.str());
 }
 
-// The device part of one family's audit: the slices' inputs, the given tensors and the device's
-// values of the checked ones, copied to the host.
-GatheredFamily gather_family(const DeviceTrial& t, const SliceFamily& f, Executor& ex, const AuditBudget& budget) {
-  GatheredFamily g;
+// The gather of `runs` of an executor's tensor into staged host memory, enqueued.
+template <class T, class Source>
+Landing<T> land(Executor& ex, Source source, const std::vector<ElementRun>& runs, AuditStaging& staging) {
+  Landing<T> l;
+  l.count = run_elements(runs);
+  T* host = staging.host<T>(l.count);
+  l.at = host;
+  ex.visit([&](auto& e) { gather_into(e, source, runs, host, staging); });
+  return l;
+}
+
+// The device part of one family's audit: its slices, and the copies of what the host cannot draw.
+StagedFamily stage_family(const DeviceTrial& t, const SliceFamily& f, Executor& ex, const AuditBudget& budget,
+                          AuditStaging& staging) {
+  StagedFamily g;
   g.family = f;
   g.slices = audit_slices(f, t, budget);
   if (g.slices.empty()) return g;
   g.problem = f.problem(g.slices);
-  const std::vector<TensorDecl> sub_decls = t.op.tensors(g.problem);
-  if (sub_decls.size() != t.decls.size()) throw std::logic_error(t.op.name() + ": a slice problem declares other tensors");
-  g.inputs = allocate_host_inputs(sub_decls);
-  g.input_runs.resize(t.decls.size());
-  for (std::size_t i = 0; i < t.decls.size(); ++i) {
+  g.decls = t.op.tensors(g.problem);
+  const std::size_t tensors = t.decls.size();
+  if (g.decls.size() != tensors) throw std::logic_error(t.op.name() + ": a slice problem declares other tensors");
+  g.input_runs.resize(tensors);
+  g.from_device.resize(tensors);
+  g.drawn_sample.resize(tensors);
+  for (std::size_t i = 0; i < tensors; ++i) {
     if (t.decls[i].role == TensorRole::output) continue;
-    g.input_runs[i] = f.runs(static_cast<int>(i), g.slices);
-    std::vector<float> values =
-        ex.visit([&](auto& e) { return gather(e, t.tensors.in(static_cast<int>(i)), g.input_runs[i]); });
-    if (values.size() != g.inputs.data[i].size())
-      throw std::logic_error(t.op.name() + ": slice family '" + f.unit + "' gathers " + std::to_string(values.size()) +
-                             " elements of " + t.decls[i].name + " for a slice problem of " +
-                             std::to_string(g.inputs.data[i].size()));
-    g.inputs.data[i] = std::move(values);
+    const int tensor = static_cast<int>(i);
+    g.input_runs[i] = f.runs(tensor, g.slices);
+    if (run_elements(g.input_runs[i]) != g.decls[i].elements)
+      throw std::logic_error(t.op.name() + ": slice family '" + f.unit + "' gathers " +
+                             std::to_string(run_elements(g.input_runs[i])) + " elements of " + t.decls[i].name +
+                             " for a slice problem of " + std::to_string(g.decls[i].elements));
+    const InputDraw* draw = draw_of(t.draws, tensor);
+    if (!draw || !drawn_on_host(*draw, g.decls[i].elements, budget)) {
+      g.from_device[i] = land<float>(ex, t.tensors.in(tensor), g.input_runs[i], staging);
+      continue;
+    }
+    const GatheredOrder order(g.input_runs[i]);
+    g.drawn_sample[i] = land<float>(ex, t.tensors.in(tensor), sample_runs(order, audit_draw_sample(order.size())), staging);
   }
-  g.given.data.resize(t.decls.size());
-  for (int i : f.given) {
-    const std::vector<ElementRun> whole{{0, t.decls.at(std::size_t(i)).elements}};
-    g.given.data[std::size_t(i)] = ex.visit([&](auto& e) { return gather(e, t.reference[i], whole); });
-  }
-  g.device.data.resize(t.decls.size());
-  for (int c : f.checked)
-    g.device.data[std::size_t(c)] = ex.visit([&](auto& e) { return gather(e, t.reference[c], f.runs(c, g.slices)); });
+  g.given.resize(tensors);
+  for (int i : f.given)
+    g.given[std::size_t(i)] = land<double>(ex, t.reference[i], {{0, t.decls.at(std::size_t(i)).elements}}, staging);
+  g.device.resize(tensors);
+  for (int c : f.checked) g.device[std::size_t(c)] = land<double>(ex, t.reference[c], f.runs(c, g.slices), staging);
   return g;
 }
 
-// The host part: the draws bit for bit, Eigen's slices, and the device's values against them.
-void check_family(const GatheredAudit& t, const GatheredFamily& g, ReferenceSummary& summary, FamilyAudit& record) {
+// `values` holding n elements, its memory kept from an earlier trial where it can be.
+template <class T>
+void reuse(std::vector<T>& values, std::int64_t n) {
+  resize_on_huge_pages(values, std::size_t(n));
+}
+
+// A landing's values into `values` (its memory kept from the last trial), on every core: a copied
+// input may be a GEMM's whole x.
+void copy_on_cores(const Landing<float>& from, std::vector<float>& values) {
+  reuse(values, from.count);
+  parallel_for(from.count, [&](std::int64_t b, std::int64_t e) { std::copy(from.at + b, from.at + e, values.begin() + b); });
+}
+
+// Input i of the slice problem into `values`: the device's copy, or the host's own draw; a declared
+// draw is checked on its sample, the host's values against the device's. Returns the elements checked.
+std::int64_t slice_input(const StagedAudit& t, const StagedFamily& g, std::size_t i, std::vector<float>& values) {
+  const Landing<float>& copied = g.from_device[i];
+  if (copied.at) copy_on_cores(copied, values);
+  const InputDraw* draw = draw_of(t.draws, static_cast<int>(i));
+  if (!draw) return 0;
+  const int tensor = static_cast<int>(i);
+  const GatheredOrder order(g.input_runs[i]);
+  const std::vector<std::int64_t> sample = audit_draw_sample(order.size());
+  if (copied.at) {
+    std::vector<float> host(sample.size());
+    draw_gathered(*draw, t.seed, t.decls[i], GatheredOrder(sample_runs(order, sample)), host.data());
+    return check_draw(t, tensor, order, sample, host.data(), values_at(values.data(), sample).data());
+  }
+  if (g.drawn_sample[i].count != std::int64_t(sample.size()))
+    throw std::logic_error("the audit took " + std::to_string(g.drawn_sample[i].count) + " drawn values of " +
+                           t.decls[i].name + " from the device for a sample of " + std::to_string(sample.size()));
+  reuse(values, order.size());
+  draw_gathered(*draw, t.seed, t.decls[i], order, values.data());
+  return check_draw(t, tensor, order, sample, values_at(values.data(), sample).data(), g.drawn_sample[i].at);
+}
+
+// Eigen's results of a slice problem, zeroed, in memory kept from the last trial.
+void zeroed_references(const std::vector<TensorDecl>& decls, ReferenceTensors& eigen) {
+  eigen.data.resize(decls.size());
+  for (std::size_t i = 0; i < decls.size(); ++i) {
+    if (decls[i].role == TensorRole::input) continue;
+    std::vector<double>& values = eigen.data[i];
+    reuse(values, decls[i].elements);
+    parallel_for(std::int64_t(values.size()), [&](std::int64_t b, std::int64_t e) {
+      std::fill(values.begin() + b, values.begin() + e, 0.0);
+    });
+  }
+}
+
+// The host part: the slices' inputs, Eigen's slices, and the device's values against them.
+void check_family(const StagedAudit& t, const StagedFamily& g, AuditHostMemory::Family& memory,
+                  ReferenceSummary& summary, FamilyAudit& record) {
   if (g.slices.empty()) return;
-  for (std::size_t i = 0; i < t.decls.size(); ++i)
-    if (const InputDraw* draw = draw_of(t.draws, static_cast<int>(i)))
-      summary.drawn_elements_checked += check_draw(*draw, t, g.input_runs[i], g.inputs.data[i]);
-  ReferenceTensors eigen = allocate_references(t.op->tensors(g.problem));
-  t.op->slice_reference(g.problem, g.family, g.inputs, g.given, eigen);
+  const std::size_t tensors = t.decls.size();
+  memory.inputs.data.resize(tensors);
+  for (std::size_t i = 0; i < tensors; ++i)
+    if (t.decls[i].role != TensorRole::output)
+      summary.drawn_elements_checked += slice_input(t, g, i, memory.inputs.data[i]);
+  memory.given.data.resize(tensors);
+  for (int i : g.family.given) memory.given.data[std::size_t(i)] = g.given[std::size_t(i)].values();
+  zeroed_references(g.decls, memory.eigen);
+  t.op->slice_reference(g.problem, g.family, memory.inputs, memory.given, memory.eigen);
   for (int c : g.family.checked)
-    compare_slices(t, c, g.device.data.at(std::size_t(c)), eigen.data.at(std::size_t(c)), g.family, g.slices, summary);
+    compare_slices(t, c, g.device.at(std::size_t(c)), memory.eigen.data.at(std::size_t(c)), g.family, g.slices, summary);
   record.slices = std::int64_t(g.slices.size());
 }
 
@@ -181,23 +272,25 @@ std::vector<std::int64_t> audit_slices(const SliceFamily& f, const DeviceTrial& 
   return {chosen.begin(), chosen.end()};
 }
 
-GatheredAudit gather_audit(const DeviceTrial& t, Executor& ex, const AuditBudget& budget) {
+StagedAudit stage_audit(const DeviceTrial& t, Executor& ex, const AuditBudget& budget, AuditStaging& staging) {
   const std::vector<SliceFamily> families = t.op.slice_families(t.problem);
   if (families.empty()) throw std::logic_error(t.op.name() + " has a reference program but no slice families to audit it");
-  GatheredAudit g;
+  StagedAudit g;
   g.op = &t.op;
   g.decls = t.decls;
   g.draws = t.draws;
   g.seed = t.seed;
   g.tolerances = t.tolerances;
-  for (const SliceFamily& f : families) g.families.push_back(gather_family(t, f, ex, budget));
+  for (const SliceFamily& f : families) g.families.push_back(stage_family(t, f, ex, budget, staging));
+  g.arrival = arrival(ex);
   return g;
 }
 
-void check_audit(const GatheredAudit& audit, ReferenceSummary& summary) {
+void check_audit(const StagedAudit& audit, ReferenceSummary& summary, AuditHostMemory& memory) {
+  audit.arrival();
   if (summary.families.size() != audit.families.size()) {
     summary.families.clear();
-    for (const GatheredFamily& g : audit.families) {
+    for (const StagedFamily& g : audit.families) {
       FamilyAudit a;
       a.unit = g.family.unit;
       a.of = g.family.count;
@@ -205,13 +298,23 @@ void check_audit(const GatheredAudit& audit, ReferenceSummary& summary) {
       summary.families.push_back(a);
     }
   }
+  memory.families.resize(audit.families.size());
   for (std::size_t i = 0; i < audit.families.size(); ++i)
-    check_family(audit, audit.families[i], summary, summary.families[i]);
+    check_family(audit, audit.families[i], memory.families[i], summary, summary.families[i]);
   ++summary.audited_trials;
 }
 
 void audit_reference(const DeviceTrial& t, Executor& ex, const AuditBudget& budget, ReferenceSummary& summary) {
-  check_audit(gather_audit(t, ex, budget), summary);
+  AuditStaging staging(ex.on_device());
+  AuditHostMemory memory;
+  check_audit(stage_audit(t, ex, budget, staging), summary, memory);
+}
+
+std::vector<std::int64_t> audit_draw_sample(std::int64_t total) {
+  const std::int64_t checks = std::min(total, kDrawChecksPerTensor);
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(checks));
+  for (std::int64_t j = 0; j < checks; ++j) positions[std::size_t(j)] = checks == total ? j : j * (total / checks);
+  return positions;
 }
 
 }  // namespace nb

@@ -9,6 +9,7 @@ namespace nb {
 void check_validation_options(const ValidationOptions& options) {
   if (options.trials < 1) throw UsageError("--trials must be at least 1");
   if (options.huge_problem_trials < 1) throw UsageError("--huge-trials must be at least 1");
+  if (!(options.slow_launch_ms >= 0)) throw UsageError("--slow-launch-ms must be at least 0");
 }
 
 ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const ValidationOptions& options,
@@ -18,6 +19,7 @@ ValidationPlan plan_validation(const std::vector<TensorDecl>& decls, const Valid
   plan.device_reference = why_host.empty();
   plan.why_host = why_host;
   plan.audit = options.audit;
+  plan.slow_launch_ms = options.slow_launch_ms;
   const std::int64_t elements = total_elements(decls);
   plan.trials = elements > options.huge_problem_elements ? std::min(options.trials, options.huge_problem_trials)
                                                          : options.trials;

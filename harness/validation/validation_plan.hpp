@@ -4,7 +4,10 @@
 // every distribution at every size. One validated on the host (no reference program, a device
 // reference that does not fit, or `--reference host`) gets every distribution up to
 // `full_validation_elements` and uniform01 beyond, whose Eigen references take seconds. Problems
-// above `huge_problem_elements` (GBs per tensor) run at most `huge_problem_trials` trials.
+// above `huge_problem_elements` (GBs per tensor) run at most `huge_problem_trials` trials. A variant
+// whose validated launch in a distribution's first trial took longer than `slow_launch_ms` (a naive
+// kernel: tens of milliseconds to seconds) gets that trial alone of the distribution; the others
+// get every trial (trials_for).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +27,7 @@ struct ValidationOptions {
   std::int64_t full_validation_elements = std::int64_t(1) << 25;  // 32M elements over all tensors
   std::int64_t huge_problem_elements = std::int64_t(1) << 29;      // 512M elements (2 GiB of fp32)
   int huge_problem_trials = 3;
+  double slow_launch_ms = 50;  // --slow-launch-ms
   ReferencePlace reference = ReferencePlace::device;
   AuditBudget audit;
   std::vector<Distribution> distributions;                        // explicit choice; empty: the rule above
@@ -45,6 +49,12 @@ struct ValidationPlan {
   bool device_reference = false;  // else the host's
   std::string why_host;           // why the host's, when it is
   AuditBudget audit;
+  double slow_launch_ms = 50;
+
+  // The trials of a distribution a variant gets, given its validated launch in the distribution's
+  // first trial: all of them, or that first one alone for a launch over slow_launch_ms. It is still
+  // validated on every distribution; the trials are shared, and a slow variant skips the later ones.
+  int trials_for(double first_launch_ms) const { return first_launch_ms > slow_launch_ms ? 1 : trials; }
 
   // Seed of trial t of distribution index d: distinct for every (d, t) of a run.
   std::uint64_t seed(std::size_t d, int t) const { return base_seed + 100 * d + static_cast<std::uint64_t>(t); }

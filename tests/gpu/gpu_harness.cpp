@@ -25,7 +25,8 @@ ValidationPlan every_distribution(int trials) {
 }
 
 std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& problem,
-                                           const std::vector<Variant*>& variants, const ValidationPlan& plan) {
+                                           const std::vector<Variant*>& variants, const ValidationPlan& plan,
+                                           ProblemPhases* phases) {
   const CudaStream stream;
   std::vector<CaseOutcome> outcomes(variants.size());
   prepare_variants(problem, variants, outcomes, plan_cache_from_environment());  // the tests' shared folder
@@ -33,7 +34,9 @@ std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& prob
   ValidationPlan placed = plan;
   if (placed.why_host.empty()) placed.why_host = why_no_device_reference(op, problem);
   placed.device_reference = placed.why_host.empty();
-  ProblemValidator(op, problem, buffers, stream.get()).run(placed, variants, outcomes, [](const std::string&) {});
+  const ProblemPhases shared =
+      ProblemValidator(op, problem, buffers, stream.get()).run(placed, variants, outcomes, [](const std::string&) {});
+  if (phases) *phases = shared;
   return outcomes;
 }
 

@@ -10,6 +10,7 @@
 
 #include "harness/registry.hpp"
 #include "harness/run/case_outcome.hpp"
+#include "harness/run/phase_times.hpp"
 #include "harness/run/run_case.hpp"
 #include "harness/validation/validation_plan.hpp"
 
@@ -19,8 +20,10 @@ const Registry& registry();
 
 // Prepares and validates each variant on the problem (skipping what supports() refuses), against
 // the device reference where the op has one, unless plan.why_host names a reason to use the host's.
+// `phases`, when given, receives the problem's shared phases.
 std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& problem,
-                                           const std::vector<Variant*>& variants, const ValidationPlan& plan);
+                                           const std::vector<Variant*>& variants, const ValidationPlan& plan,
+                                           ProblemPhases* phases = nullptr);
 
 ValidationPlan every_distribution(int trials = 3);
 

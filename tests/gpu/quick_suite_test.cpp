@@ -46,7 +46,11 @@ TEST_P(QuickSuite, EveryVariantPassesEveryCountedDistribution) {
       EXPECT_EQ(o.validation.disposition, Disposition::passed) << describe(o);
     }
     for (const auto& d : o.validation.distributions) {
-      EXPECT_EQ(d.seeds.size(), 3u);
+      // Three trials, or one for a launch over ValidationPlan::slow_launch_ms (said, to be seen).
+      EXPECT_TRUE(d.seeds.size() == 3u || d.seeds.size() == 1u) << d.seeds.size() << " trials";
+      if (d.seeds.size() == 1u)
+        std::printf("%s on %s: a slow launch (%.1f ms last), one trial of %s\n", variants[k]->name().c_str(),
+                    problem.id().c_str(), o.validation.launch_ms_estimate, distribution_name(d.distribution).c_str());
       EXPECT_EQ(d.unwritten, 0) << distribution_name(d.distribution);
       EXPECT_FALSE(d.input_modified) << distribution_name(d.distribution);
     }

@@ -9,6 +9,7 @@
 
 #include "harness/stored_value.hpp"
 #include "harness/validation/compare.hpp"
+#include "harness/validation/gathered_order.hpp"
 #include "harness/validation/harness_programs.hpp"
 #include "harness/validation/trial_tolerance.hpp"
 
@@ -65,6 +66,60 @@ double gap(double a, double b) { return std::fabs(a - b) / std::max({std::fabs(a
 // terms over the norm of a result that cancels to 1/condition of them, and that result carries a
 // relative rounding error of ~1e-16 x condition from each side's order of summation.
 double condition_allowance(double condition) { return std::max(1e-9, 1e-15 * std::fabs(condition)); }
+
+// The audit draws its slices' declared inputs on the host instead of copying them: for the slices
+// it takes, they hold bit for bit what the executor's tensors hold there (what gather returns).
+void expect_slice_draws_match_the_executors(const DeviceTrial& t, Executor& ex, const AuditBudget& budget) {
+  AuditStaging staging(ex.on_device());
+  for (const SliceFamily& f : t.op.slice_families(t.problem)) {
+    const std::vector<std::int64_t> slices = audit_slices(f, t, budget);
+    if (slices.empty()) continue;
+    for (const InputDraw& d : t.draws) {
+      const TensorDecl& decl = t.decls.at(std::size_t(d.tensor));
+      const GatheredOrder order(f.runs(d.tensor, slices));
+      std::vector<float> drawn(std::size_t(order.size()));
+      draw_gathered(d, t.seed, decl, order, drawn.data());
+      float* gathered = staging.host<float>(order.size());
+      ex.visit([&](auto& e) { gather_into(e, t.tensors.in(d.tensor), f.runs(d.tensor, slices), gathered, staging); });
+      arrival(ex)();
+      std::int64_t differ = 0, first = -1;
+      for (std::int64_t k = 0; k < order.size(); ++k)
+        if (std::memcmp(&drawn[std::size_t(k)], &gathered[k], sizeof(float)) != 0 && differ++ == 0) first = k;
+      EXPECT_EQ(differ, 0) << decl.name << " over " << slices.size() << " " << f.unit << "s: the host draws "
+                           << drawn[std::size_t(std::max<std::int64_t>(first, 0))] << " at gathered element " << first
+                           << ", the executor holds " << gathered[std::max<std::int64_t>(first, 0)];
+      staging.recycle();
+    }
+  }
+}
+
+// A device draw that differs from the host's at one element the audit samples (of declared draw
+// `d`, in the op's first slice family) fails the audit as the device's draw.
+void expect_a_wrong_draw_caught(const DeviceTrial& t, Executor& ex, ProgramMemory& memory, const InputDraw& d,
+                                const AuditBudget& budget) {
+  const TensorDecl& decl = t.decls.at(std::size_t(d.tensor));
+  const SliceFamily f = t.op.slice_families(t.problem).front();
+  const GatheredOrder order(f.runs(d.tensor, audit_slices(f, t, budget)));
+  if (order.size() == 0) return;
+  const std::vector<std::int64_t> sample = audit_draw_sample(order.size());
+  const std::int64_t index = order.source(sample[sample.size() / 2]);
+  std::vector<unsigned char> raw(storage_bytes(decl)), planted;
+  memory.to_host(raw.data(), t.tensors.data.at(std::size_t(d.tensor)), raw.size());
+  planted = raw;
+  const float was = stored::load(raw.data(), index, decl.dtype);
+  stored::MutableTensor{planted.data(), decl.dtype}.set(index, std::isfinite(was) && was != 0 ? -was : 1.0f);
+  memory.from_host(t.tensors.data.at(std::size_t(d.tensor)), planted.data(), planted.size());
+  ReferenceSummary summary;
+  try {
+    audit_reference(t, ex, budget, summary);
+    ADD_FAILURE() << decl.name << "[" << index << "]: a device draw unlike the host's went unseen";
+  } catch (const ReferenceDisagreement& e) {
+    EXPECT_NE(std::string(e.what()).find("the device drew " + decl.name + "[" + std::to_string(index) + "]"),
+              std::string::npos)
+        << e.what();
+  }
+  memory.from_host(t.tensors.data.at(std::size_t(d.tensor)), raw.data(), raw.size());
+}
 
 }  // namespace
 
@@ -143,11 +198,27 @@ ProgramAgreement check_reference_program(const OpSpec& op, const Problem& p, Dis
   // Eigen's audit passes on sampled slices (and on every slice), and catches a planted error.
   const TrialTolerances tolerances = trial_tolerances(op, p, decls, conditions);
   const DeviceTrial trial{op, p, decls, tensors, reference, draws, seed, tolerances};
-  for (const AuditBudget budget : {AuditBudget{}, AuditBudget{0, 3, std::int64_t(1) << 20}}) {
+  // The budgets: the default (the whole of a quick problem); three slices however small the
+  // problem; and three slices with every non-uniform draw copied from the executor rather than
+  // drawn on the host.
+  const AuditBudget few{0, 3, std::int64_t(1) << 20}, copying{0, 3, std::int64_t(1) << 20, 0};
+  for (const AuditBudget budget : {AuditBudget{}, few, copying}) {
     ReferenceSummary summary;
     EXPECT_NO_THROW(audit_reference(trial, ex, budget, summary));
     EXPECT_LT(summary.worst_share_of_bound, 1.0);
     EXPECT_EQ(summary.audited_trials, 1);
+    EXPECT_GT(summary.drawn_elements_checked, 0);
+  }
+  expect_slice_draws_match_the_executors(trial, ex, AuditBudget{});
+  // A wrong device draw is caught, under `special` (its plants among the draws): in each declared
+  // draw, drawn on the host, and in a non-uniform one copied from the executor.
+  if (d == Distribution::special) {
+    for (const InputDraw& draw : draws) expect_a_wrong_draw_caught(trial, ex, memory, draw, few);
+    for (const InputDraw& draw : draws)
+      if (!draw.uniform()) {
+        expect_a_wrong_draw_caught(trial, ex, memory, draw, copying);
+        break;
+      }
   }
   const std::vector<SliceFamily> families = op.slice_families(p);
   EXPECT_FALSE(families.empty());

@@ -32,6 +32,7 @@ TEST(Cli, BadArgumentsAndParametersExitTwoWithAMessage) {
   expect_usage_error({"run", "--distributions", "gaussian"}, "unknown distribution");
   expect_usage_error({"run", "--trials", "0"}, "--trials");
   expect_usage_error({"run", "--huge-trials", "0"}, "--huge-trials");
+  expect_usage_error({"run", "--slow-launch-ms", "-1"}, "--slow-launch-ms");
   expect_usage_error({"run", "--min-time", "-1"}, "--min-time");
   expect_usage_error({"run", "--frobnicate"}, "--frobnicate");
   expect_usage_error({"list", "widgets"}, "widgets");

@@ -47,6 +47,8 @@ TEST(HostileInput, NonFiniteAndOutOfRangeOptionValues) {
     expect_usage_error({"compare", a, b, "--fail-on-regression", value}, "--fail-on-regression");
   for (const char* option : {"--min-noise", "--spread-k"})
     for (const char* value : {"nan", "-1", "inf", "1e400"}) expect_usage_error({"compare", a, b, option, value}, option);
+  for (const char* value : {"nan", "inf", "-1", "1e400"})
+    expect_usage_error({"run", "--suite", "quick", "--slow-launch-ms", value}, "--slow-launch-ms");
   for (const char* value : {"nan", "inf", "0", "-1", "1e400"}) {
     expect_usage_error({"run", "--suite", "quick", "--min-time", value}, "--min-time");
     expect_usage_error({"eval", "cand.cu", "--op", "softmax", "--case-timeout", value}, "--case-timeout");

@@ -18,7 +18,8 @@ RunPhases run_phases() {
 
 ProblemPhases problem(const std::string& id, double draw, double reference) {
   ProblemPhases p;
-  p.problem = id, p.reference = "device", p.draw_s = draw, p.reference_s = reference, p.audit_s = 0.5, p.upload_s = 0.25;
+  p.problem = id, p.reference = "device", p.draw_s = draw, p.reference_s = reference, p.audit_gather_s = 0.125;
+  p.audit_wait_s = 0.375, p.upload_s = 0.25;
   p.timing_inputs_s = 0.125, p.ceiling_s = 2;
   return p;
 }
@@ -37,7 +38,9 @@ TEST(PhaseTimes, TotalsSumEachPhaseOverProblemsAndCases) {
                                    {case_phases(1, 2, 10), case_phases(0.5, 0.5, 5)});
   EXPECT_DOUBLE_EQ(t.draw, 4);
   EXPECT_DOUBLE_EQ(t.reference, 6);
-  EXPECT_DOUBLE_EQ(t.audit, 1);
+  EXPECT_DOUBLE_EQ(t.audit_gather, 0.25);
+  EXPECT_DOUBLE_EQ(t.audit_wait, 0.75);
+  EXPECT_DOUBLE_EQ(t.audit(), 1);
   EXPECT_DOUBLE_EQ(t.upload, 0.5);
   EXPECT_DOUBLE_EQ(t.timing_inputs, 0.25);
   EXPECT_DOUBLE_EQ(t.compute_ceilings, 4);
@@ -78,6 +81,23 @@ TEST(PhaseTimes, TheReportPageShowsWhereTheTimeWent) {
   EXPECT_NE(html.find(">60.0%<"), std::string::npos) << "their share of the run";
   EXPECT_NE(html.find(">7.25<"), std::string::npos) << "the problem's draw";
   EXPECT_NE(html.find(">4.00<"), std::string::npos) << "its row's own validation, summed";
+  EXPECT_NE(html.find("its copies from the device, before the variants"), std::string::npos);
+  EXPECT_NE(html.find("the wait for its host part, not hidden by the variants"), std::string::npos);
+  EXPECT_NE(html.find(">0.38<"), std::string::npos) << "the problem's audit wait";
+}
+
+TEST(PhaseTimes, TheAuditIsSplitIntoItsCopiesAndTheWaitForItsHostPart) {
+  const std::vector<ProblemPhases> problems = {problem("a", 1, 2), problem("b", 3, 4)};
+  const PhaseTotals totals = sum_phases(run_phases(), problems, {});
+  const nlohmann::json j = run_phases_json(run_phases(), totals, problems);
+  EXPECT_DOUBLE_EQ(j.at("validation").at("audit_gather_s").get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j.at("validation").at("audit_wait_s").get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(j.at("validation").at("audit_s").get<double>(), 1.0) << "their sum, as before";
+  const nlohmann::json& a = j.at("problems").at(0);
+  EXPECT_DOUBLE_EQ(a.at("audit_gather_s").get<double>(), 0.125);
+  EXPECT_DOUBLE_EQ(a.at("audit_wait_s").get<double>(), 0.375);
+  EXPECT_DOUBLE_EQ(a.at("audit_s").get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(a.at("total_s").get<double>(), problems[0].total());
 }
 
 TEST(PhaseTimes, OlderReportsLoadWithNullPhases) {

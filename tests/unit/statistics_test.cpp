@@ -45,5 +45,27 @@ TEST(SamplePlan, SampleCountFollowsTheLaunchTimeWithinBounds) {
   EXPECT_EQ(plan.samples_for(1500.0), 3);   // never fewer than 3
 }
 
+// A slow launch (a naive kernel) costs what the stopping rule asks and no more: its validation
+// warmed it up, the samples stop at what fits in max_case_s (three at least), and the wall-clock
+// bracket is one launch (repeated only when it looks like escaping work).
+TEST(SamplePlan, ASlowLaunchStopsAsSoonAsTheRuleAllows) {
+  SamplePlan plan;
+  EXPECT_EQ(plan.samples_for(170.0), 8);    // a naive BatchNorm at 16x64x256x256: 1.4 s of samples
+  EXPECT_EQ(plan.samples_for(501.0), 3);    // over max_case_s / 3: the median of three
+  EXPECT_EQ(plan.samples_for(1100.0), 3);   // gemm_scale_bn 16384x4096x4096's naive launch
+  EXPECT_EQ(plan.samples_for(31000.0), 3);
+  EXPECT_EQ(plan.warm_ups_for(0.01), 3);
+  EXPECT_EQ(plan.warm_ups_for(49.9), 3);
+  EXPECT_EQ(plan.warm_ups_for(50.0), 1);  // the timed-output check snapshots what it wrote
+  EXPECT_EQ(plan.warm_ups_for(1100.0), 1);
+  EXPECT_EQ(plan.bracket_launches(0.001), 200);
+  EXPECT_EQ(plan.bracket_launches(1.0), 20);
+  EXPECT_EQ(plan.bracket_launches(25.0), 1);
+  EXPECT_EQ(plan.bracket_launches(1100.0), 1);
+  // In all, a 1.1 s launch is warmed once (the output check's snapshot), timed in 3 samples and
+  // bracketed once: 5 launches, 5.5 s.
+  EXPECT_EQ(plan.warm_ups_for(1100.0) + plan.samples_for(1100.0) + plan.bracket_launches(1100.0), 5);
+}
+
 }  // namespace
 }  // namespace nb

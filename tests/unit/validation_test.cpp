@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "harness/distribution.hpp"
+#include "harness/errors.hpp"
 #include "harness/validation/compare.hpp"
 #include "harness/validation/validation_plan.hpp"
 #include "harness/validation/validation_result.hpp"
@@ -154,6 +155,28 @@ TEST(ValidationPlan, DeviceReferencesGetEveryDistributionHostOnesOnlySmallProble
   ValidationPlan p = plan_validation(small, options, device);
   EXPECT_NE(p.seed(0, 1), p.seed(1, 1));
   EXPECT_NE(p.seed(0, 0), p.seed(0, 1));
+}
+
+// A variant whose launch in a distribution's first trial took more than tens of milliseconds (a
+// naive kernel) gets that trial alone; the others every trial; every variant every distribution.
+TEST(ValidationPlan, ASlowLaunchGetsOneTrialPerDistribution) {
+  ValidationOptions options;
+  const std::vector<TensorDecl> decls = {{"x", TensorRole::input, 1000}};
+  const ValidationPlan plan = plan_validation(decls, options, "");
+  EXPECT_EQ(plan.slow_launch_ms, 50);
+  EXPECT_EQ(plan.trials_for(0.02), 3);
+  EXPECT_EQ(plan.trials_for(50.0), 3) << "the bound itself is not slow";
+  EXPECT_EQ(plan.trials_for(50.5), 1);
+  EXPECT_EQ(plan.trials_for(1100.0), 1);  // gemm_scale_bn 16384x4096x4096's naive launch
+  options.trials = 5;
+  options.slow_launch_ms = 200;
+  const ValidationPlan own = plan_validation(decls, options, "");
+  EXPECT_EQ(own.trials_for(150.0), 5);
+  EXPECT_EQ(own.trials_for(250.0), 1);
+  options.trials = 1;
+  EXPECT_EQ(plan_validation(decls, options, "").trials_for(1e6), 1) << "never more than --trials";
+  options.slow_launch_ms = -1;
+  EXPECT_THROW(plan_validation(decls, options, ""), UsageError);
 }
 
 TEST(ValidationResult, StressFailureCountsOnlyWhenClaimed) {
