@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads) smem_kernel(Args a) {
   const float mean = total.x / float(a.group_elems);
   float var = total.y / float(a.group_elems) - mean * mean;
   var = var < 0.f ? 0.f : var;
-  normalize_span(a, grp, 0, a.group_elems, src, mean, invstd_of(var, a.eps), threadIdx.x, kThreads);
+  normalize_span(a, grp, 0, a.group_elems, src, mean, invstd_of(mean, var, a.eps), threadIdx.x, kThreads);
 }
 
 void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {

@@ -37,7 +37,7 @@ __global__ void small_groups(Args a, int width) {
   const float mean = segment_sum(sum, width) / float(ge);
 #pragma unroll
   for (int k = 0; k < K; ++k) m2 += sub + k * width < ge ? (v[k] - mean) * (v[k] - mean) : 0.f;
-  const float invstd = invstd_of(segment_sum(m2, width) / float(ge), a.eps);
+  const float invstd = invstd_of(mean, segment_sum(m2, width) / float(ge), a.eps);
   const int c0 = int(grp % a.g) * a.cpg;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kTeamThreads, 2) team_kernel(Args a, TeamPlan 
     } else if (next) {
       ahead.fetch(next, held);
     }
-    const float invstd = invstd_of(w.variance_biased(), a.eps);
+    const float invstd = invstd_of(w.mean, w.variance_biased(), a.eps);
     normalize_span(a, grp, b, b + held, smem, w.mean, invstd, threadIdx.x, blockDim.x);
     normalize_span(a, grp, b + held, e, src + held, w.mean, invstd, threadIdx.x, blockDim.x);
     __syncthreads();  // the next wave refills smem

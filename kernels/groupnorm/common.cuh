@@ -9,6 +9,7 @@
 #include "kernels/common/alignment.cuh"
 #include "kernels/common/merge.cuh"
 #include "kernels/common/reduce.cuh"
+#include "kernels/common/saturated_variance.cuh"
 #include "kernels/common/welford.cuh"
 #include "kernels/groupnorm/spec.hpp"
 
@@ -54,7 +55,11 @@ __device__ inline float variance_of(const SumSquares& s) {
   return v < 0.f ? 0.f : v;
 }
 __device__ inline float variance_of(const dev::Welford& w) { return w.variance_biased(); }
-__device__ inline float invstd_of(float variance, float eps) { return 1.0f / sqrtf(variance + eps); }
+// 1 / sqrt(var + eps) of a group, its variance saturated where fp32 overflowed (wide data:
+// kernels/common/saturated_variance.cuh), so y stays finite where the reference's is.
+__device__ inline float invstd_of(float mean, float variance, float eps) {
+  return 1.0f / sqrtf(dev::saturated_variance(mean, variance) + eps);
+}
 
 using dev::aligned16;
 using dev::block_merge;

@@ -41,8 +41,9 @@ __global__ void __launch_bounds__(kSplitThreads) split_normalize(Args a, SplitPl
   S s;
   for (long long i = threadIdx.x; i < sp.slices; i += blockDim.x) s.merge(partials[grp * sp.slices + i]);
   s = block_merge(s, scratch);
-  normalize_span(a, grp, b, e, a.x + grp * a.group_elems + b, mean_of(s), invstd_of(variance_of(s), a.eps),
-                 threadIdx.x, blockDim.x);
+  const float mean = mean_of(s);
+  normalize_span(a, grp, b, e, a.x + grp * a.group_elems + b, mean, invstd_of(mean, variance_of(s), a.eps), threadIdx.x,
+                 blockDim.x);
 }
 
 template <class S>
