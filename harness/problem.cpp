@@ -1,5 +1,6 @@
 #include "harness/problem.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -62,11 +63,16 @@ Params Params::parse(const std::string& text) {
 
 std::string format_param(const ParamDecl& decl, double value) {
   char buf[64];
-  if (decl.integer)
+  if (decl.integer) {
     std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::llround(value)));
-  else
-    std::snprintf(buf, sizeof buf, "%g", value);
-  return buf;
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%g", value);
+  if (std::strtod(buf, nullptr) == value) return buf;
+  // More digits than %g's six: the shortest text that reads back as the value, so that the id
+  // still rebuilds the problem.
+  const auto [end, error] = std::to_chars(buf, buf + sizeof buf, value);
+  return error == std::errc() ? std::string(buf, end) : std::string(buf);
 }
 
 }  // namespace nb

@@ -71,7 +71,8 @@ struct NamedProblem {
   std::vector<DType> dtypes{DType::f32};  // one problem per dtype (a GEMM problem in fp32 and tf32)
 };
 
-// Formats a parameter value the way ids spell it: integers plainly, reals in %g.
+// Formats a parameter value the way ids spell it: integers plainly, reals in %g, or with as many
+// digits as it takes to read back as the same value.
 std::string format_param(const ParamDecl& decl, double value);
 
 }  // namespace nb

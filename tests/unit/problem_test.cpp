@@ -25,6 +25,17 @@ TEST(Problem, IdParsesBackToTheSameProblem) {
   EXPECT_DOUBLE_EQ(op.parse_problem_id("copy_op/n64_g8_eps1e-06/fp32").real("eps"), 1e-6);
 }
 
+// The id alone rebuilds the problem: a real parameter keeps every digit it was given, where %g's
+// six digits named eps = 0.1234567 as eps0.123457 (found by the params fuzz target's property).
+TEST(Problem, AnIdKeepsEveryDigitOfARealParameter) {
+  TestOp op;
+  for (double eps : {0.1234567, 1.0000001e-5, 0.30000000000000004, 4.9e-324}) {
+    const Problem p = op.make_problem({{"n", 64}, {"eps", eps}});
+    EXPECT_EQ(op.parse_problem_id(p.id()).real("eps"), eps) << p.id();
+  }
+  EXPECT_EQ(op.make_problem({{"n", 64}, {"eps", 0.125}}).id(), "copy_op/n64_eps0.125/fp32");
+}
+
 TEST(Problem, BadParametersAreUsageErrorsThatSayWhy) {
   TestOp op;
   auto message = [&](const Params& p) {
