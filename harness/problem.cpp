@@ -61,18 +61,19 @@ Params Params::parse(const std::string& text) {
   return out;
 }
 
-std::string format_param(const ParamDecl& decl, double value) {
+std::string real_text(double value) {
   char buf[64];
-  if (decl.integer) {
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::llround(value)));
-    return buf;
-  }
   std::snprintf(buf, sizeof buf, "%g", value);
   if (std::strtod(buf, nullptr) == value) return buf;
-  // More digits than %g's six: the shortest text that reads back as the value, so that the id
-  // still rebuilds the problem.
   const auto [end, error] = std::to_chars(buf, buf + sizeof buf, value);
   return error == std::errc() ? std::string(buf, end) : std::string(buf);
+}
+
+std::string format_param(const ParamDecl& decl, double value) {
+  if (!decl.integer) return real_text(value);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::llround(value)));
+  return buf;
 }
 
 }  // namespace nb

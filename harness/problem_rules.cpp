@@ -2,23 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <sstream>
 
 #include "harness/errors.hpp"
 
 namespace nb {
-namespace {
-
-// The shortest text that reads back as v: 4.5 stays "4.5" and 4.0000001 stays "4.0000001".
-std::string shortest_text(double v) {
-  char text[32];
-  const auto [end, error] = std::to_chars(text, text + sizeof text, v);
-  return error == std::errc() ? std::string(text, end) : std::to_string(v);
-}
-
-}  // namespace
 
 Problem make_problem(const ProblemRules& rules, const Params& given, DType dtype) {
   const std::vector<ParamDecl>& decls = rules.decls;
@@ -46,7 +35,7 @@ Problem make_problem(const ProblemRules& rules, const Params& given, DType dtype
     const std::string* text = given.text(d.name);  // as the user wrote it, when parsed
     if (d.integer && (text ? !is_plain_integer(*text) : v != std::floor(v)))
       throw UsageError(rules.op + ": parameter '" + d.name + "' must be an integer in plain decimal digits, got '" +
-                       (text ? *text : shortest_text(v)) + "'");
+                       (text ? *text : real_text(v)) + "'");
     if (!(v >= d.min_value && v <= d.max_value)) {
       std::ostringstream msg;
       msg << rules.op << ": parameter '" << d.name << "' = " << (text ? *text : format_param(d, v)) << " is out of range ["

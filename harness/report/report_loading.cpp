@@ -11,7 +11,6 @@
 #include <sstream>
 
 namespace nb {
-
 namespace {
 
 // A report nests 8 levels. Deeper text is refused while it is parsed: the library's writer, copy
