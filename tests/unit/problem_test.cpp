@@ -36,6 +36,18 @@ TEST(Problem, AnIdKeepsEveryDigitOfARealParameter) {
   EXPECT_EQ(op.make_problem({{"n", 64}, {"eps", 0.125}}).id(), "copy_op/n64_eps0.125/fp32");
 }
 
+// A value of 100,000 digits (a command line takes 128 KB) is checked without recursion: std::regex
+// matched it one stack frame per character and `--params n=<30,000 digits>` died of a segfault.
+TEST(Problem, AValueOfAHundredThousandDigitsIsCheckedWithoutACrash) {
+  const std::string digits(100000, '7');
+  EXPECT_TRUE(is_plain_integer(digits));
+  EXPECT_FALSE(is_plain_integer(digits + "x"));
+  EXPECT_THROW(Params::parse("n=" + digits), UsageError);  // beyond a double: not finite
+  EXPECT_EQ(Params::parse("n=0." + digits).real("n"), 0.7777777777777778);
+  TestOp op;
+  EXPECT_THROW(op.parse_problem_id("copy_op/n" + digits + "/fp32"), UsageError);
+}
+
 TEST(Problem, BadParametersAreUsageErrorsThatSayWhy) {
   TestOp op;
   auto message = [&](const Params& p) {
