@@ -1,7 +1,7 @@
 // The corpus replay under the normal build: a fuzz target's LLVMFuzzerTestOneInput on every file
-// below the folders given, so every kept input (each finding's among them) runs in CTest.
-// A thrown exception fails the replay naming the file; a broken property aborts after the
-// file's name is printed.
+// given and every file below the folders given, so that every kept input (each finding's among
+// them) runs in CTest. A thrown exception fails the replay naming the file; a broken property
+// aborts after the file's name is printed.
 #include <algorithm>
 #include <cstdint>
 #include <exception>
@@ -18,9 +18,12 @@ namespace {
 
 std::vector<std::string> corpus_files(int argc, char** argv) {
   std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i)
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(argv[i]))
-      if (entry.is_regular_file()) files.push_back(entry.path().string());
+  for (int i = 1; i < argc; ++i) {
+    if (std::filesystem::is_regular_file(argv[i])) files.push_back(argv[i]);
+    else
+      for (const auto& entry : std::filesystem::recursive_directory_iterator(argv[i]))
+        if (entry.is_regular_file()) files.push_back(entry.path().string());
+  }
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -29,7 +32,7 @@ std::vector<std::string> corpus_files(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: " << argv[0] << " CORPUS_FOLDER...\n";
+    std::cerr << "usage: " << argv[0] << " CORPUS_FOLDER_OR_FILE...\n";
     return 2;
   }
   const std::vector<std::string> files = corpus_files(argc, argv);
