@@ -11,6 +11,7 @@
 #include "harness/distribution.hpp"
 #include "harness/input_draw.hpp"
 #include "harness/problem.hpp"
+#include "harness/problem_rules.hpp"
 #include "harness/tensors.hpp"
 #include "harness/tolerance.hpp"
 #include "harness/validation/executor.hpp"
@@ -107,6 +108,8 @@ class OpSpec {
   const std::vector<std::unique_ptr<Variant>>& variants() const { return variants_; }
   Variant* find_variant(const std::string& name) const;  // null when absent
 
+  // The parameters, dtypes and check() as data (problem_rules.hpp).
+  ProblemRules problem_rules() const;
   // Builds a problem: fills defaults, checks ranges and check(), names it. Throws UsageError.
   Problem make_problem(const Params& given, DType dtype = DType::f32) const;
   // Rebuilds a problem from its id ("rmsnorm_nchw/n16_c64_h256_w256/fp32"). Throws UsageError.

@@ -1,9 +1,9 @@
 #include "harness/problem.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <regex>
 
 #include "harness/errors.hpp"
 
@@ -24,17 +24,43 @@ const std::string* Params::text(const std::string& name) const {
   return it == texts_.end() ? nullptr : &it->second;
 }
 
-bool is_plain_integer(const std::string& text) { return std::regex_match(text, std::regex("-?[0-9]+")); }
-
 namespace {
+
+// How many decimal digits `text` holds from `at` on. The checks below scan once, without
+// std::regex, whose matcher recursed once per character: 30,000 digits overflowed the stack.
+std::size_t digits_from(const std::string& text, std::size_t at) {
+  std::size_t n = 0;
+  while (at + n < text.size() && text[at + n] >= '0' && text[at + n] <= '9') ++n;
+  return n;
+}
 
 // A decimal number as people write one: an optional sign, digits with an optional fraction, an
 // optional exponent ("4", "-4", "0.5", ".5", "1e-5"); not "0x10", "inf", "nan" or "4abc".
 bool is_decimal_number(const std::string& text) {
-  return std::regex_match(text, std::regex(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)"));
+  std::size_t at = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  const std::size_t whole = digits_from(text, at);
+  at += whole;
+  std::size_t fraction = 0;
+  if (at < text.size() && text[at] == '.') {
+    fraction = digits_from(text, ++at);
+    at += fraction;
+  }
+  if (whole == 0 && fraction == 0) return false;
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    if (++at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+    const std::size_t exponent = digits_from(text, at);
+    if (exponent == 0) return false;
+    at += exponent;
+  }
+  return at == text.size();
 }
 
 }  // namespace
+
+bool is_plain_integer(const std::string& text) {
+  const std::size_t start = !text.empty() && text[0] == '-' ? 1 : 0;
+  return text.size() > start && digits_from(text, start) == text.size() - start;
+}
 
 Params Params::parse(const std::string& text) {
   Params out;
@@ -60,12 +86,18 @@ Params Params::parse(const std::string& text) {
   return out;
 }
 
-std::string format_param(const ParamDecl& decl, double value) {
+std::string real_text(double value) {
   char buf[64];
-  if (decl.integer)
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::llround(value)));
-  else
-    std::snprintf(buf, sizeof buf, "%g", value);
+  std::snprintf(buf, sizeof buf, "%g", value);
+  if (std::strtod(buf, nullptr) == value) return buf;
+  const auto [end, error] = std::to_chars(buf, buf + sizeof buf, value);
+  return error == std::errc() ? std::string(buf, end) : std::string(buf);
+}
+
+std::string format_param(const ParamDecl& decl, double value) {
+  if (!decl.integer) return real_text(value);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::llround(value)));
   return buf;
 }
 

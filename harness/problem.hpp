@@ -71,7 +71,12 @@ struct NamedProblem {
   std::vector<DType> dtypes{DType::f32};  // one problem per dtype (a GEMM problem in fp32 and tf32)
 };
 
-// Formats a parameter value the way ids spell it: integers plainly, reals in %g.
+// A real in %g, or with as many digits as it takes to read back as the same value: 1e-05 and
+// 0.125 as %g spells them, 0.1234567 whole (%g's six digits would make it 0.123457).
+std::string real_text(double value);
+
+// Formats a parameter value the way ids spell it: integers plainly, reals as real_text, so that
+// the id rebuilds the same problem.
 std::string format_param(const ParamDecl& decl, double value);
 
 }  // namespace nb

@@ -1,7 +1,5 @@
 #include "harness/tensors.hpp"
 
-#include "harness/host_memory.hpp"
-
 namespace nb {
 
 std::vector<std::int64_t> dims_of(const TensorDecl& d) {
@@ -22,30 +20,6 @@ const char* role_name(TensorRole r) {
     case TensorRole::inout: return "inout";
   }
   return "?";
-}
-
-HostTensors allocate_host_inputs(const std::vector<TensorDecl>& decls) {
-  HostTensors t;
-  t.data.resize(decls.size());
-  for (std::size_t i = 0; i < decls.size(); ++i)
-    if (decls[i].role != TensorRole::output) resize_on_huge_pages(t.data[i], static_cast<std::size_t>(decls[i].elements));
-  return t;
-}
-
-ReferenceTensors allocate_references(const std::vector<TensorDecl>& decls) {
-  ReferenceTensors r;
-  r.data.resize(decls.size());
-  for (std::size_t i = 0; i < decls.size(); ++i)
-    if (decls[i].role != TensorRole::input) resize_on_huge_pages(r.data[i], static_cast<std::size_t>(decls[i].elements));
-  return r;
-}
-
-HostTensors allocate_host_results(const std::vector<TensorDecl>& decls) {
-  HostTensors t;
-  t.data.resize(decls.size());
-  for (std::size_t i = 0; i < decls.size(); ++i)
-    if (decls[i].role != TensorRole::input) resize_on_huge_pages(t.data[i], static_cast<std::size_t>(decls[i].elements));
-  return t;
 }
 
 std::size_t storage_bytes(const TensorDecl& d) {

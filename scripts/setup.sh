@@ -33,18 +33,7 @@ present() {
 missing=()
 for pkg in "${!PROVIDES[@]}" "${OPTIONAL[@]}"; do present "$pkg" || missing+=("$pkg"); done
 
-if [ ${#missing[@]} -gt 0 ]; then
-  nb_say "installing: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  if $SUDO apt-get update -qq >/dev/null 2>&1; then
-    for pkg in "${missing[@]}"; do
-      $SUDO apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null 2>&1 || nb_say "apt-get could not install $pkg"
-    done
-  else
-    nb_say "apt-get cannot reach a package source (offline machine): checking what is present"
-  fi
-fi
+[ ${#missing[@]} -eq 0 ] || nb_apt_install "${missing[@]}"
 
 failed=()
 for pkg in "${!PROVIDES[@]}"; do present "$pkg" || failed+=("$pkg"); done

@@ -11,6 +11,30 @@
 #include <sstream>
 
 namespace nb {
+namespace {
+
+// A report nests 8 levels. Deeper text is refused while it is parsed: the library's writer, copy
+// and comparison recurse once per level, and 100,000 levels (a 200 KB file) overflow the stack.
+constexpr int kMaxReportDepth = 64;
+
+// The JSON of a report file; every error names the file: a syntax error, nesting deeper than
+// kMaxReportDepth, and a number beyond a double's range (which the library throws as out_of_range).
+nlohmann::json parse_report_text(const std::string& text, const std::string& path) {
+  using Event = nlohmann::json::parse_event_t;
+  const auto refuse_deep = [&path](int depth, Event event, nlohmann::json&) {
+    if ((event == Event::object_start || event == Event::array_start) && depth >= kMaxReportDepth)
+      throw UsageError(path + ": JSON nested deeper than " + std::to_string(kMaxReportDepth) +
+                       " levels; a normbench report nests 8 (see docs/report-schema.md)");
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, refuse_deep);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(path + ": not valid JSON: " + e.what());
+  }
+}
+
+}  // namespace
 
 void require_readable_report(const nlohmann::json& report, const std::string& origin) {
   if (!report.is_object() || !report.contains("schema") || report["schema"] != kReportSchema)
@@ -93,12 +117,7 @@ nlohmann::json load_report_file(const std::string& path) {
   if (!in) throw UsageError(path + ": cannot open for reading");
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json report;
-  try {
-    report = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError(path + ": not valid JSON: " + e.what());
-  }
+  nlohmann::json report = parse_report_text(text.str(), path);
   require_readable_report(report, path);
   fill_fields_of_newer_minors(report);
   return report;

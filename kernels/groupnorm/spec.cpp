@@ -39,7 +39,7 @@ class GroupNormSpec final : public OpSpec {
     if (c % g != 0)
       return "c = " + std::to_string(c) + " is not divisible by g = " + std::to_string(g) +
              " (GroupNorm needs whole channels per group)";
-    if (c / g * p.dim("h") * p.dim("w") >= (std::int64_t{1} << 31))
+    if (double(c / g) * p.real("h") * p.real("w") >= 2147483648.0)  // in double: 1e9^3 does not wrap
       return "a group holds (c/g)*h*w >= 2^31 elements; groups index with 32 bits inside a group";
     return "";
   }

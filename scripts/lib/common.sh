@@ -5,6 +5,21 @@ export NB_ROOT
 nb_say() { printf 'normbench: %s\n' "$*" >&2; }
 nb_die() { printf 'normbench: error: %s\n' "$*" >&2; exit 1; }
 
+# Installs Debian packages through apt-get (sudo when not root); on an offline machine it only says so.
+nb_apt_install() {
+  nb_say "installing: $*"
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  if $sudo apt-get update -qq >/dev/null 2>&1; then
+    local pkg
+    for pkg in "$@"; do
+      $sudo apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null 2>&1 || nb_say "apt-get could not install $pkg"
+    done
+  else
+    nb_say "apt-get cannot reach a package source (offline machine): checking what is present"
+  fi
+}
+
 # nvcc is often installed outside PATH (/usr/local/cuda/bin); CMake's CUDA language needs it.
 if ! command -v nvcc >/dev/null 2>&1; then
   for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do

@@ -102,6 +102,17 @@ TEST_F(GroupNormReference, ChannelsNotDivisibleByGroupsIsAUsageError) {
   }
 }
 
+// (c/g)*h*w of c, h, w up to 1e9 is beyond 64 bits: the check must not wrap (to a negative size
+// that passed) and let a group of 1e27 elements through.
+TEST_F(GroupNormReference, AGroupBeyondSixtyFourBitsIsRefused) {
+  try {
+    op->make_problem({{"n", 1}, {"c", 1e9}, {"h", 1e9}, {"w", 1e9}, {"g", 1}});
+    FAIL() << "a group of 1e27 elements accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("2^31"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(GroupNormReference, ProblemIdsRoundTrip) {
   for (const Problem& p : op->problems_in("")) {
     const Problem back = op->parse_problem_id(p.id());

@@ -164,6 +164,9 @@ TEST(HostileInput, MalformedReportFilesAreUsageErrors) {
       {"results object", R"({"schema": "normbench.report", "schema_version": 1, "results": {}})"},
       {"row not an object", R"({"schema": "normbench.report", "schema_version": 1, "results": [{}, 1, null]})"},
       {"deep", std::string(100000, '[') + std::string(100000, ']')},
+      {"deep text field", R"({"schema": "normbench.report", "schema_version": 1, "results": [{"op": )" +
+                              std::string(100000, '[') + std::string(100000, ']') + "}]}"},
+      {"number overflow", R"({"schema": "normbench.report", "schema_version": 1, "results": [{"gbps": 1e999}]})"},
   };
   test::TempFolder dir;
   for (const auto& [name, text] : files) {

@@ -25,6 +25,29 @@ TEST(Problem, IdParsesBackToTheSameProblem) {
   EXPECT_DOUBLE_EQ(op.parse_problem_id("copy_op/n64_g8_eps1e-06/fp32").real("eps"), 1e-6);
 }
 
+// The id alone rebuilds the problem: a real parameter keeps every digit it was given, where %g's
+// six digits named eps = 0.1234567 as eps0.123457 (found by the params fuzz target's property).
+TEST(Problem, AnIdKeepsEveryDigitOfARealParameter) {
+  TestOp op;
+  for (double eps : {0.1234567, 1.0000001e-5, 0.30000000000000004, 4.9e-324}) {
+    const Problem p = op.make_problem({{"n", 64}, {"eps", eps}});
+    EXPECT_EQ(op.parse_problem_id(p.id()).real("eps"), eps) << p.id();
+  }
+  EXPECT_EQ(op.make_problem({{"n", 64}, {"eps", 0.125}}).id(), "copy_op/n64_eps0.125/fp32");
+}
+
+// A value of 100,000 digits (a command line takes 128 KB) is checked without recursion: std::regex
+// matched it one stack frame per character and `--params n=<30,000 digits>` died of a segfault.
+TEST(Problem, AValueOfAHundredThousandDigitsIsCheckedWithoutACrash) {
+  const std::string digits(100000, '7');
+  EXPECT_TRUE(is_plain_integer(digits));
+  EXPECT_FALSE(is_plain_integer(digits + "x"));
+  EXPECT_THROW(Params::parse("n=" + digits), UsageError);  // beyond a double: not finite
+  EXPECT_EQ(Params::parse("n=0." + digits).real("n"), 0.7777777777777778);
+  TestOp op;
+  EXPECT_THROW(op.parse_problem_id("copy_op/n" + digits + "/fp32"), UsageError);
+}
+
 TEST(Problem, BadParametersAreUsageErrorsThatSayWhy) {
   TestOp op;
   auto message = [&](const Params& p) {

@@ -55,6 +55,29 @@ TEST(ReportLoading, WrongSchemaOrNewerVersionIsRefused) {
   EXPECT_NE(usage_error_of([&] { load_report_file(folder.file("no_results.json")); }).find("results"), std::string::npos);
 }
 
+// A report is 8 levels deep; a text field nested 100,000 deep (a 200 KB file) crashed html,
+// compare and fleet in the recursive walks that followed the parse. Refused at the parse, by name.
+TEST(ReportLoading, DeepNestingIsRefusedNamingTheFile) {
+  test::TempFolder folder;
+  const std::string path = folder.file("deep.json");
+  std::ofstream(path) << R"({"schema": "normbench.report", "schema_version": 1, "results": [{"op": )"
+                      << std::string(100000, '[') << std::string(100000, ']') << "}]}";
+  std::string message = usage_error_of([&] { load_report_file(path); });
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("nested deeper than"), std::string::npos) << message;
+}
+
+// Every error of the loader names the file, a number too large for a double among them (the
+// library reports it as out_of_range, not as a parse error).
+TEST(ReportLoading, ANumberOverflowNamesTheFile) {
+  test::TempFolder folder;
+  const std::string path = folder.file("overflow.json");
+  std::ofstream(path) << R"({"schema": "normbench.report", "schema_version": 1, "results": [{"gbps": 1e999}]})";
+  std::string message = usage_error_of([&] { load_report_file(path); });
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("1e999"), std::string::npos) << message;
+}
+
 TEST(ReportLoading, FixturesFollowTheSchema) {
   for (const char* name : {"report_fixture.json", "report_fixture_new.json", "report_fixture_other_gpu.json", "report_fixture_gemm.json"})
     EXPECT_NO_THROW(load_report_file(test::fixture_path(name))) << name;
