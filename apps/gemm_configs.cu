@@ -113,7 +113,9 @@ void register_problem(Problem& p, L2Flusher& flusher, cudaStream_t stream) {
   for (bool tf32 : {false, true}) {
     const std::string name = p.name + "/cuBLAS_" + (tf32 ? "tf32" : "fp32");
     benchmark::RegisterBenchmark(name.c_str(), [&p, &flusher, stream, tf32](benchmark::State& s) {
-      auto launch = [&p, stream, tf32] { cublas::gemm(p.op, tf32, p.c.as<float>(), false, stream); };
+      auto launch = [&p, stream, tf32] {
+        cublas::gemm(p.op.a, p.op.b, p.c.as<float>(), p.op.m, p.op.n, p.op.k, tf32, false, stream);
+      };
       p.cublas_ms[tf32] = time_launch(s, p, launch, flusher, stream);
     })->UseManualTime()->Iterations(kSamples)->Unit(benchmark::kMillisecond);
   }

@@ -3,7 +3,7 @@
 // per channel over N (and H, W); biased variance to normalize, unbiased for the running variance.
 #include <vector>
 
-#include "kernels/batchnorm_common/shape.hpp"
+#include "baselines/shapes/batchnorm_shape.hpp"
 
 namespace nb::bn {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "harness/parallel.hpp"
-#include "kernels/gemm_pipeline_common/linear_shape.hpp"
+#include "baselines/shapes/linear_shape.hpp"
 
 namespace nb::linear {
 

@@ -3,7 +3,7 @@
 // every core), and the normalizations that follow it, in PyTorch's training-mode semantics.
 #include <vector>
 
-#include "kernels/gemm_pipeline_common/linear_shape.hpp"
+#include "baselines/shapes/linear_shape.hpp"
 
 namespace nb::linear {
 

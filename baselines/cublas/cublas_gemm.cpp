@@ -34,9 +34,9 @@ cublasHandle_t handle() {
   return h;
 }
 
-void gemm(const gemm::Operands& op, bool tf32, float* c, bool accumulate, cudaStream_t stream) {
-  column_major_gemm(CUBLAS_OP_T, CUBLAS_OP_N, op.n, op.m, op.k, op.b, op.k, op.a, op.k, c, op.n, tf32, accumulate,
-                    stream);
+void gemm(const float* x, const float* w, float* c, int m, int n, int k, bool tf32, bool accumulate,
+          cudaStream_t stream) {
+  column_major_gemm(CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, w, k, x, k, c, n, tf32, accumulate, stream);
 }
 
 // dx row-major (M, K) is column-major (K, M) = W' (K, N) dg' (N, M), where W' and dg' are the
@@ -100,12 +100,12 @@ void LtBiasGemm::prepare(int m, int n, int k, bool tf32) {
   algo_ = result.algo;
 }
 
-void LtBiasGemm::run(const gemm::Operands& op, const float* bias, float* c, void* workspace,
+void LtBiasGemm::run(const float* x, const float* w, const float* bias, float* c, void* workspace,
                      cudaStream_t stream) const {
-  if (!desc_ || op.m != m_ || op.n != n_ || op.k != k_) throw Unsupported("cuBLASLt GEMM was not prepared for this shape");
+  if (!desc_) throw Unsupported("cuBLASLt GEMM was not prepared");
   NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
   const float one = 1.0f, zero = 0.0f;
-  NB_CUBLAS_CHECK(cublasLtMatmul(lt_, desc_, &one, op.b, a_, op.a, b_, &zero, c, c_, c, c_, &algo_, workspace,
+  NB_CUBLAS_CHECK(cublasLtMatmul(lt_, desc_, &one, w, a_, x, b_, &zero, c, c_, c, c_, &algo_, workspace,
                                  kWorkspaceBytes, stream));
 }
 

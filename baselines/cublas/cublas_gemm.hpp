@@ -9,15 +9,15 @@
 
 #include <cstddef>
 
-#include "kernels/gemm_common/operands.hpp"
-
 namespace nb::cublas {
 
 // One cuBLAS handle, created on first use (outside the timed path: variants call it in prepare).
 cublasHandle_t handle();
 
-// c (M, N) row-major = a b^T (+ c when accumulate: PyTorch's addmm with the bias copied in first).
-void gemm(const gemm::Operands& op, bool tf32, float* c, bool accumulate, cudaStream_t stream);
+// c (M, N) row-major = x w^T for x (M, K) and w (N, K) row-major (+ c when accumulate: PyTorch's
+// addmm with the bias copied in first).
+void gemm(const float* x, const float* w, float* c, int m, int n, int k, bool tf32, bool accumulate,
+          cudaStream_t stream);
 
 // The linear layer's backward GEMMs, row-major, for dg (M, N), W (N, K), x (M, K):
 // dx (M, K) = dg W (what autograd runs for the input's gradient) and dW (N, K) = dg^T x.
@@ -40,7 +40,8 @@ class LtBiasGemm {
   // Builds the descriptors and picks the heuristic's first algorithm; throws Unsupported when
   // cuBLASLt offers none for this shape.
   void prepare(int m, int n, int k, bool tf32);
-  void run(const gemm::Operands& op, const float* bias, float* c, void* workspace, cudaStream_t stream) const;
+  // c = x w^T + bias at the prepared shape.
+  void run(const float* x, const float* w, const float* bias, float* c, void* workspace, cudaStream_t stream) const;
 
  private:
   void release();

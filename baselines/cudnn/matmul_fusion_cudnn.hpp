@@ -5,7 +5,7 @@
 // engine configs and finalizes plans without executing them, recording each rung's status.
 // MatmulBiasScaleStats keeps the best plan that has at least the bias+scale epilogue and runs it.
 //
-// Operands (the project's nn.Linear convention, kernels/gemm_common/operands.hpp): x (M, K) and
+// Operands (nn.Linear's convention, as the kernels' gemm::Operands): x (M, K) and
 // W (N, K) row-major, b and s (N), h (M, N) row-major, column sums (N). fp32 storage throughout.
 // With allow_tf32 false, an engine config whose numerical notes say TENSOR_CORE or
 // DOWN_CONVERT_INPUTS is never used (that is how cuDNN marks TF32 math on fp32 data).

@@ -1,5 +1,5 @@
 // The batchnorm_bwd variants, in the order a reader should meet them.
-#include "baselines/cudnn/batchnorm_cudnn.hpp"
+#include "kernels/batchnorm_common/cudnn.hpp"
 #include "kernels/batchnorm_bwd/spec.hpp"
 
 namespace nb::bn_bwd {

@@ -45,7 +45,7 @@ void launch(BnTail tail, const Problem& p, const DeviceTensors& t, void* ws, cud
   const Args a = args_of(tail, p, t);
   const Workspace w = carve(a, ws);
   linear::launch_bias_rows(a.y, a.bias, a.m, a.n, s);
-  cublas::gemm(a.op, a.tf32, a.y, true, s);
+  cublas::gemm(a.op.a, a.op.b, a.y, a.op.m, a.op.n, a.op.k, a.tf32, true, s);
   const float* h = a.y;
   if (tail == BnTail::normalize) {
     linear::launch_scale(a.y, w.h, a.column_scale, a.m, a.n, true, s);

@@ -31,7 +31,7 @@ class LtEpilogue final : public Variant {
   }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
     const Args a = args_of(tail_, p, t);
-    gemm_.run(a.op, a.bias, a.y, ws, s);
+    gemm_.run(a.op.a, a.op.b, a.bias, a.y, ws, s);
     float* affine = reinterpret_cast<float*>(static_cast<char*>(ws) + cublas::LtBiasGemm::kWorkspaceBytes);
     void* columns_ws = affine + 2 * std::size_t(a.n);
     if (tail_ == BnTail::normalize) {

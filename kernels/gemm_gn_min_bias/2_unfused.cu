@@ -20,7 +20,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
   float* z = g + std::size_t(a.m) * std::size_t(a.n);
   float* row_min = z + std::size_t(a.m) * std::size_t(a.n);
   linear::launch_bias_rows(g, a.bias, a.m, a.n, s);
-  cublas::gemm(a.op, a.tf32, g, true, s);
+  cublas::gemm(a.op.a, a.op.b, g, a.op.m, a.op.n, a.op.k, a.tf32, true, s);
   linear::launch_groupnorm_rows(g, z, a.gamma, a.beta, a.m, a.n, a.groups, a.eps, s);
   linear::launch_min_rows(z, row_min, a.m, a.n, s);
   linear::launch_min_broadcast(row_min, 1, a.add_bias, a.out, a.m, a.n, s);

@@ -28,7 +28,7 @@ class LtEpilogue final : public Variant {
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
     const Args a = args_of(p, t);
     float* g = reinterpret_cast<float*>(static_cast<char*>(ws) + cublas::LtBiasGemm::kWorkspaceBytes);
-    gemm_.run(a.op, a.bias, g, ws, s);
+    gemm_.run(a.op.a, a.op.b, a.bias, g, ws, s);
     float* row_min = g + std::size_t(a.m) * std::size_t(a.n);
     linear::launch_groupnorm_min_rows(g, a.gamma, a.beta, a.add_bias, a.out, row_min, a.m, a.n, a.groups, a.eps, s);
   }

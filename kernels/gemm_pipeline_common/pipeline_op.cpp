@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "baselines/cublas/cublas_gemm.hpp"
+#include "kernels/gemm_common/operands.hpp"
 
 namespace nb::linear {
 
@@ -69,7 +70,8 @@ class GemmCeiling final : public Variant {
   }
   void prepare(const Problem&) override { cublas::handle(); }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) override {
-    cublas::gemm(operands_of(p, t), tf32_, static_cast<float*>(ws), false, stream);
+    const gemm::Operands op = operands_of(p, t);
+    cublas::gemm(op.a, op.b, static_cast<float*>(ws), op.m, op.n, op.k, tf32_, false, stream);
   }
 
  private:

@@ -1,5 +1,5 @@
 // The GroupNorm variant table, in the order a reader should meet them.
-#include "baselines/cudnn/groupnorm_cudnn.hpp"
+#include "kernels/groupnorm/cudnn.hpp"
 #include "kernels/groupnorm/spec.hpp"
 #include "kernels/groupnorm/variants.hpp"
 

@@ -1,5 +1,5 @@
 // The softmax variant table, in the order a reader should meet them.
-#include "baselines/cudnn/softmax_cudnn.hpp"
+#include "kernels/softmax/cudnn.hpp"
 #include "kernels/softmax/spec.hpp"
 #include "kernels/softmax/variants.hpp"
 

@@ -9,6 +9,7 @@
 #include "pipeline_fault_support.hpp"
 #include "harness/cuda_check.hpp"
 #include "kernels/gemm_bn_common/pipeline.hpp"
+#include "kernels/gemm_common/operands.hpp"
 #include "kernels/gemm_gn_min_bias/spec.hpp"
 #include "kernels/gemm_pipeline_common/linear_shape.hpp"
 #include "kernels/gemm_pipeline_common/pipeline_op.hpp"
@@ -65,7 +66,7 @@ TEST(PipelineFault, InferenceBatchNormFoldedIntoTheGemm) {
         NB_CHECK_LAUNCH();
         const gemm::Operands folded{t.in(bp::kX), w_folded, 64, int(n), int(k)};
         linear::launch_bias_rows(t.out(bp::kY), b_folded, 64, int(n), s);
-        cublas::gemm(folded, false, t.out(bp::kY), true, s);
+        cublas::gemm(folded.a, folded.b, t.out(bp::kY), folded.m, folded.n, folded.k, false, true, s);
       });
   FaultCase f{&op, p, std::move(planted), &correct, "y"};
   expect_rejected(f);

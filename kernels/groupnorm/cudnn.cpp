@@ -1,4 +1,4 @@
-#include "baselines/cudnn/groupnorm_cudnn.hpp"
+#include "kernels/groupnorm/cudnn.hpp"
 
 #include <cudnn.h>
 

@@ -1,4 +1,4 @@
-#include "baselines/cudnn/batchnorm_cudnn.hpp"
+#include "kernels/batchnorm_common/cudnn.hpp"
 
 #include <cudnn.h>
 

@@ -1,4 +1,4 @@
-#include "baselines/cudnn/softmax_cudnn.hpp"
+#include "kernels/softmax/cudnn.hpp"
 
 #include <cudnn.h>
 
