@@ -4,7 +4,7 @@
 set(NORMBENCH_HOST_SOURCES
   dtype.cpp problem.cpp problem_rules.cpp tensors.cpp files/file_kind.cpp
   npy/npy_file.cpp
-  report/atomic_write.cpp report/compare_html.cpp report/compare_output.cpp report/compare_runs.cpp
+  files/atomic_write.cpp report/compare_html.cpp report/compare_output.cpp report/compare_runs.cpp
   report/fleet.cpp report/html_escape.cpp report/html_page.cpp report/html_report.cpp report/html_table.cpp
   report/json_fields.cpp report/report_charts.cpp report/report_commands.cpp report/report_compute.cpp
   report/report_format.cpp report/report_loading.cpp report/report_phases.cpp report/report_plans.cpp

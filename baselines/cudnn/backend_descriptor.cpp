@@ -1,7 +1,7 @@
 // One cuDNN backend descriptor and its recipe (backend_descriptor.hpp).
 #include "baselines/cudnn/backend_descriptor.hpp"
 
-#include "harness/candidate/sha256.hpp"
+#include "harness/files/sha256.hpp"
 #include "harness/errors.hpp"
 
 namespace nb::cudnn_backend {

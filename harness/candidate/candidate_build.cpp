@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "harness/candidate/child_process.hpp"
-#include "harness/candidate/sha256.hpp"
+#include "harness/files/sha256.hpp"
 #include "harness/errors.hpp"
 
 namespace nb {

@@ -3,8 +3,8 @@
 #include "harness/cli/ceilings_output.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cuda_stream.hpp"
-#include "harness/device/bandwidth_ceiling.hpp"
-#include "harness/device/stream_ceilings.hpp"
+#include "harness/timing/bandwidth_ceiling.hpp"
+#include "harness/timing/stream_ceilings.hpp"
 #include "harness/errors.hpp"
 
 namespace nb {

@@ -50,7 +50,7 @@ std::string render_ceilings_text(const GpuInfo& gpu, const BandwidthCeiling& cop
   out << render_text_table({"pattern", "traffic", "GB/s", "% of peak", "cv", "moved/sample", "samples"}, rows,
                            {2, 3, 4, 5, 6});
   out << "\nGB/s = (bytes read + bytes written) / median time. copy (cudaMemcpyAsync) is the ceiling run reports\n"
-         "compare against; read, write and read2_write1 are float4 kernels, a contiguous chunk per block (harness/device/stream_ceilings.cu).\n";
+         "compare against; read, write and read2_write1 are float4 kernels, a contiguous chunk per block (harness/timing/stream_ceilings.cu).\n";
   return out.str();
 }
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/device/bandwidth_ceiling.hpp"
+#include "harness/timing/bandwidth_ceiling.hpp"
 #include "harness/device/gpu_info.hpp"
-#include "harness/device/stream_ceilings.hpp"
+#include "harness/timing/stream_ceilings.hpp"
 
 namespace nb {
 

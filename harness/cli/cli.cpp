@@ -21,7 +21,7 @@
 #include "harness/distribution.hpp"
 #include "harness/errors.hpp"
 #include "harness/plan_cache/plan_cache_setting.hpp"
-#include "harness/report/provenance.hpp"
+#include "harness/device/provenance.hpp"
 #include "harness/report/report_commands.hpp"
 #include "harness/validation/validation_plan.hpp"
 

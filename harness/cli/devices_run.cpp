@@ -12,10 +12,10 @@
 #include "harness/candidate/child_process.hpp"
 #include "harness/errors.hpp"
 #include "harness/device/gpu_info.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 #include "harness/report/fleet.hpp"
 #include "harness/report/json_fields.hpp"
-#include "harness/report/provenance.hpp"
+#include "harness/device/provenance.hpp"
 #include "harness/report/report_loading.hpp"
 #include "harness/run/interrupt.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/files/file_kind.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 
 namespace nb {
 namespace {

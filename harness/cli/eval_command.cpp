@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "harness/candidate/alloc_watch.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 #include "harness/candidate/candidate_build.hpp"
 #include "harness/candidate/child_process.hpp"
 #include "harness/candidate/worker_protocol.hpp"

@@ -11,7 +11,7 @@
 #include "harness/cli/dump_folder.hpp"
 #include "harness/files/folder_swap.hpp"
 #include "harness/npy/npy_file.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 #include "harness/run/memory_footprint.hpp"
 #include "harness/validation/compare.hpp"
 #include "harness/validation/trial_tolerance.hpp"

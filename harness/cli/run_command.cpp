@@ -5,7 +5,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/summary_table.hpp"
 #include "harness/errors.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 #include "harness/report/case_metrics.hpp"
 #include "harness/report/report_json.hpp"
 #include "harness/report/report_writer.hpp"

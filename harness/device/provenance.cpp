@@ -1,4 +1,4 @@
-#include "harness/report/provenance.hpp"
+#include "harness/device/provenance.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

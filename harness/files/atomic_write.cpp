@@ -1,4 +1,4 @@
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 
 #include "harness/errors.hpp"
 #include "harness/files/file_kind.hpp"

@@ -1,4 +1,4 @@
-#include "harness/candidate/sha256.hpp"
+#include "harness/files/sha256.hpp"
 
 #include <array>
 #include <cstdint>

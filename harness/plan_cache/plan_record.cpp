@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/candidate/sha256.hpp"
+#include "harness/files/sha256.hpp"
 
 namespace nb {
 namespace {

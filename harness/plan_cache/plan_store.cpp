@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "harness/errors.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 
 namespace nb {
 

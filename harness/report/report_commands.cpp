@@ -2,7 +2,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/files/file_kind.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 #include "harness/report/compare_html.hpp"
 #include "harness/report/compare_output.hpp"
 #include "harness/report/fleet.hpp"

@@ -3,9 +3,9 @@
 #include <filesystem>
 
 #include "harness/errors.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 #include "harness/report/html_report.hpp"
-#include "harness/report/provenance.hpp"
+#include "harness/device/provenance.hpp"
 
 namespace nb {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/device/bandwidth_ceiling.hpp"
+#include "harness/timing/bandwidth_ceiling.hpp"
 #include "harness/plan_cache/plan_cache_setting.hpp"
-#include "harness/report/provenance.hpp"
+#include "harness/device/provenance.hpp"
 #include "harness/run/case_outcome.hpp"
 #include "harness/run/run_case.hpp"
 #include "harness/timing/case_timer.hpp"

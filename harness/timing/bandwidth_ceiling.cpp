@@ -1,4 +1,4 @@
-#include "harness/device/bandwidth_ceiling.hpp"
+#include "harness/timing/bandwidth_ceiling.hpp"
 
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"

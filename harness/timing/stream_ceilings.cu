@@ -1,7 +1,7 @@
 // Access-pattern ceilings: kernels over float4 that only read (summed into a per-block sink),
 // only write a constant, or compute c = a + b. Block b streams one contiguous chunk, so the GPU
 // sweeps memory in address order (measured faster than a persistent grid-stride loop for 2R+1W).
-#include "harness/device/stream_ceilings.hpp"
+#include "harness/timing/stream_ceilings.hpp"
 
 #include <functional>
 

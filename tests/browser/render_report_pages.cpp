@@ -2,7 +2,7 @@
 //   render_report_pages FIXTURE_DIR OUT_DIR  ->  OUT_DIR/report.html, gemm.html (the compute-bound
 //   fixture), compare.html, fleet.html
 #include "harness/errors.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 #include "harness/report/html_report.hpp"
 #include "harness/report/report_commands.hpp"
 #include "harness/report/report_loading.hpp"

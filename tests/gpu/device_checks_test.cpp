@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "harness/cuda_check.hpp"
-#include "harness/device/bandwidth_ceiling.hpp"
+#include "harness/timing/bandwidth_ceiling.hpp"
 #include "harness/device/device_checks.hpp"
-#include "harness/device/stream_ceilings.hpp"
+#include "harness/timing/stream_ceilings.hpp"
 #include "harness/distribution.hpp"
 #include "harness/validation/compare.hpp"
 

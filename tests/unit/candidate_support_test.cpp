@@ -8,7 +8,7 @@
 #include "harness/candidate/candidate_variant.hpp"
 #include "harness/candidate/child_process.hpp"
 #include "harness/candidate/outcome_json.hpp"
-#include "harness/candidate/sha256.hpp"
+#include "harness/files/sha256.hpp"
 #include "harness/errors.hpp"
 
 namespace nb {

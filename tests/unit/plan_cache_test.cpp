@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "harness/candidate/sha256.hpp"
+#include "harness/files/sha256.hpp"
 #include "harness/plan_cache/plan_cache_setting.hpp"
 #include "harness/plan_cache/plan_record.hpp"
 #include "harness/plan_cache/plan_store.hpp"

@@ -1,5 +1,5 @@
 #include "harness/errors.hpp"
-#include "harness/report/atomic_write.hpp"
+#include "harness/files/atomic_write.hpp"
 #include "harness/report/report_commands.hpp"
 #include "harness/report/report_loading.hpp"
 #include "report_test_support.hpp"
