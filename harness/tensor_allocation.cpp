@@ -5,28 +5,30 @@
 
 namespace nb {
 
-HostTensors allocate_host_inputs(const std::vector<TensorDecl>& decls) {
-  HostTensors t;
+namespace {
+
+// Every tensor but those of the role left out, sized on huge pages.
+template <class Tensors>
+Tensors allocate_all_but(const std::vector<TensorDecl>& decls, TensorRole left_out) {
+  Tensors t;
   t.data.resize(decls.size());
   for (std::size_t i = 0; i < decls.size(); ++i)
-    if (decls[i].role != TensorRole::output) resize_on_huge_pages(t.data[i], static_cast<std::size_t>(decls[i].elements));
+    if (decls[i].role != left_out) resize_on_huge_pages(t.data[i], static_cast<std::size_t>(decls[i].elements));
   return t;
+}
+
+}  // namespace
+
+HostTensors allocate_host_inputs(const std::vector<TensorDecl>& decls) {
+  return allocate_all_but<HostTensors>(decls, TensorRole::output);
 }
 
 ReferenceTensors allocate_references(const std::vector<TensorDecl>& decls) {
-  ReferenceTensors r;
-  r.data.resize(decls.size());
-  for (std::size_t i = 0; i < decls.size(); ++i)
-    if (decls[i].role != TensorRole::input) resize_on_huge_pages(r.data[i], static_cast<std::size_t>(decls[i].elements));
-  return r;
+  return allocate_all_but<ReferenceTensors>(decls, TensorRole::input);
 }
 
 HostTensors allocate_host_results(const std::vector<TensorDecl>& decls) {
-  HostTensors t;
-  t.data.resize(decls.size());
-  for (std::size_t i = 0; i < decls.size(); ++i)
-    if (decls[i].role != TensorRole::input) resize_on_huge_pages(t.data[i], static_cast<std::size_t>(decls[i].elements));
-  return t;
+  return allocate_all_but<HostTensors>(decls, TensorRole::input);
 }
 
 }  // namespace nb
