@@ -6,7 +6,7 @@
 #include "harness/device/compute_peak.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/report/phases_json.hpp"
-#include "harness/report/reference_summary_json.hpp"
+#include "harness/report/result_json.hpp"
 
 namespace nb {
 namespace {
@@ -106,95 +106,14 @@ json settings_json(const RunRecord& r) {
             {"origin", o.plan_cache.origin}}}};
 }
 
-// A share of a bound that JSON can hold (it has no infinity).
-double finite_share(double share) { return std::min(share, std::numeric_limits<double>::max()); }
-
-json tensor_errors_json(const TensorErrors& e) {
-  return {{"name", e.name},
-          {"normwise_error", e.normwise},
-          {"elementwise_error", e.elementwise},
-          {"normwise_bound", e.bound.normwise},
-          {"elementwise_bound", e.bound.elementwise},
-          {"discrimination_ceiling", e.bound.ceiling},
-          {"share_of_bound", finite_share(e.share_of_bound())},
-          {"inconclusive", e.inconclusive},
-          {"worst_index", e.worst_index},
-          {"unwritten", e.unwritten},
-          {"nonfinite_mismatch", e.nonfinite_mismatch}};
-}
-
-json distribution_json(const DistributionVerdict& d, DType storage) {
-  json tensors = json::array();
-  for (const auto& t : d.tensors) tensors.push_back(tensor_errors_json(t));
-  return {{"distribution", distribution_name(d.distribution)},
-          {"formula", distribution_formula(d.distribution, storage)},
-          {"verdict", d.passed ? "passed" : "failed"},
-          {"counts", d.counts},
-          {"stress_reason", d.stress_reason.empty() ? json(nullptr) : json(d.stress_reason)},
-          {"trials", d.seeds.size()},
-          {"seeds", d.seeds},
-          {"normwise_error", d.normwise},
-          {"elementwise_error", d.elementwise},
-          {"unwritten", d.unwritten},
-          {"nonfinite_mismatch", d.nonfinite_mismatch},
-          {"input_modified", d.input_modified},
-          {"hard_failed", d.hard_failed},
-          {"numeric_failed", d.numeric_failed},
-          {"worst_share_of_bound", finite_share(d.worst_share)},
-          {"worst_share_tensor", d.worst_share_tensor.empty() ? json(nullptr) : json(d.worst_share_tensor)},
-          {"inconclusive", d.inconclusive},
-          {"failure", d.failure.empty() ? json(nullptr) : json(d.failure)},
-          {"tensors", tensors}};
-}
-
-json fragile_json(const ValidationResult& v) {
-  json out = json::array();
-  for (const StressExcess& e : v.fragile())
-    out.push_back({{"distribution", distribution_name(e.distribution)},
-                   {"tensor", e.tensor},
-                   {"share_of_bound", finite_share(e.share_of_bound)}});
-  return out;
-}
-
 json validation_json(const ValidationResult& v, DType storage) {
   if (v.distributions.empty()) return nullptr;
-  const json after_timing = v.after_timing ? distribution_json(*v.after_timing, storage) : json(nullptr);
-  json per = json::array();
-  for (const auto& d : v.distributions) per.push_back(distribution_json(d, storage));
-  return {{"condition", v.condition},
-          {"tolerance",
-           {{"normwise", v.tolerance.normwise}, {"elementwise", v.tolerance.elementwise},
-            {"floor_fraction", v.tolerance.floor_fraction}}},
-          {"per_distribution", per},
-          {"robust_to", v.robust_to()},
-          {"fragile", fragile_json(v)},
-          {"inconclusive_checks", v.inconclusive_checks()},
-          {"after_timing", after_timing},
-          {"hidden_shape", v.hidden_shape ? json{{"problem", v.hidden_shape->problem},
-                                                 {"verdict", v.hidden_shape->verdict},
-                                                 {"detail", v.hidden_shape->detail.empty() ? json(nullptr)
-                                                                                           : json(v.hidden_shape->detail)}}
-                                          : json(nullptr)},
-          {"reference", reference_summary_json(v.reference)}};
+  return validation_result_json(v, storage);
 }
 
 json timing_json(const std::optional<TimingResult>& t) {
   if (!t || t->samples_ms.empty()) return nullptr;
-  const SampleStats& s = t->stats;
-  return {{"samples", s.samples},          {"median_ms", s.median},
-          {"min_ms", s.min},               {"max_ms", s.max},
-          {"mean_ms", s.mean},             {"p10_ms", s.p10},
-          {"p90_ms", s.p90},               {"cv", s.cv},
-          {"wall_ms_per_launch", t->wall_ms_per_launch},
-          {"submit_ms_per_launch", t->submit_ms_per_launch},
-          {"sm_clock_before_mhz", optional_json(t->sm_clock_before_mhz)},
-          {"sm_clock_after_mhz", optional_json(t->sm_clock_after_mhz)},
-          {"throttle_reasons", t->throttle_reasons},
-          {"device_ms_per_sample", t->device_ms_per_sample > 0 ? json(t->device_ms_per_sample) : json(nullptr)},
-          {"output_check",
-           {{"compared", t->output_check.empty() ? json(nullptr) : json(t->output_check)},
-            {"note", t->output_check_note.empty() ? json(nullptr) : json(t->output_check_note)},
-            {"mismatch", t->output_mismatch.empty() ? json(nullptr) : json(t->output_mismatch)}}}};
+  return timing_result_json(*t);
 }
 
 // A candidate from outside the repository (normbench eval): its source, hash, compile command,

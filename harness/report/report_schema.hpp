@@ -14,6 +14,6 @@ inline constexpr const char* kReportSchema = "normbench.report";
 // persisting_l2, event_timer_mismatch and forged_result, containment forged; the audit's phase
 // split in two, settings.slow_launch_ms); a report without schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
-inline constexpr int kReportSchemaMinorVersion = 5;
+inline constexpr int kReportSchemaMinorVersion = 6;
 
 }  // namespace nb

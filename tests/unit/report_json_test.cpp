@@ -2,10 +2,14 @@
 // through text.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "harness/errors.hpp"
 #include "harness/report/case_metrics.hpp"
 #include "harness/report/report_json.hpp"
 #include "harness/report/report_loading.hpp"
+#include "harness/report/result_json.hpp"
 #include "test_op.hpp"
 
 namespace nb {
@@ -122,6 +126,51 @@ TEST_F(ReportJson, SchemaFieldsProvenanceFirstAndRoundTrip) {
   EXPECT_EQ(parsed["summary"]["exit_status"], 0) << parsed["summary"].dump();
 }
 
+// One form: a report row's validation and timing read back with the reader eval's parent uses
+// for its worker's outcome, NaN and infinite errors included (JSON holds them as null).
+TEST_F(ReportJson, ARowsValidationAndTimingReadBackAsAWorkersOutcomeDoes) {
+  DistributionVerdict& d = record.outcomes[1].validation.distributions[0];
+  d.passed = false;
+  d.nonfinite_mismatch = 3;
+  d.failure = "y: NaN/Inf placement differs";
+  TensorErrors e;
+  e.name = "y";
+  e.elements = 64;
+  e.normwise = std::numeric_limits<double>::infinity();
+  e.worst_value = std::numeric_limits<double>::quiet_NaN();
+  e.worst_reference = 2.5;
+  e.first_mismatch = 7;
+  e.nonfinite_mismatch = 3;
+  e.bound = {2e-5, 3e-4, 1e-3, 0.0, 1e-2};
+  d.tensors = {e};
+  record.outcomes[1].validation.launch_ms_estimate = 0.25;
+  record.outcomes[1].validation.conclude();
+  const auto metrics = compute_metrics(record);
+  const nlohmann::json row = nlohmann::json::parse(build_report_json(record, metrics).dump())["results"][1];
+
+  const ValidationResult v = validation_result_from(row["validation"]);
+  EXPECT_EQ(v.disposition, Disposition::incorrect);
+  EXPECT_EQ(v.launch_ms_estimate, 0.25);
+  ASSERT_EQ(v.distributions.size(), 1u);
+  EXPECT_FALSE(v.distributions[0].passed);
+  EXPECT_EQ(v.distributions[0].failure, d.failure);
+  EXPECT_EQ(v.distributions[0].seeds, d.seeds);
+  ASSERT_EQ(v.distributions[0].tensors.size(), 1u);
+  const TensorErrors& back = v.distributions[0].tensors[0];
+  EXPECT_EQ(back.elements, 64);
+  EXPECT_TRUE(std::isnan(back.normwise)) << "an infinite error is null in JSON and reads back as NaN: still failing";
+  EXPECT_TRUE(back.numeric_failure());
+  EXPECT_TRUE(std::isnan(back.worst_value));
+  EXPECT_EQ(back.worst_reference, 2.5);
+  EXPECT_EQ(back.first_mismatch, 7);
+  EXPECT_EQ(back.bound.ceiling, 1e-2);
+  EXPECT_EQ(back.bound.floor_fraction, 1e-3);
+
+  const TimingResult t = timing_result_from(row["timing"]);
+  EXPECT_EQ(t.samples_ms, record.outcomes[1].timing->samples_ms);
+  EXPECT_DOUBLE_EQ(t.stats.median, 0.4);
+  EXPECT_EQ(t.sm_clock_before_mhz, 1980);
+}
 
 }  // namespace
 }  // namespace nb
