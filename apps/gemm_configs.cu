@@ -1,4 +1,4 @@
-// gemm_configs: a developer tool for tuning the GEMM template (kernels/gemm_common/). It times every
+// gemm_configs: a developer tool for tuning the GEMM template (kernels/gemm/). It times every
 // named mainloop configuration, with the store epilogue into C, against cuBLAS at the same
 // precision (fp32 or tf32), with the harness's timer (warm-up, L2 flushed before each sample,
 // CUDA events), and prints per configuration the median ms, TFLOP/s and % of cuBLAS.
@@ -23,8 +23,8 @@
 #include "harness/device_buffer.hpp"
 #include "harness/distribution.hpp"
 #include "harness/timing/case_timer.hpp"
-#include "kernels/gemm_common/gemm_kernel.cuh"
-#include "kernels/gemm_common/store_epilogue.cuh"
+#include "kernels/gemm/gemm_kernel.cuh"
+#include "kernels/gemm/store_epilogue.cuh"
 
 namespace {
 

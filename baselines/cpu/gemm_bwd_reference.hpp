@@ -1,5 +1,5 @@
 #pragma once
-// Float64 reference of gemm_scale_bn_bwd (kernels/gemm_scale_bn_bwd/backward.hpp): autograd's
+// Float64 reference of gemm_scale_bn_bwd (kernels/gemm_pipelines/gemm_scale_bn_bwd/backward.hpp): autograd's
 // formulas written plainly, from dy and the forward's saved tensors. Column sums over the M rows
 // (dbeta, dgamma, then ds, db), dh per element, and the two GEMMs of the linear layer's backward
 // (dx = dg W, dW = dg^T x) in Eigen, row blocks on every core. The inputs may be float (the op's

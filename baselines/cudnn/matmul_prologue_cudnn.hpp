@@ -1,7 +1,7 @@
 #pragma once
 // Does cuDNN's runtime fusion run a matmul whose A operand is made by a pointwise prologue? For
 // the backward of gemm_scale_bn: dg = A dy + B (g - c) + C per column (the coefficients of
-// kernels/gemm_scale_bn_bwd/backward_passes.hpp), then dx = dg W and dW = dg^T x, each one
+// kernels/gemm_pipelines/gemm_scale_bn_bwd/backward_passes.hpp), then dx = dg W and dW = dg^T x, each one
 // backend graph. The constructor plans both (and, as the control, each matmul alone on a
 // materialized dg) and keeps every status; it throws nb::Unsupported with them when a prologue
 // plan does not finalize. All tensors fp32; allow_tf32 as in matmul_fusion_cudnn.hpp.

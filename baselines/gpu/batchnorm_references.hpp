@@ -2,7 +2,7 @@
 // Float64 reference programs of BatchNorm in training mode, forward and backward, over x of shape
 // (n, c, hw) (the 1d layout has hw = 1): per-channel sums over its n*hw values by slice_sums, then
 // one thread per element, as baselines/cpu/batchnorm_reference.cpp computes them. They also return
-// the per-channel sums behind the ops' conditions (kernels/batchnorm_common/sum_conditions).
+// the per-channel sums behind the ops' conditions (kernels/batchnorm/sum_conditions).
 #include <cstdint>
 #include <vector>
 

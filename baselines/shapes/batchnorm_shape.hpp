@@ -1,7 +1,7 @@
 #pragma once
 // The BatchNorm problem as its float64 references state it, and as every kernel reads it:
 // statistics per channel c over N (1d, (N,C)) or over N,H,W (2d, contiguous NCHW). The 1d layout
-// is the 2d one with H = W = 1. kernels/batchnorm_common/shape.hpp builds it from a problem.
+// is the 2d one with H = W = 1. kernels/batchnorm/shape.hpp builds it from a problem.
 #include <cstdint>
 
 namespace nb::bn {

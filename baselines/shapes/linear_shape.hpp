@@ -2,7 +2,7 @@
 // The problem every GEMM pipeline shares, as its float64 references state it and every kernel
 // reads it: nn.Linear(K, N) on a batch of M rows, g = x W^T + b with x (M, K), W (N, K), b (N),
 // followed by a normalization with eps (and the BatchNorm momentum). GroupNorm ops add G groups
-// over the N channels. kernels/gemm_pipeline_common/linear_shape.hpp builds it from a problem.
+// over the N channels. kernels/gemm_pipelines/linear_shape.hpp builds it from a problem.
 #include <cstdint>
 
 #include "harness/dtype.hpp"

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "harness/cuda_check.hpp"
-#include "kernels/common/slice_stage.cuh"
-#include "kernels/common/team_barrier.cuh"
+#include "kernels/primitives/slice_stage.cuh"
+#include "kernels/primitives/team_barrier.cuh"
 #include "kernels/groupnorm/common.cuh"
 #include "kernels/groupnorm/variants.hpp"
 
@@ -103,7 +103,7 @@ __device__ dev::Welford slice_stats(const float* src, float* smem, long long n, 
   return w;
 }
 
-using dev::team_arrive;  // kernels/common/team_barrier.cuh
+using dev::team_arrive;  // kernels/primitives/team_barrier.cuh
 using dev::team_wait;
 
 // Publishes this CTA's slice statistics, waits for the team (fetching `next`'s first float4s into

@@ -6,11 +6,11 @@
 
 #include "harness/device_buffer.hpp"
 #include "harness/problem.hpp"
-#include "kernels/common/alignment.cuh"
-#include "kernels/common/merge.cuh"
-#include "kernels/common/reduce.cuh"
-#include "kernels/common/saturated_variance.cuh"
-#include "kernels/common/welford.cuh"
+#include "kernels/primitives/alignment.cuh"
+#include "kernels/primitives/merge.cuh"
+#include "kernels/primitives/reduce.cuh"
+#include "kernels/primitives/saturated_variance.cuh"
+#include "kernels/primitives/welford.cuh"
 #include "kernels/groupnorm/spec.hpp"
 
 namespace nb::groupnorm {
@@ -56,7 +56,7 @@ __device__ inline float variance_of(const SumSquares& s) {
 }
 __device__ inline float variance_of(const dev::Welford& w) { return w.variance_biased(); }
 // 1 / sqrt(var + eps) of a group, its variance saturated where fp32 overflowed (wide data:
-// kernels/common/saturated_variance.cuh), so y stays finite where the reference's is.
+// kernels/primitives/saturated_variance.cuh), so y stays finite where the reference's is.
 __device__ inline float invstd_of(float mean, float variance, float eps) {
   return 1.0f / sqrtf(dev::saturated_variance(mean, variance) + eps);
 }

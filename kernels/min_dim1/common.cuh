@@ -1,11 +1,11 @@
 #pragma once
-// Min-reduction helpers: the NaN-propagating min of kernels/common (fminf would drop a NaN;
+// Min-reduction helpers: the NaN-propagating min of kernels/primitives (fminf would drop a NaN;
 // torch.min keeps it), and the kernels' argument block.
 #include <cuda_runtime.h>
 
 #include "harness/device_buffer.hpp"
 #include "harness/problem.hpp"
-#include "kernels/common/reduce.cuh"
+#include "kernels/primitives/reduce.cuh"
 #include "kernels/min_dim1/spec.hpp"
 
 namespace nb::min_dim1 {

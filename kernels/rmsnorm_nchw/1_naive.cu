@@ -3,7 +3,7 @@
 // Neighbouring threads read neighbouring positions, so even this is coalesced; but x is read
 // twice, and the second read mostly misses L2 at KernelBench sizes.
 #include "harness/cuda_check.hpp"
-#include "kernels/rmsnorm_common/grid.hpp"
+#include "kernels/rms/grid.hpp"
 #include "kernels/rmsnorm_nchw/spec.hpp"
 
 namespace nb::rmsnorm_nchw {

@@ -2,7 +2,7 @@
 // every 8th channel of its position, a halving tree in shared memory adds the 8 slices, and each
 // thread writes its channels, re-reading x from L2 (a block's tile is only 32*C*4 bytes).
 #include "harness/cuda_check.hpp"
-#include "kernels/rmsnorm_common/grid.hpp"
+#include "kernels/rms/grid.hpp"
 #include "kernels/rmsnorm_nchw/spec.hpp"
 
 namespace nb::rmsnorm_nchw {

@@ -2,8 +2,8 @@
 // groups (lane = group*8 + position); two xor-shuffles add the groups' sums of squares, with no
 // shared memory and no barrier. Each channel read is one full 32-byte sector; y re-reads x.
 #include "harness/cuda_check.hpp"
-#include "kernels/common/reduce.cuh"
-#include "kernels/rmsnorm_common/grid.hpp"
+#include "kernels/primitives/reduce.cuh"
+#include "kernels/rms/grid.hpp"
 #include "kernels/rmsnorm_nchw/spec.hpp"
 
 namespace nb::rmsnorm_nchw {

@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "harness/cuda_check.hpp"
-#include "kernels/common/alignment.cuh"
-#include "kernels/rmsnorm_common/grid.hpp"
+#include "kernels/primitives/alignment.cuh"
+#include "kernels/rms/grid.hpp"
 #include "kernels/rmsnorm_nchw/column_tile.cuh"
 #include "kernels/rmsnorm_nchw/spec.hpp"
 

@@ -4,9 +4,9 @@
 // slice + blockDim.y, ...); the slices' partial results meet in shared memory.
 #include <cuda_runtime.h>
 
-#include "kernels/common/reduce.cuh"
-#include "kernels/rmsnorm_common/pack.cuh"
-#include "kernels/rmsnorm_common/rms_math.cuh"
+#include "kernels/primitives/reduce.cuh"
+#include "kernels/rms/pack.cuh"
+#include "kernels/rms/rms_math.cuh"
 
 namespace nb::rmsnorm_nchw {
 

@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "harness/cuda_check.hpp"
-#include "kernels/common/cluster_occupancy.hpp"
+#include "kernels/primitives/cluster_occupancy.hpp"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/onchip.hpp"
 #include "kernels/softmax/variants.hpp"

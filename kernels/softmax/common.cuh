@@ -13,9 +13,9 @@
 
 #include "harness/device_buffer.hpp"
 #include "harness/problem.hpp"
-#include "kernels/common/merge.cuh"
-#include "kernels/common/reduce.cuh"
-#include "kernels/common/storage.cuh"
+#include "kernels/primitives/merge.cuh"
+#include "kernels/primitives/reduce.cuh"
+#include "kernels/primitives/storage.cuh"
 #include "kernels/softmax/launch_plan.hpp"
 #include "kernels/softmax/spec.hpp"
 

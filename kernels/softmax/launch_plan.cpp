@@ -1,6 +1,6 @@
 #include "kernels/softmax/launch_plan.hpp"
 
-#include "kernels/common/host_math.hpp"
+#include "kernels/primitives/host_math.hpp"
 
 namespace nb::softmax {
 namespace {

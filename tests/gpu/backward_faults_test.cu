@@ -8,14 +8,14 @@
 
 #include "baselines/cublas/cublas_gemm.hpp"
 #include "harness/cuda_check.hpp"
-#include "kernels/gemm_scale_bn_bwd/backward.hpp"
-#include "kernels/gemm_scale_bn_bwd/backward_passes.hpp"
+#include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward.hpp"
+#include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward_passes.hpp"
 #include "pipeline_fault_support.hpp"
 
 namespace nb::test {
 namespace {
 
-namespace bb = bn_backward;
+namespace bb = gemm_scale_bn_bwd;
 
 // out[c][j] = in[j][c]: an (N, K) matrix written as (K, N).
 __global__ void transpose_kernel(const float* in, float* out, int n, int k) {

@@ -1,4 +1,4 @@
-// The GEMM template (kernels/gemm_common/): every named mainloop configuration, through the store
+// The GEMM template (kernels/gemm/): every named mainloop configuration, through the store
 // epilogue, against a float64 GEMM on odd and even shapes, and the naive GEMM with its bias.
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
 #include "harness/distribution.hpp"
-#include "kernels/gemm_common/gemm_kernel.cuh"
-#include "kernels/gemm_common/naive_gemm.cuh"
-#include "kernels/gemm_common/store_epilogue.cuh"
+#include "kernels/gemm/gemm_kernel.cuh"
+#include "kernels/gemm/naive_gemm.cuh"
+#include "kernels/gemm/store_epilogue.cuh"
 
 namespace nb::gemm {
 namespace {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "staged_rows_case.cuh"
-#include "kernels/layernorm_rows/staged_rows.hpp"
+#include "kernels/rows/layernorm_rows/staged_rows.hpp"
 
 namespace nb::test {
 namespace {

@@ -8,18 +8,18 @@
 #include "gpu_harness.hpp"
 #include "pipeline_fault_support.hpp"
 #include "harness/cuda_check.hpp"
-#include "kernels/gemm_bn_common/pipeline.hpp"
-#include "kernels/gemm_common/operands.hpp"
-#include "kernels/gemm_gn_min_bias/spec.hpp"
-#include "kernels/gemm_pipeline_common/linear_shape.hpp"
-#include "kernels/gemm_pipeline_common/pipeline_op.hpp"
-#include "kernels/gemm_pipeline_common/post_gemm.hpp"
+#include "kernels/gemm_pipelines/gemm_bn/pipeline.hpp"
+#include "kernels/gemm/operands.hpp"
+#include "kernels/gemm_pipelines/gemm_gn_min_bias/spec.hpp"
+#include "kernels/gemm_pipelines/linear_shape.hpp"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
+#include "kernels/gemm_pipelines/post_gemm.hpp"
 
 namespace nb::test {
 namespace {
 
-namespace bp = bn_pipeline;
-namespace gp = gn_pipeline;
+namespace bp = gemm_bn;
+namespace gp = gemm_gn_min_bias;
 
 // W'[n][k] = W[n][k] * s[n] * gamma[n] / sqrt(rv[n] + eps) and b'[n] = (b[n] s[n] - rm[n]) * that
 // + beta[n]: inference BatchNorm folded into nn.Linear, the algebra a training problem forbids.

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "staged_rows_case.cuh"
-#include "kernels/rmsnorm_rows/staged_rows.hpp"
+#include "kernels/rows/rmsnorm_rows/staged_rows.hpp"
 
 namespace nb::test {
 namespace {

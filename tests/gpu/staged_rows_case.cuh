@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "gpu_harness.hpp"
-#include "kernels/common/storage.cuh"
-#include "kernels/rmsnorm_rows/row_plan.hpp"
+#include "kernels/primitives/storage.cuh"
+#include "kernels/rows/row_plan.hpp"
 
 namespace nb::test {
 

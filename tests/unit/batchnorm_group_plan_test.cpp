@@ -3,7 +3,7 @@
 // hold; the quick suite's shapes reach the paths the GPU tests must exercise.
 #include <gtest/gtest.h>
 
-#include "kernels/batchnorm_common/group_plan.hpp"
+#include "kernels/batchnorm/group_plan.hpp"
 
 namespace nb::bn {
 namespace {

@@ -8,8 +8,8 @@
 #include "baselines/cpu/batchnorm_reference.hpp"
 #include "harness/errors.hpp"
 #include "harness/validation/compare.hpp"
-#include "kernels/batchnorm_bwd/spec.hpp"
-#include "kernels/batchnorm_train/spec.hpp"
+#include "kernels/batchnorm/batchnorm_bwd/spec.hpp"
+#include "kernels/batchnorm/batchnorm_train/spec.hpp"
 #include "kernels/ops.hpp"
 
 namespace nb::bn {
@@ -196,9 +196,9 @@ TEST(BatchNormSpec, RunningVarianceMustUseTheUnbiasedVariance) {
   Trial t({{"n", 4}, {"c", 3}, {"h", 2}, {"w", 2}});
   ASSERT_TRUE(t.judge().passed) << t.judge().failure;
   const Shape s = shape_of(t.p);
-  const ChannelMoments m = channel_moments(s, t.in[bn_train::kX].data());
+  const ChannelMoments m = channel_moments(s, t.in[batchnorm_train::kX].data());
   for (std::int64_t c = 0; c < s.c; ++c)  // the planted bug: biased variance in the running update
-    t.out[bn_train::kRunningVar][c] = float(0.9 * t.in[bn_train::kRunningVar][c] + 0.1 * m.var[c]);
+    t.out[batchnorm_train::kRunningVar][c] = float(0.9 * t.in[batchnorm_train::kRunningVar][c] + 0.1 * m.var[c]);
   const TrialJudgement j = t.judge();
   EXPECT_FALSE(j.passed);
   EXPECT_NE(j.failure.find("running_var"), std::string::npos) << j.failure;
@@ -206,7 +206,7 @@ TEST(BatchNormSpec, RunningVarianceMustUseTheUnbiasedVariance) {
 
 TEST(BatchNormSpec, RunningMeanWithoutMomentumFails) {
   Trial t({{"n", 8}, {"c", 5}});
-  for (std::int64_t c = 0; c < 5; ++c) t.out[bn_train::kRunningMean][c] = float(t.ref[bn_train::kSaveMean][c]);
+  for (std::int64_t c = 0; c < 5; ++c) t.out[batchnorm_train::kRunningMean][c] = float(t.ref[batchnorm_train::kSaveMean][c]);
   EXPECT_FALSE(t.judge().passed);
 }
 
@@ -229,10 +229,10 @@ TEST(BatchNormSpec, BackwardSavedStatisticsMatchTheForward) {
   fwd->draw_inputs(pf, Distribution::normal, 3, fin);
   bwd->draw_inputs(pb, Distribution::normal, 3, bin);
   fwd->reference(pf, fin, fref);
-  ASSERT_EQ(fin[bn_train::kX], bin[bn_bwd::kX]);
+  ASSERT_EQ(fin[batchnorm_train::kX], bin[batchnorm_bwd::kX]);
   for (int c = 0; c < 3; ++c) {
-    EXPECT_EQ(bin[bn_bwd::kSaveMean][c], float(fref[bn_train::kSaveMean][c]));
-    EXPECT_EQ(bin[bn_bwd::kSaveInvstd][c], float(fref[bn_train::kSaveInvstd][c]));
+    EXPECT_EQ(bin[batchnorm_bwd::kSaveMean][c], float(fref[batchnorm_train::kSaveMean][c]));
+    EXPECT_EQ(bin[batchnorm_bwd::kSaveInvstd][c], float(fref[batchnorm_train::kSaveInvstd][c]));
   }
 }
 

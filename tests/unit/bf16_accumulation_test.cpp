@@ -15,7 +15,7 @@
 #include "harness/validation/compare.hpp"
 #include "harness/validation/trial_tolerance.hpp"
 #include "kernels/ops.hpp"
-#include "kernels/rmsnorm_rows/spec.hpp"
+#include "kernels/rows/rmsnorm_rows/spec.hpp"
 
 namespace nb {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/gemm_pipeline_common/linear_shape.hpp"
-#include "kernels/gemm_scale_bn_bwd/backward.hpp"
+#include "kernels/gemm_pipelines/linear_shape.hpp"
+#include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward.hpp"
 #include "reference_trial.hpp"
 
 namespace nb::test {
@@ -32,7 +32,7 @@ inline float to_tf32(float v) {
 }
 
 inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, bool tf32_operands = false) {
-  using namespace bn_backward;
+  using namespace gemm_scale_bn_bwd;
   using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const linear::Shape s = linear::shape_of(t.p);
   const auto& in = t.in;

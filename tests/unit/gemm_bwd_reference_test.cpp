@@ -17,7 +17,7 @@
 #include "harness/errors.hpp"
 #include "harness/validation/compare.hpp"
 #include "harness/validation/trial_tolerance.hpp"
-#include "kernels/gemm_pipeline_common/pipeline_op.hpp"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/ops.hpp"
 #include "gemm_bwd_fp32.hpp"
 #include "reference_trial.hpp"
@@ -25,7 +25,7 @@
 namespace nb::test {
 namespace {
 
-using namespace bn_backward;
+using namespace gemm_scale_bn_bwd;
 
 std::unique_ptr<OpSpec> backward_op() {
   for (auto& op : make_ops())

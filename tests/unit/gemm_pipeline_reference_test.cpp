@@ -12,7 +12,7 @@
 #include "harness/errors.hpp"
 #include "harness/validation/compare.hpp"
 #include "harness/validation/trial_tolerance.hpp"
-#include "kernels/gemm_pipeline_common/linear_shape.hpp"
+#include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/ops.hpp"
 #include "reference_trial.hpp"
 

@@ -20,7 +20,7 @@
 #include "harness/op_spec.hpp"
 #include "harness/validation/compare.hpp"
 #include "harness/validation/trial_tolerance.hpp"
-#include "kernels/layernorm_rows/spec.hpp"
+#include "kernels/rows/layernorm_rows/spec.hpp"
 #include "kernels/ops.hpp"
 
 namespace nb {

@@ -3,7 +3,7 @@
 // cluster sizes, packs per thread, shared-memory slices).
 #include <gtest/gtest.h>
 
-#include "kernels/rmsnorm_rows/row_plan.hpp"
+#include "kernels/rows/row_plan.hpp"
 
 namespace nb::rmsnorm_rows {
 namespace {

@@ -3,7 +3,7 @@
 // and the band counts stay within the workspace.
 #include <gtest/gtest.h>
 
-#include "kernels/rows_bwd_common/fused_plan.hpp"
+#include "kernels/rows/rows_bwd/fused_plan.hpp"
 
 namespace nb::rows_bwd {
 namespace {

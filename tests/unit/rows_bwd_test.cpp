@@ -18,10 +18,10 @@
 #include "harness/narrow_float.hpp"
 #include "harness/validation/compare.hpp"
 #include "harness/validation/trial_tolerance.hpp"
-#include "kernels/layernorm_rows_bwd/spec.hpp"
+#include "kernels/rows/rows_bwd/layernorm_rows_bwd/spec.hpp"
 #include "kernels/ops.hpp"
-#include "kernels/rmsnorm_rows_bwd/spec.hpp"
-#include "kernels/rows_bwd_common/fused_plan.hpp"
+#include "kernels/rows/rows_bwd/rmsnorm_rows_bwd/spec.hpp"
+#include "kernels/rows/rows_bwd/fused_plan.hpp"
 
 namespace nb::rows_bwd {
 namespace {

@@ -1,0 +1,16 @@
+// The batchnorm_train variants, in the order a reader should meet them.
+#include "kernels/batchnorm/cudnn.hpp"
+#include "kernels/batchnorm/batchnorm_train/spec.hpp"
+
+namespace nb::batchnorm_train {
+
+std::vector<std::unique_ptr<Variant>> make_variants() {
+  std::vector<std::unique_ptr<Variant>> v;
+  for (auto spec : {naive_variant(), smem_variant(), warp_variant(), welford_variant(), split_variant(),
+                     onchip_groups_variant(), split_tail_variant()})
+    v.push_back(make_kernel_variant(std::move(spec)));
+  v.push_back(bn::make_cudnn_forward_variant());
+  return v;
+}
+
+}  // namespace nb::batchnorm_train

@@ -1,0 +1,13 @@
+#pragma once
+// The naive GEMM, one thread per output element looping over k with fp32 FMA: C = A B^T (+ bias
+// per column). The plain reference kernel the tiled pipelines are measured against.
+#include <cuda_runtime.h>
+
+#include "kernels/gemm/operands.hpp"
+
+namespace nb::gemm {
+
+// c is (m, n) row-major; bias_or_null is (n) or nullptr. Asynchronous on `stream`.
+void launch_naive_gemm(const Operands& op, const float* bias_or_null, float* c, cudaStream_t stream);
+
+}  // namespace nb::gemm

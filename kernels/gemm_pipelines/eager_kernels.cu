@@ -1,0 +1,266 @@
+// The post-GEMM steps one kernel each, as PyTorch eager runs them: bias copy, scale, BatchNorm
+// statistics (Welford partials over row chunks, then a per-column commit), the elementwise
+// normalize, row softmax (rows up to 8192 held in registers), GroupNorm, row min and the
+// broadcast bias add.
+#include <algorithm>
+#include <cstdint>
+
+#include "harness/cuda_check.hpp"
+#include "kernels/primitives/merge.cuh"
+#include "kernels/primitives/reduce.cuh"
+#include "kernels/gemm_pipelines/group_moments.cuh"
+#include "kernels/gemm_pipelines/post_gemm.hpp"
+
+namespace nb::linear {
+namespace {
+
+using nb::dev::Welford;
+constexpr int kThreads = 256;
+constexpr int kPartialRows = 256;  // rows per Welford partial: M / 256 CTAs per 32-column strip
+
+unsigned blocks_for(long long count) { return unsigned((count + kThreads - 1) / kThreads); }
+
+__global__ void bias_rows_kernel(float* g, const float* bias, int m, int n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < (long long)m * n) g[i] = bias[i % n];
+}
+
+__global__ void scale_kernel(const float* in, float* out, const float* scale, int m, int n, bool per_column) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < (long long)m * n) out[i] = in[i] * scale[per_column ? i % n : 0];
+}
+
+// A CTA takes 32 columns (one per lane) and a chunk of rows (warps stride them, four rows loaded
+// before any is used), then merges its warps' Welford states in shared memory.
+__global__ void column_partials_kernel(const float* h, Welford* partials, int m, int n, int rows_per_chunk) {
+  constexpr int kWarps = kThreads / 32, kUnroll = 4;
+  __shared__ Welford warp_state[kWarps][32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, c = blockIdx.x * 32 + lane;
+  const int r0 = blockIdx.y * rows_per_chunk, r1 = min(m, r0 + rows_per_chunk);
+  Welford w;
+  if (c < n)
+    for (int r = r0 + warp; r < r1; r += kWarps * kUnroll) {
+      float v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) v[u] = r + u * kWarps < r1 ? h[(long long)(r + u * kWarps) * n + c] : 0.0f;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (r + u * kWarps < r1) w.add(v[u]);
+    }
+  warp_state[warp][lane] = w;
+  __syncthreads();
+  if (warp == 0 && c < n) {
+    for (int k = 1; k < kThreads / 32; ++k) w.merge(warp_state[k][lane]);
+    partials[(long long)blockIdx.y * n + c] = w;
+  }
+}
+
+__global__ void commit_columns_kernel(const Welford* partials, int chunks, dev::BnColumnArgs bn,
+                                      const float* column_scale, const float* post_scale, float* affine, int n) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= n) return;
+  Welford w = partials[c];
+  for (int k = 1; k < chunks; ++k) w.merge(partials[(long long)k * n + c]);
+  const float s = column_scale ? column_scale[c] : 1.0f;  // statistics of g * s from those of g
+  w.mean *= s;
+  w.m2 *= s * s;
+  const dev::ColumnAffine f = dev::commit_column(bn, c, w);
+  const float post = post_scale ? *post_scale : 1.0f;
+  affine[c] = f.scale * s * post;
+  affine[n + c] = f.shift * post;
+}
+
+__global__ void commit_column_sums_kernel(const float* sum, const float* sumsq, int m, dev::BnColumnArgs bn,
+                                          const float* post_scale, float* affine, int n) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= n) return;
+  Welford w;
+  w.count = float(m);
+  w.mean = sum[c] / float(m);
+  const float m2 = sumsq[c] - w.mean * sum[c];
+  w.m2 = m2 < 0.0f ? 0.0f : m2;  // a rounding below zero is clamped; a NaN (Inf - Inf) stays
+  const dev::ColumnAffine f = dev::commit_column(bn, c, w);
+  const float post = post_scale ? *post_scale : 1.0f;
+  affine[c] = f.scale * post;
+  affine[n + c] = f.shift * post;
+}
+
+__global__ void apply_columns_kernel(const float* in, float* out, const float* affine, int m, int n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= (long long)m * n) return;
+  const int c = int(i % n);
+  out[i] = fmaf(in[i], affine[c], affine[n + c]);
+}
+
+// One CTA per row of at most kThreads * PER_THREAD values, held in registers: one read of the
+// row, max and sum of exponentials from registers, one write.
+template <int PER_THREAD>
+__global__ void __launch_bounds__(kThreads) softmax_rows_in_registers_kernel(const float* in, float* out,
+                                                                            const float* affine, int n) {
+  __shared__ float scratch[32];
+  const float* row = in + (long long)blockIdx.x * n;
+  float v[PER_THREAD];
+#pragma unroll
+  for (int i = 0; i < PER_THREAD; ++i) {
+    const int c = threadIdx.x + i * kThreads;
+    v[i] = c < n ? (affine ? fmaf(row[c], affine[c], affine[n + c]) : row[c]) : -INFINITY;
+  }
+  float mx = -INFINITY;
+#pragma unroll
+  for (int i = 0; i < PER_THREAD; ++i) mx = fmaxf(mx, v[i]);
+  mx = nb::dev::block_reduce(mx, nb::dev::MaxOp{}, scratch);
+  float sum = 0.0f;
+#pragma unroll
+  for (int i = 0; i < PER_THREAD; ++i) {
+    v[i] = threadIdx.x + i * kThreads < n ? expf(v[i] - mx) : 0.0f;
+    sum += v[i];
+  }
+  const float inv = 1.0f / nb::dev::block_sum(sum, scratch);
+  float* dst = out + (long long)blockIdx.x * n;
+#pragma unroll
+  for (int i = 0; i < PER_THREAD; ++i)
+    if (threadIdx.x + i * kThreads < n) dst[threadIdx.x + i * kThreads] = v[i] * inv;
+}
+
+// One CTA per row of any length: max, sum of exponentials, write (the row stays in L1/L2
+// between passes).
+__global__ void softmax_rows_kernel(const float* in, float* out, const float* affine, int n) {
+  __shared__ float scratch[32];
+  const float* row = in + (long long)blockIdx.x * n;
+  float* dst = out + (long long)blockIdx.x * n;
+  auto value = [&](int c) { return affine ? fmaf(row[c], affine[c], affine[n + c]) : row[c]; };
+  float mx = -INFINITY;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) mx = fmaxf(mx, value(c));
+  mx = nb::dev::block_reduce(mx, nb::dev::MaxOp{}, scratch);
+  float sum = 0.0f;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) sum += expf(value(c) - mx);
+  const float inv = 1.0f / nb::dev::block_sum(sum, scratch);
+  for (int c = threadIdx.x; c < n; c += blockDim.x) dst[c] = expf(value(c) - mx) * inv;
+}
+
+// One warp per (row, group): two passes over the group's channels.
+__global__ void groupnorm_rows_kernel(const float* g, float* z, const float* gamma, const float* beta, int m, int n,
+                                      int groups, float eps) {
+  const long long task = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (task >= (long long)m * groups) return;
+  const int size = n / groups;
+  const long long base = (task / groups) * n + (task % groups) * size;
+  const int c0 = int(task % groups) * size;
+  const float2 moments = dev::warp_group_moments(g + base, size, eps);
+  for (int i = lane; i < size; i += 32)
+    z[base + i] = fmaf((g[base + i] - moments.x) * moments.y, gamma[c0 + i], beta[c0 + i]);
+}
+
+__global__ void min_rows_kernel(const float* z, float* mn, int m, int n) {
+  const long long row = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (row >= m) return;
+  const nb::dev::MinNanOp min_of;
+  float v = min_of.identity();
+  for (int c = lane; c < n; c += 32) v = min_of(v, z[row * n + c]);
+  v = nb::dev::warp_reduce(v, min_of);
+  if (lane == 0) mn[row] = v;
+}
+
+// Rows fastest: a warp writes 32 consecutive rows of one channel (128 bytes).
+__global__ void min_broadcast_kernel(const float* partial_min, int tiles, const float* add_bias, float* out, int m,
+                                     int n) {
+  const int r = blockIdx.x * 32 + (threadIdx.x & 31);
+  if (r >= m) return;
+  const nb::dev::MinNanOp min_of;
+  float mn = partial_min[r];
+  for (int t = 1; t < tiles; ++t) mn = min_of(mn, partial_min[(long long)t * m + r]);
+  for (int c = blockIdx.y * (blockDim.x >> 5) + (threadIdx.x >> 5); c < n; c += gridDim.y * (blockDim.x >> 5))
+    out[(long long)c * m + r] = mn + add_bias[c];
+}
+
+// The same with four rows per lane (M % 4 == 0): a warp writes 512 contiguous bytes per channel.
+__global__ void min_broadcast4_kernel(const float* partial_min, int tiles, const float* add_bias, float* out, int m,
+                                      int n) {
+  const int r = (blockIdx.x * 32 + (threadIdx.x & 31)) * 4;
+  if (r >= m) return;
+  const nb::dev::MinNanOp min_of;
+  float4 mn = *reinterpret_cast<const float4*>(partial_min + r);
+  for (int t = 1; t < tiles; ++t) {
+    const float4 o = *reinterpret_cast<const float4*>(partial_min + (long long)t * m + r);
+    mn = make_float4(min_of(mn.x, o.x), min_of(mn.y, o.y), min_of(mn.z, o.z), min_of(mn.w, o.w));
+  }
+  for (int c = blockIdx.y * (blockDim.x >> 5) + (threadIdx.x >> 5); c < n; c += gridDim.y * (blockDim.x >> 5)) {
+    const float b = add_bias[c];
+    *reinterpret_cast<float4*>(out + (long long)c * m + r) = make_float4(mn.x + b, mn.y + b, mn.z + b, mn.w + b);
+  }
+}
+
+}  // namespace
+
+void launch_bias_rows(float* g, const float* bias, int m, int n, cudaStream_t s) {
+  bias_rows_kernel<<<blocks_for((long long)m * n), kThreads, 0, s>>>(g, bias, m, n);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_scale(const float* in, float* out, const float* scale, int m, int n, bool per_column, cudaStream_t s) {
+  scale_kernel<<<blocks_for((long long)m * n), kThreads, 0, s>>>(in, out, scale, m, n, per_column);
+  NB_CHECK_LAUNCH();
+}
+
+int column_partial_chunks(int m) { return (m + kPartialRows - 1) / kPartialRows; }
+
+void launch_column_partials(const float* h, dev::Welford* partials, int m, int n, cudaStream_t s) {
+  const dim3 grid((n + 31) / 32, column_partial_chunks(m));
+  column_partials_kernel<<<grid, kThreads, 0, s>>>(h, partials, m, n, kPartialRows);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_commit_columns(const dev::Welford* partials, int chunks, const dev::BnColumnArgs& bn,
+                           const float* column_scale, const float* post_scale, float* affine, int n, cudaStream_t s) {
+  commit_columns_kernel<<<blocks_for(n), kThreads, 0, s>>>(partials, chunks, bn, column_scale, post_scale, affine, n);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_commit_column_sums(const float* sum, const float* sumsq, int m, const dev::BnColumnArgs& bn,
+                               const float* post_scale, float* affine, int n, cudaStream_t s) {
+  commit_column_sums_kernel<<<blocks_for(n), kThreads, 0, s>>>(sum, sumsq, m, bn, post_scale, affine, n);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_apply_columns(const float* in, float* out, const float* affine, int m, int n, cudaStream_t s) {
+  apply_columns_kernel<<<blocks_for((long long)m * n), kThreads, 0, s>>>(in, out, affine, m, n);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_softmax_rows(const float* in, float* out, const float* affine, int m, int n, cudaStream_t s) {
+  if (n <= kThreads * 4)
+    softmax_rows_in_registers_kernel<4><<<m, kThreads, 0, s>>>(in, out, affine, n);
+  else if (n <= kThreads * 32)
+    softmax_rows_in_registers_kernel<32><<<m, kThreads, 0, s>>>(in, out, affine, n);
+  else
+    softmax_rows_kernel<<<m, kThreads, 0, s>>>(in, out, affine, n);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_groupnorm_rows(const float* g, float* z, const float* gamma, const float* beta, int m, int n, int groups,
+                           float eps, cudaStream_t s) {
+  groupnorm_rows_kernel<<<blocks_for(32LL * m * groups), kThreads, 0, s>>>(g, z, gamma, beta, m, n, groups, eps);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_min_rows(const float* z, float* mn, int m, int n, cudaStream_t s) {
+  min_rows_kernel<<<blocks_for(32LL * m), kThreads, 0, s>>>(z, mn, m, n);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_min_broadcast(const float* partial_min, int tiles, const float* add_bias, float* out, int m, int n,
+                          cudaStream_t s) {
+  const bool vector = m % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0 &&
+                      reinterpret_cast<std::uintptr_t>(partial_min) % 16 == 0;
+  const int rows_per_cta = vector ? 128 : 32;
+  const dim3 grid((m + rows_per_cta - 1) / rows_per_cta, unsigned(std::min(1024, (n + 7) / 8)));
+  if (vector)
+    min_broadcast4_kernel<<<grid, kThreads, 0, s>>>(partial_min, tiles, add_bias, out, m, n);
+  else
+    min_broadcast_kernel<<<grid, kThreads, 0, s>>>(partial_min, tiles, add_bias, out, m, n);
+  NB_CHECK_LAUNCH();
+}
+
+}  // namespace nb::linear

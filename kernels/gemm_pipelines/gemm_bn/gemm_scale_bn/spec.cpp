@@ -1,0 +1,24 @@
+// gemm_scale_bn (KernelBench L2#33, L2#39): nn.Linear, a per-column scale, BatchNorm1d in
+// training mode. The variants live in the family folder above, gemm_bn/, written once for both BatchNorm pipelines.
+#include "kernels/gemm_pipelines/gemm_bn/pipeline.hpp"
+#include "kernels/gemm_pipelines/linear_shape.hpp"
+#include "kernels/ops.hpp"
+
+namespace nb {
+
+std::unique_ptr<OpSpec> make_gemm_scale_bn_op() {
+  using linear::named;
+  return gemm_bn::make_op(
+      gemm_bn::BnTail::normalize, "gemm_scale_bn",
+      "y = bn_train((x W^T + b) * s): batch statistics per column over M (biased var), running stats "
+      "updated with momentum and the unbiased var; saved mean/invstd",
+      {named({{"m", 128}, {"n", 512}, {"k", 1024}}, {"kb"}, "KernelBench L2#33, original size"),
+       named({{"m", 1024}, {"n", 8192}, {"k", 8192}}, {"kb"}, "KernelBench L2#33, enlarged"),
+       named({{"m", 16384}, {"n", 4096}, {"k", 4096}}, {"kb"}, "KernelBench L2#39"),
+       named({{"m", 64}, {"n", 96}, {"k", 128}}, {"quick"}, "small aligned"),
+       named({{"m", 127}, {"n", 33}, {"k", 1001}}, {"quick"}, "odd M, N, K (no vector loads)"),
+       named({{"m", 2}, {"n", 130}, {"k", 67}}, {"quick"}, "M = 2: the smallest batch BatchNorm accepts"),
+       named({{"m", 300}, {"n", 257}, {"k", 260}}, {"quick"}, "M over one tile, odd N, K multiple of 4")});
+}
+
+}  // namespace nb

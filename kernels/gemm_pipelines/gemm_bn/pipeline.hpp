@@ -1,0 +1,57 @@
+#pragma once
+// The two GEMM + BatchNorm pipelines share everything up to the batch statistics:
+//   gemm_scale_bn (L2#33, #39):        y = bn_train((x W^T + b) * s), s per column;
+//   gemm_bn_scale_softmax (L2#84):     y = softmax(s * bn_train(x W^T + b), dim=1), s a scalar.
+// Their tensors are declared in one order, and each variant is written once for both, the
+// pipeline's tail (normalize, or scale + row softmax) chosen by BnTail.
+#include <memory>
+#include <vector>
+
+#include "harness/op_spec.hpp"
+#include "kernels/gemm/operands.hpp"
+#include "kernels/gemm_pipelines/bn_column_args.hpp"
+
+namespace nb::gemm_bn {
+
+enum class BnTail { normalize, scale_softmax };
+
+// kScale is (N) for the normalize tail (before BN) and (1) for scale_softmax (after BN).
+enum Tensor : int {
+  kX, kWeight, kBias, kScale, kGamma, kBeta, kRunningMean, kRunningVar, kY, kSaveMean, kSaveInvstd, kTensorCount
+};
+
+struct Args {
+  gemm::Operands op;
+  const float* bias;
+  const float* column_scale;  // s per column before BN (normalize tail), else null
+  const float* post_scale;    // the scalar s after BN (scale_softmax tail), else null
+  linear::dev::BnColumnArgs bn;
+  float* y;
+  int m, n;
+  bool tf32;
+  BnTail tail;
+};
+
+Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t);
+
+// The last pass, in place in y (holding g or h): y = h * scale + shift (normalize), or the row
+// softmax of it (scale_softmax), with the affine of the committed statistics (tail.cu).
+void finish_in_place(const Args& a, const float* affine, cudaStream_t stream);
+
+// The variants, one numbered file each, every one for both tails.
+std::unique_ptr<Variant> make_naive(BnTail tail);           // 1_naive.cu
+std::unique_ptr<Variant> make_unfused(BnTail tail);         // 2_unfused.cu
+std::unique_ptr<Variant> make_lt_epilogue(BnTail tail);     // 3_lt_epilogue.cu
+std::unique_ptr<Variant> make_fused_epilogue(BnTail tail);  // 4_fused_epilogue.cu
+std::unique_ptr<Variant> make_single_launch(BnTail tail);   // 5_single_launch.cu
+std::unique_ptr<Variant> make_cudnn(BnTail tail);           // 6_cudnn.cu
+std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail);  // variants.cpp
+
+// How Eigen audits the device reference: by columns; by rows too, the column statistics given, for
+// the softmax tail (slices.cpp).
+std::vector<SliceFamily> slice_families(const OpSpec& op, BnTail tail, const Problem& p);
+
+std::unique_ptr<OpSpec> make_op(BnTail tail, std::string name, std::string formula,
+                                std::vector<NamedProblem> problems);  // op.cpp
+
+}  // namespace nb::gemm_bn

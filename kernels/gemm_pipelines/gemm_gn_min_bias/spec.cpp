@@ -1,0 +1,135 @@
+#include "kernels/gemm_pipelines/gemm_gn_min_bias/spec.hpp"
+
+#include <cmath>
+
+#include "baselines/cpu/gemm_pipeline_reference.hpp"
+#include "baselines/gpu/gemm_pipeline_references.hpp"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
+#include "kernels/gemm_pipelines/slice_runs.hpp"
+#include "kernels/ops.hpp"
+
+namespace nb {
+namespace gemm_gn_min_bias {
+
+Args args_of(const Problem& p, const DeviceTensors& t) {
+  const linear::Shape s = linear::shape_of(p);
+  return {linear::operands_of(p, t), t.in(kBias), t.in(kGamma), t.in(kBeta), t.in(kAddBias), t.out(kY),
+          int(s.m), int(s.n), int(s.groups), float(s.eps), s.tf32()};
+}
+
+namespace {
+
+class GemmGnMinBiasOp final : public linear::PipelineOp {
+ public:
+  GemmGnMinBiasOp() {
+    for (auto& v : make_variants()) add_variant(std::move(v));
+  }
+  std::string name() const override { return "gemm_gn_min_bias"; }
+  std::string formula() const override {
+    return "out = min_c(groupnorm_G(x W^T + b)) + bias, bias (1,N,1,1): the (M,1) minimum broadcasts to an "
+           "output of shape (1,N,M,1)";
+  }
+  std::vector<ParamDecl> param_decls() const override { return linear::param_decls(false, true); }
+  std::string check(const Params& p) const override { return linear::check_params(p, false, true); }
+  std::vector<NamedProblem> named_problems() const override {
+    using linear::named;
+    return {named({{"m", 128}, {"n", 256}, {"k", 512}, {"g", 8}}, {"kb"}, "KernelBench L2#75, original size"),
+            named({{"m", 1024}, {"n", 8192}, {"k", 8192}, {"g", 512}}, {"kb"}, "KernelBench L2#75, enlarged"),
+            named({{"m", 64}, {"n", 96}, {"k", 128}, {"g", 6}}, {"quick"}, "small, groups of 16"),
+            named({{"m", 127}, {"n", 33}, {"k", 1001}, {"g", 3}}, {"quick"}, "odd M, N, K; groups of 11"),
+            named({{"m", 2}, {"n", 384}, {"k", 67}, {"g", 4}}, {"quick"}, "M = 2; groups of 96 span tiles"),
+            named({{"m", 300}, {"n", 520}, {"k", 260}, {"g", 65}}, {"quick"}, "N over two tiles, groups of 8")};
+  }
+
+  std::vector<TensorDecl> tensors(const Problem& p) const override {
+    const linear::Shape s = linear::shape_of(p);
+    using R = TensorRole;
+    return {{"x", R::input, s.m * s.k},  {"weight", R::input, s.n * s.k}, {"bias", R::input, s.n},
+            {"gamma", R::input, s.n},    {"beta", R::input, s.n},         {"add_bias", R::input, s.n},
+            {"y", R::output, s.n * s.m}};
+  }
+
+  std::vector<InputDraw> input_draws(const Problem& p, Distribution d) const override {
+    std::vector<InputDraw> draws = linear::linear_draws(linear::shape_of(p), d);
+    draws.insert(draws.end(), {InputDraw::uniform(kGamma, 0.5f, 1.5f, 4), InputDraw::uniform(kBeta, -0.5f, 0.5f, 5),
+                               InputDraw::uniform(kAddBias, -1.0f, 1.0f, 6)});
+    return draws;
+  }
+
+  void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
+    const linear::Shape s = linear::shape_of(p);
+    std::vector<double> z = linear::linear_reference(s, in[kX].data(), in[kWeight].data(), in[kBias].data());
+    // A group whose mean is large against its spread amplifies the GEMM's rounding of g.
+    out.condition = linear::groupnorm_rows(s, z, in[kGamma].data(), in[kBeta].data());
+    std::vector<double>& y = out[kY];
+    for (std::int64_t r = 0; r < s.m; ++r) {
+      double mn = INFINITY;  // torch.min: a NaN anywhere in the row wins
+      for (std::int64_t c = 0; c < s.n && !std::isnan(mn); ++c) {
+        const double v = z[std::size_t(r * s.n + c)];
+        if (std::isnan(v) || v < mn) mn = v;
+      }
+      for (std::int64_t c = 0; c < s.n; ++c) y[std::size_t(c * s.m + r)] = mn + double(in[kAddBias][std::size_t(c)]);
+    }
+  }
+
+  bool has_reference_program() const override { return true; }
+  ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
+                                        Executor& ex) const override {
+    const linear::Shape s = linear::shape_of(p);
+    const gpu::LinearOperands lin{t.f32(kX), t.f32(kWeight), t.f32(kBias), s.m, s.n, s.k};
+    ReferenceConditions c;
+    c.instance = ex.visit([&](auto& e) {
+      return gpu::gemm_gn_min_bias(e, lin, s.groups, t.f32(kGamma), t.f32(kBeta), t.f32(kAddBias), s.eps, out[kY]);
+    });
+    return c;
+  }
+
+  // A slice is a row of the batch: its GroupNorm, minimum and the column of the (N, M) output that
+  // holds it. The slice problem has m = the sampled rows, N and G as they are.
+  std::vector<SliceFamily> slice_families(const Problem& p) const override {
+    const linear::Shape s = linear::shape_of(p);
+    SliceFamily f;
+    f.unit = "row";
+    f.count = s.m;
+    f.problem = problem_with_slices(*this, p, "m");
+    f.runs = [s](int tensor, const std::vector<std::int64_t>& slices) {
+      if (tensor == kX) return linear::stretch_per_slice(slices, s.k, s.k);
+      if (tensor == kY) return linear::element_per_line(slices, s.n, s.m);
+      return linear::whole(tensor == kWeight ? s.n * s.k : s.n);
+    };
+    f.slice_of = [s](int tensor, std::int64_t element) -> std::int64_t {
+      if (tensor == kX) return element / s.k;
+      if (tensor == kY) return element % s.m;
+      return -1;
+    };
+    f.checked = {kY};
+    return {f};
+  }
+
+  WorkModel work(const Problem& p) const override {
+    const linear::Shape s = linear::shape_of(p);
+    const double mn = double(s.m) * double(s.n);
+    return {4.0 * (double(s.m) * double(s.k) + double(s.n) * double(s.k) + mn + 4.0 * double(s.n)),
+            s.gemm_flops() + 8.0 * mn,
+            "read x, W + write the (1,N,M,1) output: 4*(M*K + N*K + N*M) (+ 4 vectors of N); g itself need never "
+            "be written; flops 2*M*N*K + 8 per GEMM output"};
+  }
+
+  double normalization_length(const linear::Shape& s) const override { return double(s.group_size()); }
+
+
+  std::vector<StressDistribution> stress() const override {
+    return {{Distribution::wide, "squared deviations of g (x up to 1e20 times W) overflow fp32"}};
+  }
+  std::vector<NotApplicable> not_applicable() const override {
+    return {{"cudnn", "cuDNN 9.14 refuses GroupNorm on the H100 (docs/cudnn-groupnorm.md); its matmul fusion "
+                      "probe covers column statistics, not per-row groups (docs/cudnn-matmul-fusion.md)"}};
+  }
+};
+
+}  // namespace
+}  // namespace gemm_gn_min_bias
+
+std::unique_ptr<OpSpec> make_gemm_gn_min_bias_op() { return std::make_unique<gemm_gn_min_bias::GemmGnMinBiasOp>(); }
+
+}  // namespace nb

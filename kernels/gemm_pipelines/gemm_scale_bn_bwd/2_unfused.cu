@@ -1,0 +1,43 @@
+// unfused: what autograd runs for the training step's backward, one kernel per step through
+// fresh tensors: BatchNorm's backward reduce and elementwise kernels (dh), the scale's backward
+// (dg = dh * s, ds = sum(dh * g)), then nn.Linear's: two cuBLAS GEMMs and db = sum(dg).
+#include "baselines/cublas/cublas_gemm.hpp"
+#include "kernels/gemm_pipelines/linear_shape.hpp"
+#include "kernels/gemm_pipelines/post_gemm.hpp"
+#include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward_passes.hpp"
+
+namespace nb::gemm_scale_bn_bwd {
+namespace {
+
+std::size_t matrix_bytes(const linear::Shape& s) { return std::size_t(s.m) * std::size_t(s.n) * sizeof(float); }
+
+void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
+  const Args a = args_of(p, t);
+  float* dh = static_cast<float*>(ws);
+  float* dg = dh + std::size_t(a.m) * a.n;
+  void* partials = dg + std::size_t(a.m) * a.n;
+  launch_bn_backward_reduce(a, partials, s);
+  launch_bn_backward_elementwise(a, dh, s);
+  linear::launch_scale(dh, dg, a.scale, a.m, a.n, true, s);
+  launch_multiply(dh, a.g, dh, a.m, a.n, s);  // dh * g, in place: dh is not read again
+  launch_column_sum(dh, a.dscale, a.m, a.n, partials, s);
+  cublas::gemm_dx(dg, a.weight, a.dx, a.m, a.n, a.k, a.tf32, s);
+  cublas::gemm_dw(dg, a.x, a.dweight, a.m, a.n, a.k, a.tf32, s);
+  launch_column_sum(dg, a.dbias, a.m, a.n, partials, s);
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> make_unfused() {
+  KernelVariantSpec v{"unfused", "cublas",
+                      "autograd's sequence: BatchNorm backward reduce + elementwise (dh), dg = dh * s, "
+                      "ds = sum(dh * g), cuBLAS dx = dg W and dW = dg^T x, db = sum(dg): 8 kernels",
+                      launch};
+  v.workspace_bytes = [](const Problem& p) {
+    const linear::Shape s = linear::shape_of(p);
+    return 2 * matrix_bytes(s) + column_sum_workspace_bytes(int(s.m), int(s.n));
+  };
+  return make_kernel_variant(std::move(v));
+}
+
+}  // namespace nb::gemm_scale_bn_bwd

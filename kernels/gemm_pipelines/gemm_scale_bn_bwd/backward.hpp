@@ -1,0 +1,55 @@
+#pragma once
+// gemm_scale_bn_bwd: the training-step backward of gemm_scale_bn (g = x W^T + b, h = g * s,
+// y = bn_train(h)) as autograd computes it, from dy and what the forward saved (x, W, s, gamma,
+// g, the batch mean and invstd of h). Per column j over the M rows, with u = g - mean_j / s_j
+// (g centred by the saved statistics, so xhat = s_j * invstd_j * u):
+//   dbeta_j  = sum dy                     dgamma_j = s_j invstd_j sum dy u
+//   dh       = gamma_j invstd_j (dy - dbeta_j / M - xhat dgamma_j / M)
+//   dg = dh * s_j   ds_j = sum dh * g   db_j = sum dg   dx = dg W   dW = dg^T x
+// dg is affine in (dy, g) per column: dg = A_j dy + B_j g + C_j (ColumnCoefficients), which is
+// what lets the GEMMs compute it in their tile loaders instead of reading it back.
+#include <memory>
+#include <vector>
+
+#include "harness/op_spec.hpp"
+
+namespace nb::gemm_scale_bn_bwd {
+
+// The declared order of the op's tensors (shapes in the comments).
+enum Tensor : int {
+  kX,          // (M, K)  input
+  kWeight,     // (N, K)  input
+  kScale,      // (N)     input: s
+  kGamma,      // (N)     input
+  kG,          // (M, N)  input: the forward's linear output x W^T + b (saved for ds)
+  kSaveMean,   // (N)     input: the batch mean of h = g * s
+  kSaveInvstd, // (N)     input: 1 / sqrt(biased var of h + eps)
+  kDy,         // (M, N)  input
+  kDx,         // (M, K)  output
+  kDweight,    // (N, K)  output
+  kDbias,      // (N)     output
+  kDscale,     // (N)     output
+  kDgamma,     // (N)     output
+  kDbeta,      // (N)     output
+  kTensorCount
+};
+
+// Pointers and sizes every variant starts from.
+struct Args {
+  const float *x, *weight, *scale, *gamma, *g, *save_mean, *save_invstd, *dy;
+  float *dx, *dweight, *dbias, *dscale, *dgamma, *dbeta;
+  int m, n, k;
+  bool tf32;
+};
+
+Args args_of(const Problem& p, const DeviceTensors& t);
+
+std::unique_ptr<Variant> make_naive();             // 1_naive.cu
+std::unique_ptr<Variant> make_unfused();           // 2_unfused.cu
+std::unique_ptr<Variant> make_sums_then_cublas();  // 3_sums_then_cublas.cu
+std::unique_ptr<Variant> make_both_layouts();      // 3_sums_then_cublas.cu
+std::unique_ptr<Variant> make_fused_prologue();    // 4_fused_prologue.cu
+std::unique_ptr<Variant> make_cudnn();             // 5_cudnn.cu
+std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
+
+}  // namespace nb::gemm_scale_bn_bwd

@@ -1,0 +1,20 @@
+#pragma once
+// GroupNorm's statistics of one group by one warp: lanes stride the group's values, mean first,
+// then the sum of squared deviations (two passes, no cancellation), returned as {mean, invstd}.
+#include <cuda_runtime.h>
+
+#include "kernels/primitives/reduce.cuh"
+
+namespace nb::linear::dev {
+
+__device__ __forceinline__ float2 warp_group_moments(const float* v, int size, float eps) {
+  const int lane = threadIdx.x & 31;
+  float sum = 0.0f;
+  for (int i = lane; i < size; i += 32) sum += v[i];
+  const float mean = nb::dev::warp_sum(sum) / float(size);
+  float m2 = 0.0f;
+  for (int i = lane; i < size; i += 32) m2 = fmaf(v[i] - mean, v[i] - mean, m2);
+  return make_float2(mean, rsqrtf(nb::dev::warp_sum(m2) / float(size) + eps));
+}
+
+}  // namespace nb::linear::dev

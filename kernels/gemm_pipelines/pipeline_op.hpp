@@ -1,0 +1,50 @@
+#pragma once
+// What every GEMM pipeline op shares: both precisions, the cuBLAS GEMM alone as the problem's
+// compute ceiling, the tolerance growth, and where x and W sit in its tensor list.
+#include "harness/op_spec.hpp"
+#include "kernels/gemm/operands.hpp"
+#include "kernels/gemm_pipelines/linear_shape.hpp"
+
+namespace nb::linear {
+
+// Every pipeline op declares x, W and the linear bias first.
+enum LinearTensor : int { kX = 0, kWeight = 1, kLinearBias = 2 };
+
+gemm::Operands operands_of(const Problem& p, const DeviceTensors& t);
+
+// The draws of x from the distribution and of W, b as nn.Linear initialises them:
+// U(-1/sqrt(K), 1/sqrt(K)).
+std::vector<InputDraw> linear_draws(const Shape& s, Distribution d);
+// Its parts, for an op whose tensor 2 is not the bias (the backward): x and W (tensors kX and
+// kWeight), and the bias's draw, whose tensor index such an op ignores (it draws b from the draw's
+// element rule, b being no tensor of it).
+std::vector<InputDraw> linear_operand_draws(const Shape& s, Distribution d);
+InputDraw linear_bias_draw(const Shape& s);
+// |U[lo, hi)| with a random sign per element: a per-column scale that is neither 1 nor positive.
+void draw_signed_uniform(std::vector<float>& v, float lo, float hi, std::uint64_t seed, std::uint32_t magnitude_salt,
+                         std::uint32_t sign_salt);
+
+class PipelineOp : public OpSpec {
+ public:
+  std::vector<DType> dtypes() const override { return {DType::f32, DType::tf32}; }
+  // fp32: the normalization's own reduction plus the K-term dot products counted as K / 64 terms
+  // (gemm_reduction_length / 64):
+  // an FMA chain over mixed-sign products keeps its partial sums at the scale of the result, so
+  // its error grows far slower than a sum of same-signed terms (the sqrt(n)/8 rule's model); a
+  // full K would let tf32 products pass at K = 8192. tf32: the operand rounding (u = 4.9e-4 per
+  // product) dominates and does not grow with K, so the tf32 base applies as it is
+  // (docs/tolerance.md derives both and the tests hold them).
+  double reduction_length(const Problem& p) const override;
+  // A GEMM output's rounding error is absolute (a share of the row's scale, from cancelling
+  // mixed-sign products), not relative to each element, so the elementwise floor is half the
+  // output's rms: near-zero elements are held to the error their neighbours may have.
+  Tolerance tolerance(const Problem& p) const override;
+  std::unique_ptr<Variant> ceiling_kernel(const Problem& p) const override;
+
+ protected:
+  virtual double normalization_length(const Shape& s) const = 0;
+  // The GEMM's reduction extent: K for the forward; the backward's GEMMs reduce over N and M.
+  virtual double gemm_reduction_length(const Shape& s) const { return double(s.k); }
+};
+
+}  // namespace nb::linear

@@ -1,0 +1,185 @@
+// Register row: x is read from DRAM once. A row of up to 16384 values (8192 one by one) is held in
+// one block's registers (at most 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or
+// 8 bf16/fp16 when the row allows, else one by one) from the statistics to the write; short rows
+// share a block in lane groups. The mean comes first, then the squared deviations from it, from the
+// registers: the variance is exact as Welford's, with no division per value. Longer rows of 16-byte
+// packs are staged in shared memory over a persistent grid of clusters (staged_rows.cu); others
+// split over a cluster of up to 8 blocks in registers (DSMEM sums), and rows too long for that
+// stream their part three times. Rescales when (x - mean)^2 overflows (claims `wide`).
+// rmsnorm_rows' register_row, plans and all.
+#include <stdexcept>
+
+#include "kernels/primitives/alignment.cuh"
+#include "kernels/primitives/storage.cuh"
+#include "kernels/rows/layernorm_rows/row_math.cuh"
+#include "kernels/rows/layernorm_rows/spec.hpp"
+#include "kernels/rows/layernorm_rows/staged_rows.hpp"
+#include "kernels/rms/grid.hpp"
+#include "kernels/rows/row_geometry.cuh"
+#include "kernels/rows/row_plan.hpp"
+#include "kernels/rows/row_reducers.cuh"
+
+namespace nb::layernorm_rows {
+namespace {
+
+using rmsnorm_rows::ClusterReducer;
+using rmsnorm_rows::kMaxLanes;
+using rmsnorm_rows::LaneGroupReducer;
+using rmsnorm_rows::PartRange;
+using rmsnorm_rows::RowGeometry;
+using rmsnorm_rows::RowLayout;
+using rmsnorm_rows::RowPlan;
+
+// y for one pack of the row; `at` is the pack's first column.
+template <class T, int VEC>
+__device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, long long n, long long at,
+                                       const dev::FloatPack<VEC>& v, float mean, float rstd) {
+  const dev::FloatPack<VEC> wp = dev::load_as_float<T, VEC>(t.w + at), bp = dev::load_as_float<T, VEC>(t.b + at);
+  dev::store_from_float<T, VEC>(t.y + row * n + at, normalized(v, wp, bp, mean, rstd));
+}
+
+// rstd is the reciprocal RMS of the centered row: row_inv_rms adds the squares (and rescales by a
+// power of two when they overflow fp32; a NaN or an Inf in the row gives NaN).
+template <class T, int VEC, int PPT, class Reducer>
+__global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
+  __shared__ float scratch[32];
+  __shared__ float slots[2];
+  Reducer reduce(scratch, slots, g.parts);
+  const PartRange part = rmsnorm_rows::part_range(g);
+  const int owned = part.count() - threadIdx.x;                // > k*blockDim.x: pack k is mine
+  const long long first = (part.first + threadIdx.x) * VEC;  // my first value in the row
+  const int stride = blockDim.x * VEC;
+  for (long long row0 = rmsnorm_rows::first_row(g); row0 < g.rows; row0 += rmsnorm_rows::row_step(g)) {
+    const long long row = row0 + threadIdx.y;
+    const bool active = row < g.rows;  // rows past the end still take part in the shuffles
+    const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; };
+    const T* xr = t.x + row * g.n + first;
+    dev::FloatPack<VEC> v[PPT];
+    dev::load_packs_as_float<T, VEC>(xr, stride, mine, v);
+
+    float sum = 0.0f;  // zeros past the row's end are harmless here, not in the squares
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) sum += v[k].v[i];
+    const float mean = reduce.sum(sum) * g.inv_n;
+    const auto each_centered = [&](auto f) {
+#pragma unroll
+      for (int k = 0; k < PPT; ++k) f(mine(k) ? centered(v[k], mean) : dev::zero_float_pack<VEC>());
+    };
+    const float rstd = rmsnorm_rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
+
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      if (mine(k)) store_y<T, VEC>(t, row, g.n, first + k * stride, v[k], mean, rstd);
+    if (active && threadIdx.x == 0 && blockIdx.x % g.parts == 0) {
+      t.mean[row] = mean;
+      t.rstd[row] = rstd;
+    }
+  }
+  reduce.finish();
+}
+
+// Rows too long for the registers of a cluster: each block streams its part three times (sum,
+// squared deviations, write), the second and third mostly from L2.
+template <class T, int VEC>
+__global__ void __launch_bounds__(kMaxLanes) layernorm_rows_streamed(RowTensors<T> t, RowGeometry g) {
+  __shared__ float scratch[32];
+  __shared__ float slots[2];
+  ClusterReducer reduce(scratch, slots, g.parts);
+  const PartRange part = rmsnorm_rows::part_range(g);
+  for (long long row = rmsnorm_rows::first_row(g); row < g.rows; row += rmsnorm_rows::row_step(g)) {
+    const T* xr = t.x + row * g.n;
+    float sum = 0.0f;
+    for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x) {
+      const dev::FloatPack<VEC> v = dev::load_as_float<T, VEC>(xr + pack * VEC);
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) sum += v.v[i];
+    }
+    const float mean = reduce.sum(sum) * g.inv_n;
+    const auto each_centered = [&](auto f) {
+      for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x)
+        f(centered(dev::load_as_float<T, VEC>(xr + pack * VEC), mean));
+    };
+    const float rstd = rmsnorm_rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
+    for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x)
+      store_y<T, VEC>(t, row, g.n, pack * VEC, dev::load_as_float<T, VEC>(xr + pack * VEC), mean, rstd);
+    if (threadIdx.x == 0 && blockIdx.x % g.parts == 0) {
+      t.mean[row] = mean;
+      t.rstd[row] = rstd;
+    }
+  }
+  reduce.finish();
+}
+
+// One block (or cluster) per row, or per rows_per_block rows: a grid of every row the problem has.
+template <class Kernel, class T>
+void launch_row_grid(Kernel kernel, const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t,
+                     cudaStream_t stream) {
+  const long long row_blocks = rms::ceil_div_ll(g.rows, plan.rows_per_block);
+  rmsnorm_rows::launch_clusters(kernel, plan, rms::grid_blocks(row_blocks, rms::kMaxGridX / plan.parts), 0, stream,
+                                t, g);
+}
+
+// The kernel instance for plan.packs_per_thread: PPT = 1, 2, 4, ... within the value budget.
+template <class T, int VEC, class Reducer, int PPT = 1>
+void launch_register(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
+  if constexpr (VEC * PPT <= rmsnorm_rows::max_elements_per_thread(VEC)) {
+    if (plan.packs_per_thread == PPT)
+      return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer>, plan, g, t, stream);
+    return launch_register<T, VEC, Reducer, PPT * 2>(plan, g, t, stream);
+  } else {
+    throw std::logic_error("register_row: no kernel for this row plan");
+  }
+}
+
+template <class T, int VEC>
+void launch_plan(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
+  switch (plan.layout) {
+    case RowLayout::lane_groups: return launch_register<T, VEC, LaneGroupReducer>(plan, g, t, stream);
+    case RowLayout::block:
+    case RowLayout::cluster: return launch_register<T, VEC, ClusterReducer>(plan, g, t, stream);
+    case RowLayout::streamed: return launch_row_grid(layernorm_rows_streamed<T, VEC>, plan, g, t, stream);
+    case RowLayout::staged: break;
+  }
+  throw std::logic_error("register_row: the staged layout is launched by launch_rows");
+}
+
+template <class T>
+void launch_rows(const Shape& s, const RowTensors<T>& t, cudaStream_t stream) {
+  constexpr int kElementBytes = static_cast<int>(sizeof(T));
+  // 16-byte packs need every row to start on 16 bytes: N a whole number of packs, aligned buffers.
+  const bool packs16 = s.n % dev::kPack16<T> == 0 && dev::aligned16(t.x, t.w) && dev::aligned16(t.b, t.y);
+  RowPlan plan = rmsnorm_rows::plan_register_row(s.n, kElementBytes, packs16);
+  if (plan.staged()) {
+    if (resident_staged_clusters<T>(plan) >= 1)
+      return launch_staged_rows<T>(plan, RowGeometry::of(plan, s.m, s.n, s.eps), t, stream);
+    plan = rmsnorm_rows::plan_register_row(s.n, kElementBytes, packs16, /*staged_allowed=*/false);
+  }
+  const RowGeometry g = RowGeometry::of(plan, s.m, s.n, s.eps);
+  if (plan.vec > 1) launch_plan<T, dev::kPack16<T>>(plan, g, t, stream);
+  else launch_plan<T, 1>(plan, g, t, stream);
+}
+
+void launch(const Problem& problem, const DeviceTensors& d, void*, cudaStream_t stream) {
+  const Shape s = Shape::of(problem);
+  dispatch_storage(problem.dtype, [&](auto type) {
+    using T = decltype(type);
+    const RowTensors<T> t{d.ptr<const T>(X), d.ptr<const T>(W),  d.ptr<const T>(B),
+                          d.ptr<T>(Y),       d.ptr<float>(MEAN), d.ptr<float>(RSTD)};
+    launch_rows<T>(s, t, stream);
+  });
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> make_register_row_variant() {
+  return make_kernel_variant(
+      {"register_row", "register",
+       "rows <= 16384 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
+       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks), the next row copied in by "
+       "cp.async; mean, then squared deviations; x read once",
+       launch, nullptr, nullptr, {Distribution::offset, Distribution::tiny_var, Distribution::wide}});
+}
+
+}  // namespace nb::layernorm_rows

@@ -1,0 +1,129 @@
+// Staged rows: a persistent grid of clusters (up to 8 blocks) walks rows r, r + clusters, ...;
+// each block's slice of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead,
+// so DRAM keeps reading through the reductions and cluster barriers of the row before. The mean
+// and then the squared deviations are taken from the slice; x is read from DRAM once, w's slice is
+// copied once per block, b's is read per row through L1/L2 (a fourth slice would halve the blocks
+// per SM). rmsnorm_rows' staged layout, with LayerNorm's two statistics.
+#include "kernels/rows/layernorm_rows/staged_rows.hpp"
+
+#include <algorithm>
+
+#include "harness/cuda_check.hpp"
+#include "kernels/primitives/cluster_occupancy.hpp"
+#include "kernels/primitives/cp_async.cuh"
+#include "kernels/rows/row_reducers.cuh"
+
+namespace nb::layernorm_rows {
+namespace {
+
+using rmsnorm_rows::ClusterReducer;
+using rmsnorm_rows::kMaxLanes;
+using rmsnorm_rows::PartRange;
+using rmsnorm_rows::RowGeometry;
+using rmsnorm_rows::RowPlan;
+
+// Every thread copies, reads and writes the same packs of a slice, p = threadIdx.x + k * blockDim.x,
+// so its own cp.async wait makes them visible to it and no block barrier guards the slices.
+__device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int count) {
+  const uint4* s = static_cast<const uint4*>(src);
+#pragma unroll 4
+  for (int p = threadIdx.x; p < count; p += blockDim.x) dev::cp_async_16(dst + p, s + p);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kMaxLanes) layernorm_rows_staged(RowTensors<T> t, RowGeometry g) {
+  constexpr int VEC = dev::kPack16<T>;
+  extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
+  __shared__ float scratch[32];
+  __shared__ float slots[2];
+  ClusterReducer reduce(scratch, slots, g.parts);
+  const PartRange part = rmsnorm_rows::part_range(g);
+  const int count = part.count();
+  const long long offset = part.first * VEC;  // my block's first element in a row
+  uint4* const w_slice = slices + 2 * g.packs_per_part;
+  const long long step = rmsnorm_rows::row_step(g);
+  long long row = rmsnorm_rows::first_row(g);
+
+  copy_slice(w_slice, t.w + offset, count);
+  if (row < g.rows) copy_slice(slices, t.x + row * g.n + offset, count);
+  dev::cp_async_commit();
+  for (int buffer = 0; row < g.rows; row += step, buffer ^= 1) {
+    if (row + step < g.rows)
+      copy_slice(slices + (buffer ^ 1) * g.packs_per_part, t.x + (row + step) * g.n + offset, count);
+    dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
+    dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
+    const uint4* x_slice = slices + buffer * g.packs_per_part;
+
+    float sum = 0.0f;
+#pragma unroll 4
+    for (int p = threadIdx.x; p < count; p += blockDim.x) {
+      const dev::FloatPack<VEC> v = dev::widen16<T>(x_slice[p]);
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) sum += v.v[i];
+    }
+    const float mean = reduce.sum(sum) * g.inv_n;
+    const auto each_centered = [&](auto f) {
+#pragma unroll 4
+      for (int p = threadIdx.x; p < count; p += blockDim.x) f(centered(dev::widen16<T>(x_slice[p]), mean));
+    };
+    const float rstd = rmsnorm_rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
+
+    T* yr = t.y + row * g.n + offset;
+    const T* br = t.b + offset;
+#pragma unroll 4
+    for (int p = threadIdx.x; p < count; p += blockDim.x) {
+      const dev::FloatPack<VEC> bp = dev::load_as_float<T, VEC>(br + p * VEC);
+      dev::store_from_float<T, VEC>(
+          yr + p * VEC, normalized(dev::widen16<T>(x_slice[p]), dev::widen16<T>(w_slice[p]), bp, mean, rstd));
+    }
+    if (threadIdx.x == 0 && blockIdx.x % g.parts == 0) {
+      t.mean[row] = mean;
+      t.rstd[row] = rstd;
+    }
+  }
+  reduce.finish();
+}
+
+// Once per storage type: the opt-in to the largest staged block's shared memory (192 KB).
+template <class T>
+void allow_staged_smem() {
+  static const bool done = [] {
+    NB_CUDA_CHECK(cudaFuncSetAttribute(layernorm_rows_staged<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(rmsnorm_rows::kStagedSlices *
+                                                        rmsnorm_rows::kMaxStagedSliceBytes)));
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+template <class T>
+int resident_staged_clusters(const RowPlan& plan) {
+  try {
+    allow_staged_smem<T>();
+  } catch (const DeviceError&) {
+    return 0;  // the caller keeps the row in registers instead
+  }
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config = rmsnorm_rows::cluster_config(
+      plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
+  return resident_clusters(reinterpret_cast<const void*>(layernorm_rows_staged<T>), config);
+}
+
+template <class T>
+void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
+  const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
+  rmsnorm_rows::launch_clusters(layernorm_rows_staged<T>, plan, clusters,
+                                static_cast<std::size_t>(plan.staged_smem_bytes()), stream, t, g);
+}
+
+#define NB_LAYERNORM_STAGED_ROWS_FOR(T)                                                                      \
+  template int resident_staged_clusters<T>(const RowPlan&);                                                  \
+  template void launch_staged_rows<T>(const RowPlan&, const RowGeometry&, const RowTensors<T>&, cudaStream_t);
+NB_LAYERNORM_STAGED_ROWS_FOR(float)
+NB_LAYERNORM_STAGED_ROWS_FOR(__nv_bfloat16)
+NB_LAYERNORM_STAGED_ROWS_FOR(__half)
+#undef NB_LAYERNORM_STAGED_ROWS_FOR
+
+}  // namespace nb::layernorm_rows

@@ -1,0 +1,153 @@
+// Register row: a row of up to 16384 elements (8192 one by one) is held in one block's registers
+// (at most 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the
+// row allows, else one by one) from the reduction to the write, so x is read from DRAM once;
+// short rows share a block in power-of-two lane groups. Longer rows of 16-byte packs are staged
+// in shared memory over a persistent grid of clusters (staged_rows.cu); others split over a
+// cluster of up to 8 blocks in registers (DSMEM sum), and rows too long even for that stream
+// their part twice. Rescales when
+// x^2 overflows (claims `wide`).
+#include <stdexcept>
+
+#include "harness/cuda_check.hpp"
+#include "kernels/primitives/alignment.cuh"
+#include "kernels/primitives/storage.cuh"
+#include "kernels/rms/grid.hpp"
+#include "kernels/rows/row_geometry.cuh"
+#include "kernels/rows/row_plan.hpp"
+#include "kernels/rows/row_reducers.cuh"
+#include "kernels/rows/rmsnorm_rows/spec.hpp"
+#include "kernels/rows/rmsnorm_rows/staged_rows.hpp"
+
+namespace nb::rmsnorm_rows {
+namespace {
+
+// y = v * inv * w for one pack; y and w point at the pack.
+template <class T, int VEC>
+__device__ __forceinline__ void store_weighted(T* y, const T* w, const dev::FloatPack<VEC>& v, float inv) {
+  const dev::FloatPack<VEC> wp = dev::load_as_float<T, VEC>(w);
+  dev::FloatPack<VEC> out;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) out.v[i] = v.v[i] * inv * wp.v[i];
+  dev::store_from_float<T, VEC>(y, out);
+}
+
+template <class T, int VEC, int PPT, class Reducer>
+__global__ void __launch_bounds__(kMaxLanes)
+    rmsnorm_rows_register(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
+  __shared__ float scratch[32];
+  __shared__ float slots[2];
+  Reducer reduce(scratch, slots, g.parts);
+  const PartRange part = part_range(g);
+  const int owned = part.count() - threadIdx.x;                // > k*blockDim.x: pack k is mine
+  const long long first = (part.first + threadIdx.x) * VEC;  // my first element in the row
+  const int stride = blockDim.x * VEC;
+  for (long long row0 = first_row(g); row0 < g.rows; row0 += row_step(g)) {
+    const long long row = row0 + threadIdx.y;
+    const bool active = row < g.rows;  // rows past the end still take part in the shuffles
+    const T* xr = x + row * g.n + first;
+    dev::FloatPack<VEC> v[PPT];
+    const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; };
+    dev::load_packs_as_float<T, VEC>(xr, stride, mine, v);
+    const auto each_pack = [&](auto f) {
+#pragma unroll
+      for (int k = 0; k < PPT; ++k) f(v[k]);
+    };
+    const float inv = row_inv_rms<VEC>(each_pack, reduce, g.inv_n, g.eps);
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      if (active && k * static_cast<int>(blockDim.x) < owned)
+        store_weighted<T, VEC>(y + row * g.n + first + k * stride, w + first + k * stride, v[k], inv);
+  }
+  reduce.finish();
+}
+
+// Rows too long for the registers of a cluster: each block streams its part twice.
+template <class T, int VEC>
+__global__ void __launch_bounds__(kMaxLanes)
+    rmsnorm_rows_streamed(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
+  __shared__ float scratch[32];
+  __shared__ float slots[2];
+  ClusterReducer reduce(scratch, slots, g.parts);
+  const PartRange part = part_range(g);
+  for (long long row = first_row(g); row < g.rows; row += row_step(g)) {
+    const T* xr = x + row * g.n;
+    const auto each_pack = [&](auto f) {
+      for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x)
+        f(dev::load_as_float<T, VEC>(xr + pack * VEC));
+    };
+    const float inv = row_inv_rms<VEC>(each_pack, reduce, g.inv_n, g.eps);
+    for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x)
+      store_weighted<T, VEC>(y + row * g.n + pack * VEC, w + pack * VEC, dev::load_as_float<T, VEC>(xr + pack * VEC),
+                             inv);
+  }
+  reduce.finish();
+}
+
+// One block (or cluster) per row, or per rows_per_block rows: a grid of every row the problem has.
+template <class Kernel, class T>
+void launch_row_grid(Kernel kernel, const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y,
+                     cudaStream_t stream) {
+  const long long row_blocks = rms::ceil_div_ll(g.rows, plan.rows_per_block);
+  launch_clusters(kernel, plan, rms::grid_blocks(row_blocks, rms::kMaxGridX / plan.parts), 0, stream, x, w, y, g);
+}
+
+// The kernel instance for plan.packs_per_thread: PPT = 1, 2, 4, ... within the element budget.
+template <class T, int VEC, class Reducer, int PPT = 1>
+void launch_register(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y, cudaStream_t stream) {
+  if constexpr (VEC * PPT <= max_elements_per_thread(VEC)) {
+    if (plan.packs_per_thread == PPT)
+      return launch_row_grid(rmsnorm_rows_register<T, VEC, PPT, Reducer>, plan, g, x, w, y, stream);
+    return launch_register<T, VEC, Reducer, PPT * 2>(plan, g, x, w, y, stream);
+  } else {
+    throw std::logic_error("register_row: no kernel for this row plan");
+  }
+}
+
+template <class T, int VEC>
+void launch_plan(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y, cudaStream_t stream) {
+  switch (plan.layout) {
+    case RowLayout::lane_groups: return launch_register<T, VEC, LaneGroupReducer>(plan, g, x, w, y, stream);
+    case RowLayout::block:
+    case RowLayout::cluster: return launch_register<T, VEC, ClusterReducer>(plan, g, x, w, y, stream);
+    case RowLayout::streamed: return launch_row_grid(rmsnorm_rows_streamed<T, VEC>, plan, g, x, w, y, stream);
+    case RowLayout::staged: break;
+  }
+  throw std::logic_error("register_row: the staged layout is launched by launch_rows");
+}
+
+template <class T>
+void launch_rows(const Shape& s, const T* x, const T* w, T* y, cudaStream_t stream) {
+  constexpr int kElementBytes = static_cast<int>(sizeof(T));
+  // 16-byte packs need every row to start on 16 bytes: N a whole number of packs, aligned buffers.
+  const bool packs16 = s.n % dev::kPack16<T> == 0 && dev::aligned16(x) && dev::aligned16(w) && dev::aligned16(y);
+  RowPlan plan = plan_register_row(s.n, kElementBytes, packs16);
+  if (plan.staged()) {
+    if (resident_staged_clusters<T>(plan) >= 1)
+      return launch_staged_rows<T>(plan, RowGeometry::of(plan, s.m, s.n, s.eps), x, w, y, stream);
+    plan = plan_register_row(s.n, kElementBytes, packs16, /*staged_allowed=*/false);
+  }
+  const RowGeometry g = RowGeometry::of(plan, s.m, s.n, s.eps);
+  if (plan.vec > 1) launch_plan<T, dev::kPack16<T>>(plan, g, x, w, y, stream);
+  else launch_plan<T, 1>(plan, g, x, w, y, stream);
+}
+
+void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t stream) {
+  const Shape s = Shape::of(problem);
+  dispatch_storage(problem.dtype, [&](auto type) {
+    using T = decltype(type);
+    launch_rows<T>(s, t.ptr<const T>(X), t.ptr<const T>(W), t.ptr<T>(Y), stream);
+  });
+}
+
+}  // namespace
+
+std::unique_ptr<Variant> make_register_row_variant() {
+  return make_kernel_variant(
+      {"register_row", "register",
+       "rows <= 16384 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
+       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks), the next row copied in by "
+       "cp.async; x read once",
+       launch, nullptr, nullptr, {Distribution::wide}});
+}
+
+}  // namespace nb::rmsnorm_rows

@@ -1,0 +1,108 @@
+// Staged rows: a persistent grid of clusters (up to 8 blocks) walks rows r, r + clusters, ...;
+// each block's slice of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead,
+// so DRAM keeps reading through the reductions and cluster barriers of the row before. x is read
+// from DRAM once (its slice stays in shared memory until y is written), w's slice is copied once.
+#include "kernels/rows/rmsnorm_rows/staged_rows.hpp"
+
+#include <algorithm>
+
+#include "harness/errors.hpp"
+#include "kernels/primitives/cluster_occupancy.hpp"
+#include "kernels/primitives/cp_async.cuh"
+#include "kernels/primitives/storage.cuh"
+#include "kernels/rows/row_reducers.cuh"
+
+namespace nb::rmsnorm_rows {
+namespace {
+
+// Every thread copies, reads and writes the same packs of a slice, p = threadIdx.x + k * blockDim.x,
+// so its own cp.async wait makes them visible to it and no block barrier guards the slices.
+__device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int count) {
+  const uint4* s = static_cast<const uint4*>(src);
+#pragma unroll 4
+  for (int p = threadIdx.x; p < count; p += blockDim.x) dev::cp_async_16(dst + p, s + p);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kMaxLanes)
+    rmsnorm_rows_staged(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
+  constexpr int VEC = dev::kPack16<T>;
+  extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
+  __shared__ float scratch[32];
+  __shared__ float slots[2];
+  ClusterReducer reduce(scratch, slots, g.parts);
+  const PartRange part = part_range(g);
+  const int count = part.count();
+  const long long offset = part.first * VEC;  // my block's first element in a row
+  uint4* const w_slice = slices + 2 * g.packs_per_part;
+  const long long step = row_step(g);
+  long long row = first_row(g);
+
+  copy_slice(w_slice, w + offset, count);
+  if (row < g.rows) copy_slice(slices, x + row * g.n + offset, count);
+  dev::cp_async_commit();
+  for (int buffer = 0; row < g.rows; row += step, buffer ^= 1) {
+    if (row + step < g.rows) copy_slice(slices + (buffer ^ 1) * g.packs_per_part, x + (row + step) * g.n + offset, count);
+    dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
+    dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
+    const uint4* x_slice = slices + buffer * g.packs_per_part;
+    const auto each_pack = [&](auto f) {
+#pragma unroll 4
+      for (int p = threadIdx.x; p < count; p += blockDim.x) f(dev::widen16<T>(x_slice[p]));
+    };
+    const float inv = row_inv_rms<VEC>(each_pack, reduce, g.inv_n, g.eps);
+    T* yr = y + row * g.n + offset;
+#pragma unroll 4
+    for (int p = threadIdx.x; p < count; p += blockDim.x) {
+      const dev::FloatPack<VEC> v = dev::widen16<T>(x_slice[p]), wp = dev::widen16<T>(w_slice[p]);
+      dev::FloatPack<VEC> out;
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) out.v[i] = v.v[i] * inv * wp.v[i];
+      dev::store_from_float<T, VEC>(yr + p * VEC, out);
+    }
+  }
+  reduce.finish();
+}
+
+// Once per storage type: the opt-in to the largest staged block's shared memory (192 KB).
+template <class T>
+void allow_staged_smem() {
+  static const bool done = [] {
+    NB_CUDA_CHECK(cudaFuncSetAttribute(rmsnorm_rows_staged<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(kStagedSlices * kMaxStagedSliceBytes)));
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+template <class T>
+int resident_staged_clusters(const RowPlan& plan) {
+  try {
+    allow_staged_smem<T>();
+  } catch (const DeviceError&) {
+    return 0;  // the caller keeps the row in registers instead
+  }
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config =
+      cluster_config(plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
+  return resident_clusters(reinterpret_cast<const void*>(rmsnorm_rows_staged<T>), config);
+}
+
+template <class T>
+void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y, cudaStream_t stream) {
+  const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
+  launch_clusters(rmsnorm_rows_staged<T>, plan, clusters, static_cast<std::size_t>(plan.staged_smem_bytes()), stream,
+                  x, w, y, g);
+}
+
+#define NB_STAGED_ROWS_FOR(T)                                                                                     \
+  template int resident_staged_clusters<T>(const RowPlan&);                                                       \
+  template void launch_staged_rows<T>(const RowPlan&, const RowGeometry&, const T*, const T*, T*, cudaStream_t);
+NB_STAGED_ROWS_FOR(float)
+NB_STAGED_ROWS_FOR(__nv_bfloat16)
+NB_STAGED_ROWS_FOR(__half)
+#undef NB_STAGED_ROWS_FOR
+
+}  // namespace nb::rmsnorm_rows

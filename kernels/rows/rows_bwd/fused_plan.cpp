@@ -1,0 +1,65 @@
+#include "kernels/rows/rows_bwd/fused_plan.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "kernels/primitives/host_math.hpp"
+
+namespace nb::rows_bwd {
+namespace {
+
+// Rows too long for registers: 1024 threads per part, as many parts as keep the part's column
+// sums within kStreamSharedBytes.
+void plan_streamed(FusedPlan& plan, int column_sums) {
+  const auto bytes = [&] { return std::size_t(plan.packs_per_part * plan.vec) * sizeof(float) * std::size_t(column_sums); };
+  while (plan.parts < kMaxStreamParts && bytes() > kStreamSharedBytes) {
+    plan.parts *= 2;
+    plan.packs_per_part = ceil_div(plan.packs, plan.parts);
+  }
+  plan.lanes = kStreamLanes;
+  plan.rows_per_block = 1;
+  plan.packs_per_thread = 0;
+  plan.shared_bytes = bytes();
+  if (plan.shared_bytes > kStreamSharedBytes) {
+    std::ostringstream why;
+    why << "rows of " << plan.packs * plan.vec << " elements: the " << column_sums
+        << " column sum(s) per element of a 1/" << kMaxStreamParts << " share take " << plan.shared_bytes
+        << " bytes of shared memory, more than " << kStreamSharedBytes;
+    plan.unsupported = why.str();
+  }
+}
+
+}  // namespace
+
+FusedPlan plan_fused(std::int64_t n, int vec, int column_sums) {
+  FusedPlan plan;
+  plan.vec = vec;
+  plan.packs = ceil_div(n, vec);
+  const std::int64_t packs_per_block = kElementsPerBlock / vec;
+  const int max_packs_per_thread = kMaxElementsPerThread / vec;
+  while (plan.parts < kMaxRegisterParts && ceil_div(plan.packs, plan.parts) > packs_per_block) plan.parts *= 2;
+  plan.packs_per_part = ceil_div(plan.packs, plan.parts);
+
+  const std::int64_t lanes_needed = ceil_div(plan.packs_per_part, max_packs_per_thread);
+  if (lanes_needed <= 32) {
+    plan.lanes = pow2_at_least(lanes_needed);
+  } else if (lanes_needed <= kMaxLanes) {
+    plan.lanes = int(ceil_div(lanes_needed, 32) * 32);
+  } else {
+    plan_streamed(plan, column_sums);
+    return plan;
+  }
+  plan.rows_per_block = std::max(1, kBlockThreads / plan.lanes);  // several slots only below kBlockThreads lanes
+  plan.packs_per_thread = pow2_at_least(ceil_div(plan.packs_per_part, plan.lanes));
+  return plan;
+}
+
+std::int64_t max_band_count(std::int64_t m, const FusedPlan& plan) {
+  return std::clamp<std::int64_t>(ceil_div(m, plan.rows_per_block * kMinBandRounds), 1, kMaxBands);
+}
+
+std::int64_t band_count(std::int64_t m, const FusedPlan& plan, std::int64_t resident) {
+  return std::clamp<std::int64_t>(std::min(resident, max_band_count(m, plan)), 1, kMaxBands);
+}
+
+}  // namespace nb::rows_bwd

@@ -1,0 +1,12 @@
+// The op spec of rmsnorm_rows_bwd: the shared row-backward spec (../op.cpp) with the
+// RMSNorm layout.
+#include "kernels/ops.hpp"
+#include "kernels/rows/rows_bwd/rmsnorm_rows_bwd/spec.hpp"
+
+namespace nb {
+
+std::unique_ptr<OpSpec> make_rmsnorm_rows_bwd_op() {
+  return rows_bwd::make_op(rmsnorm_rows_bwd::kLayout, "rmsnorm_rows_bwd", rmsnorm_rows_bwd::make_variants());
+}
+
+}  // namespace nb
