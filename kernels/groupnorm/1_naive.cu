@@ -2,7 +2,7 @@
 // normalizes, finding its channel with 64-bit division. x is read twice; the first read is serial.
 #include "harness/cuda_check.hpp"
 #include "kernels/groupnorm/common.cuh"
-#include "kernels/groupnorm/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::groupnorm {
 namespace {
@@ -41,10 +41,11 @@ std::size_t workspace(const Problem& p) { return sizeof(float2) * std::size_t(sh
 
 }  // namespace
 
-KernelVariantSpec naive_variant() {
-  return {"naive", "naive",
-          "thread per (n,group) sums x, x^2 serially in double; thread per element normalizes",
-          launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}};
+std::unique_ptr<Variant> make_naive_variant() {
+  return make_kernel_variant({
+      "naive", "naive",
+      "thread per (n,group) sums x, x^2 serially in double; thread per element normalizes",
+      launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}});
 }
 
 }  // namespace nb::groupnorm

@@ -2,7 +2,7 @@
 // shared-memory tree combines the block, and the block then normalizes its group (x read twice).
 #include "harness/cuda_check.hpp"
 #include "kernels/groupnorm/common.cuh"
-#include "kernels/groupnorm/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::groupnorm {
 namespace {
@@ -44,9 +44,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec smem_variant() {
-  return {"smem", "smem", "block per (n,group): fp32 sum/sum-of-squares, shared-memory tree, normalize (x read twice)",
-          launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_smem_variant() {
+  return make_kernel_variant({
+      "smem", "smem", "block per (n,group): fp32 sum/sum-of-squares, shared-memory tree, normalize (x read twice)",
+      launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::groupnorm

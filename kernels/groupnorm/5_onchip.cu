@@ -9,7 +9,7 @@
 #include "kernels/primitives/slice_stage.cuh"
 #include "kernels/primitives/team_barrier.cuh"
 #include "kernels/groupnorm/common.cuh"
-#include "kernels/groupnorm/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::groupnorm {
 namespace {
@@ -230,11 +230,12 @@ Support supports(const Problem& p) {
 
 }  // namespace
 
-KernelVariantSpec onchip_variant() {
-  return {"onchip", "fused",
-          "x read once: small groups in sub-warp registers; large ones split over a team of CTAs of a persistent "
-          "cooperative grid, slices in smem, (mean, M2) merged via workspace + team barrier",
-          launch, supports, workspace, {Distribution::offset, Distribution::tiny_var}};
+std::unique_ptr<Variant> make_onchip_variant() {
+  return make_kernel_variant({
+      "onchip", "fused",
+      "x read once: small groups in sub-warp registers; large ones split over a team of CTAs of a persistent "
+      "cooperative grid, slices in smem, (mean, M2) merged via workspace + team barrier",
+      launch, supports, workspace, {Distribution::offset, Distribution::tiny_var}});
 }
 
 }  // namespace nb::groupnorm

@@ -1,19 +1,28 @@
-// The GroupNorm variant table, in the order a reader should meet them.
-#include "kernels/groupnorm/cudnn.hpp"
+// The GroupNorm variant table, in the order a reader should meet them. Each factory is defined in
+// its numbered file; a variant is that file, its declaration here and its line in the table.
+#include <memory>
+#include <vector>
+
 #include "kernels/groupnorm/spec.hpp"
-#include "kernels/groupnorm/variants.hpp"
 
 namespace nb::groupnorm {
 
+std::unique_ptr<Variant> make_naive_variant();    // 1_naive.cu
+std::unique_ptr<Variant> make_smem_variant();     // 2_smem.cu
+std::unique_ptr<Variant> make_warp_variant();     // 3_warp.cu
+std::unique_ptr<Variant> make_welford_variant();  // 4_welford.cu
+std::unique_ptr<Variant> make_onchip_variant();   // 5_onchip.cu
+std::unique_ptr<Variant> make_cudnn_variant();    // 6_cudnn.cpp
+
 std::vector<std::unique_ptr<Variant>> make_variants() {
-  std::vector<std::unique_ptr<Variant>> v;
-  v.push_back(make_kernel_variant(naive_variant()));
-  v.push_back(make_kernel_variant(smem_variant()));
-  v.push_back(make_kernel_variant(warp_variant()));
-  v.push_back(make_kernel_variant(welford_variant()));
-  v.push_back(make_kernel_variant(onchip_variant()));
-  v.push_back(make_groupnorm_cudnn_variant());
-  return v;
+  std::vector<std::unique_ptr<Variant>> table;
+  table.push_back(make_naive_variant());
+  table.push_back(make_smem_variant());
+  table.push_back(make_warp_variant());
+  table.push_back(make_welford_variant());
+  table.push_back(make_onchip_variant());
+  table.push_back(make_cudnn_variant());
+  return table;
 }
 
 }  // namespace nb::groupnorm

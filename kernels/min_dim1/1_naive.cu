@@ -1,7 +1,7 @@
 // Naive: one thread per row walks the row serially (uncoalesced across the warp).
 #include "harness/cuda_check.hpp"
 #include "kernels/min_dim1/common.cuh"
-#include "kernels/min_dim1/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::min_dim1 {
 namespace {
@@ -22,8 +22,9 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec naive_variant() {
-  return {"naive", "naive", "thread per row, serial NaN-propagating min", launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_naive_variant() {
+  return make_kernel_variant({
+      "naive", "naive", "thread per row, serial NaN-propagating min", launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::min_dim1

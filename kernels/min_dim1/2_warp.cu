@@ -1,7 +1,7 @@
 // Warp: one warp per row; lanes stride the row (coalesced) and a butterfly shuffle takes the min.
 #include "harness/cuda_check.hpp"
 #include "kernels/min_dim1/common.cuh"
-#include "kernels/min_dim1/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::min_dim1 {
 namespace {
@@ -24,8 +24,9 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec warp_variant() {
-  return {"warp", "warp", "warp per row: coalesced strided loads, shuffle min", launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_warp_variant() {
+  return make_kernel_variant({
+      "warp", "warp", "warp per row: coalesced strided loads, shuffle min", launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::min_dim1

@@ -2,7 +2,7 @@
 // independent loads in flight per thread, a warp-shuffle + shared-slot block min.
 #include "harness/cuda_check.hpp"
 #include "kernels/min_dim1/common.cuh"
-#include "kernels/min_dim1/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::min_dim1 {
 namespace {
@@ -38,9 +38,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec vec_variant() {
-  return {"vec", "vectorized", "block per row: float4 loads, 4 in flight per thread, shuffle + shared-slot min",
-          launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_vec_variant() {
+  return make_kernel_variant({
+      "vec", "vectorized", "block per row: float4 loads, 4 in flight per thread, shuffle + shared-slot min",
+      launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::min_dim1

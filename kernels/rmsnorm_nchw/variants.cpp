@@ -1,14 +1,23 @@
-// The variant table of rmsnorm_nchw, in the order a reader should meet them.
+// The rmsnorm_nchw variant table, in the order a reader should meet them. Each factory is defined
+// in its numbered file; a variant is that file, its declaration here and its line in the table.
+#include <memory>
+#include <vector>
+
 #include "kernels/rmsnorm_nchw/spec.hpp"
 
 namespace nb::rmsnorm_nchw {
 
+std::unique_ptr<Variant> make_naive_variant();          // 1_naive.cu
+std::unique_ptr<Variant> make_smem_variant();           // 2_smem.cu
+std::unique_ptr<Variant> make_warp_variant();           // 3_warp.cu
+std::unique_ptr<Variant> make_register_tile_variant();  // 4_register_tile.cu
+
 std::vector<std::unique_ptr<Variant>> make_variants() {
   std::vector<std::unique_ptr<Variant>> table;
-  table.push_back(make_naive_variant());          // 1_naive.cu
-  table.push_back(make_smem_variant());           // 2_smem.cu
-  table.push_back(make_warp_variant());           // 3_warp.cu
-  table.push_back(make_register_tile_variant());  // 4_register_tile.cu
+  table.push_back(make_naive_variant());
+  table.push_back(make_smem_variant());
+  table.push_back(make_warp_variant());
+  table.push_back(make_register_tile_variant());
   return table;
 }
 

@@ -2,7 +2,7 @@
 // exp(x - max) (in double, so long rows keep their digits), the write. x is read three times.
 #include "harness/cuda_check.hpp"
 #include "kernels/softmax/common.cuh"
-#include "kernels/softmax/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::softmax {
 namespace {
@@ -32,9 +32,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec naive_variant() {
-  return {"naive", "naive", "thread per row: max, sum (double), write in three serial passes", launch, nullptr,
-          nullptr, {}};
+std::unique_ptr<Variant> make_naive_variant() {
+  return make_kernel_variant({
+      "naive", "naive", "thread per row: max, sum (double), write in three serial passes", launch, nullptr,
+      nullptr, {}});
 }
 
 }  // namespace nb::softmax

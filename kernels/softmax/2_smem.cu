@@ -2,7 +2,7 @@
 // max and then the sum of exp(x - max), and a third pass writes (in packs). x is read three times.
 #include "harness/cuda_check.hpp"
 #include "kernels/softmax/common.cuh"
-#include "kernels/softmax/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::softmax {
 namespace {
@@ -48,9 +48,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec smem_variant() {
-  return {"smem", "smem", "block per row: shared-memory tree max, tree sum of exp, write (x read three times)",
-          launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_smem_variant() {
+  return make_kernel_variant({
+      "smem", "smem", "block per row: shared-memory tree max, tree sum of exp, write (x read three times)",
+      launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::softmax

@@ -2,7 +2,7 @@
 // once element by element; shuffles reduce the max and the sum of exp(x - max). Above 4096: no.
 #include "harness/cuda_check.hpp"
 #include "kernels/softmax/common.cuh"
-#include "kernels/softmax/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::softmax {
 namespace {
@@ -62,9 +62,10 @@ Support supports(const Problem& p) {
 
 }  // namespace
 
-KernelVariantSpec warp_variant() {
-  return {"warp", "warp", "warp per row, row in registers (n <= 4096): shuffle max, shuffle sum, write (x read once)",
-          launch, supports, nullptr, {}};
+std::unique_ptr<Variant> make_warp_variant() {
+  return make_kernel_variant({
+      "warp", "warp", "warp per row, row in registers (n <= 4096): shuffle max, shuffle sum, write (x read once)",
+      launch, supports, nullptr, {}});
 }
 
 }  // namespace nb::softmax

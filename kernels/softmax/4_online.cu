@@ -2,7 +2,7 @@
 // Gimelshein 2018), the block merges the pairs, and a second pass writes: 2 reads + 1 write.
 #include "harness/cuda_check.hpp"
 #include "kernels/softmax/common.cuh"
-#include "kernels/softmax/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::softmax {
 namespace {
@@ -28,9 +28,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec online_variant() {
-  return {"online", "online", "block per row: one-pass running (max, sum) merged across the block, then write "
-          "(2 reads + 1 write)", launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_online_variant() {
+  return make_kernel_variant({
+      "online", "online", "block per row: one-pass running (max, sum) merged across the block, then write "
+      "(2 reads + 1 write)", launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::softmax

@@ -14,7 +14,7 @@
 #include "kernels/primitives/cluster_occupancy.hpp"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/onchip.hpp"
-#include "kernels/softmax/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::softmax {
 namespace {
@@ -274,12 +274,13 @@ Support onchip_supports(const Problem& p) {
   return Support::yes();
 }
 
-KernelVariantSpec onchip_variant() {
-  return {"onchip", "fused",
-          "row in shared memory (x read once): a persistent grid of clusters of 1..8 CTAs sized to n, (max, sum) "
-          "merged through DSMEM, the next row prefetched into registers",
-          [](const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) { launch_onchip(p, t, stream); },
-          onchip_supports, nullptr, {}};
+std::unique_ptr<Variant> make_onchip_variant() {
+  return make_kernel_variant({
+      "onchip", "fused",
+      "row in shared memory (x read once): a persistent grid of clusters of 1..8 CTAs sized to n, (max, sum) "
+      "merged through DSMEM, the next row prefetched into registers",
+      [](const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) { launch_onchip(p, t, stream); },
+      onchip_supports, nullptr, {}});
 }
 
 }  // namespace nb::softmax

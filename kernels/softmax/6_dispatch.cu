@@ -7,7 +7,7 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/onchip.hpp"
-#include "kernels/softmax/variants.hpp"
+#include "harness/variant.hpp"
 
 namespace nb::softmax {
 namespace {
@@ -118,11 +118,12 @@ Support supports(const Problem& p) {
 
 }  // namespace
 
-KernelVariantSpec dispatch_variant() {
-  return {"dispatch", "fused",
-          "path by n: rows <= 32 KB in registers (lane groups of a warp for short rows, a block per row above), "
-          "longer rows onchip (cluster, shared memory); x read once, 16-byte packs",
-          launch, supports, nullptr, {}};
+std::unique_ptr<Variant> make_dispatch_variant() {
+  return make_kernel_variant({
+      "dispatch", "fused",
+      "path by n: rows <= 32 KB in registers (lane groups of a warp for short rows, a block per row above), "
+      "longer rows onchip (cluster, shared memory); x read once, 16-byte packs",
+      launch, supports, nullptr, {}});
 }
 
 }  // namespace nb::softmax

@@ -1,20 +1,30 @@
-// The softmax variant table, in the order a reader should meet them.
-#include "kernels/softmax/cudnn.hpp"
+// The softmax variant table, in the order a reader should meet them. Each factory is defined in its
+// numbered file; a variant is that file, its declaration here and its line in the table.
+#include <memory>
+#include <vector>
+
 #include "kernels/softmax/spec.hpp"
-#include "kernels/softmax/variants.hpp"
 
 namespace nb::softmax {
 
+std::unique_ptr<Variant> make_naive_variant();     // 1_naive.cu
+std::unique_ptr<Variant> make_smem_variant();      // 2_smem.cu
+std::unique_ptr<Variant> make_warp_variant();      // 3_warp.cu
+std::unique_ptr<Variant> make_online_variant();    // 4_online.cu
+std::unique_ptr<Variant> make_onchip_variant();    // 5_onchip.cu
+std::unique_ptr<Variant> make_dispatch_variant();  // 6_dispatch.cu
+std::unique_ptr<Variant> make_cudnn_variant();     // 7_cudnn.cpp
+
 std::vector<std::unique_ptr<Variant>> make_variants() {
-  std::vector<std::unique_ptr<Variant>> v;
-  v.push_back(make_kernel_variant(naive_variant()));
-  v.push_back(make_kernel_variant(smem_variant()));
-  v.push_back(make_kernel_variant(warp_variant()));
-  v.push_back(make_kernel_variant(online_variant()));
-  v.push_back(make_kernel_variant(onchip_variant()));
-  v.push_back(make_kernel_variant(dispatch_variant()));
-  v.push_back(make_softmax_cudnn_variant());
-  return v;
+  std::vector<std::unique_ptr<Variant>> table;
+  table.push_back(make_naive_variant());
+  table.push_back(make_smem_variant());
+  table.push_back(make_warp_variant());
+  table.push_back(make_online_variant());
+  table.push_back(make_onchip_variant());
+  table.push_back(make_dispatch_variant());
+  table.push_back(make_cudnn_variant());
+  return table;
 }
 
 }  // namespace nb::softmax

@@ -32,9 +32,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec naive_variant() {
-  return {"naive", "naive", "one thread per channel: a serial double-precision sum pass, then a serial dx pass",
-          launch, bn::one_thread_per_channel_limit, nullptr, {}};
+std::unique_ptr<Variant> make_naive_variant() {
+  return make_kernel_variant({
+      "naive", "naive", "one thread per channel: a serial double-precision sum pass, then a serial dx pass",
+      launch, bn::one_thread_per_channel_limit, nullptr, {}});
 }
 
 }  // namespace nb::batchnorm_bwd

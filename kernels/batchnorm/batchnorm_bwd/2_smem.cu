@@ -29,9 +29,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec smem_variant() {
-  return {"smem", "smem", "one block per channel, both sums reduced by a shared-memory tree, then dx",
-          launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_smem_variant() {
+  return make_kernel_variant({
+      "smem", "smem", "one block per channel, both sums reduced by a shared-memory tree, then dx",
+      launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::batchnorm_bwd

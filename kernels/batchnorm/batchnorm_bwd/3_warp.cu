@@ -26,9 +26,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec warp_variant() {
-  return {"warp", "warp", "one block per channel, both sums reduced with warp shuffles, then dx",
-          launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_warp_variant() {
+  return make_kernel_variant({
+      "warp", "warp", "one block per channel, both sums reduced with warp shuffles, then dx",
+      launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::batchnorm_bwd

@@ -127,9 +127,10 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
 
 }  // namespace
 
-KernelVariantSpec split_variant() {
-  return {"split", "fused", "partial sums over (channel, slice) or (channel-tile, row-slice) blocks, float4, dx in address order (2d)",
-          launch, nullptr, workspace, {}};
+std::unique_ptr<Variant> make_split_variant() {
+  return make_kernel_variant({
+      "split", "fused", "partial sums over (channel, slice) or (channel-tile, row-slice) blocks, float4, dx in address order (2d)",
+      launch, nullptr, workspace, {}});
 }
 
 }  // namespace nb::batchnorm_bwd

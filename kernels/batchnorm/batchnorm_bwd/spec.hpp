@@ -1,6 +1,6 @@
 #pragma once
 // batchnorm_bwd: BatchNorm training backward from the saved mean/invstd (PyTorch semantics).
-// Tensors by index, the kernel argument block, and the variant factories.
+// Tensors by index, the kernel argument block, and the variant table (variants.cpp).
 #include "harness/op_spec.hpp"
 #include "kernels/batchnorm/args.hpp"
 #include "kernels/batchnorm/shape.hpp"
@@ -11,10 +11,6 @@ enum Tensor : int { kX, kDy, kGamma, kSaveMean, kSaveInvstd, kDx, kDgamma, kDbet
 
 bn::BwdArgs bwd_args(const Problem& p, const DeviceTensors& t);
 
-KernelVariantSpec naive_variant();  // 1_naive.cu
-KernelVariantSpec smem_variant();   // 2_smem.cu
-KernelVariantSpec warp_variant();   // 3_warp.cu
-KernelVariantSpec split_variant();  // 4_split.cu
 
 std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
 

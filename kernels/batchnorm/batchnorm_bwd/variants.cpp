@@ -1,15 +1,26 @@
-// The batchnorm_bwd variants, in the order a reader should meet them.
-#include "kernels/batchnorm/cudnn.hpp"
+// The batchnorm_bwd variant table, in the order a reader should meet them. Each factory is defined
+// in its numbered file; a variant is that file, its declaration here and its line in the table.
+#include <memory>
+#include <vector>
+
 #include "kernels/batchnorm/batchnorm_bwd/spec.hpp"
 
 namespace nb::batchnorm_bwd {
 
+std::unique_ptr<Variant> make_naive_variant();  // 1_naive.cu
+std::unique_ptr<Variant> make_smem_variant();   // 2_smem.cu
+std::unique_ptr<Variant> make_warp_variant();   // 3_warp.cu
+std::unique_ptr<Variant> make_split_variant();  // 4_split.cu
+std::unique_ptr<Variant> make_cudnn_variant();  // 5_cudnn.cpp
+
 std::vector<std::unique_ptr<Variant>> make_variants() {
-  std::vector<std::unique_ptr<Variant>> v;
-  for (auto spec : {naive_variant(), smem_variant(), warp_variant(), split_variant()})
-    v.push_back(make_kernel_variant(std::move(spec)));
-  v.push_back(bn::make_cudnn_backward_variant());
-  return v;
+  std::vector<std::unique_ptr<Variant>> table;
+  table.push_back(make_naive_variant());
+  table.push_back(make_smem_variant());
+  table.push_back(make_warp_variant());
+  table.push_back(make_split_variant());
+  table.push_back(make_cudnn_variant());
+  return table;
 }
 
 }  // namespace nb::batchnorm_bwd

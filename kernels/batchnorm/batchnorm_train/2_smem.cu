@@ -38,9 +38,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec smem_variant() {
-  return {"smem", "smem", "one block per channel, two-pass statistics reduced by a shared-memory tree, then y",
-          launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_smem_variant() {
+  return make_kernel_variant({
+      "smem", "smem", "one block per channel, two-pass statistics reduced by a shared-memory tree, then y",
+      launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::batchnorm_train

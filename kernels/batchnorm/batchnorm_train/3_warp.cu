@@ -37,9 +37,10 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream
 
 }  // namespace
 
-KernelVariantSpec warp_variant() {
-  return {"warp", "warp", "one block per channel, sum and sum of squares in one pass via warp shuffles",
-          launch, nullptr, nullptr, {}};
+std::unique_ptr<Variant> make_warp_variant() {
+  return make_kernel_variant({
+      "warp", "warp", "one block per channel, sum and sum of squares in one pass via warp shuffles",
+      launch, nullptr, nullptr, {}});
 }
 
 }  // namespace nb::batchnorm_train

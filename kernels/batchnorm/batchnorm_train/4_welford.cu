@@ -16,10 +16,11 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
 
 }  // namespace
 
-KernelVariantSpec welford_variant() {
-  return {"welford", "welford",
-          "(channel, slice) blocks, pivot-shifted Welford per thread, Chan merge over warps, blocks, grid",
-          launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}};
+std::unique_ptr<Variant> make_welford_variant() {
+  return make_kernel_variant({
+      "welford", "welford",
+      "(channel, slice) blocks, pivot-shifted Welford per thread, Chan merge over warps, blocks, grid",
+      launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}});
 }
 
 }  // namespace nb::batchnorm_train

@@ -15,10 +15,11 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
 
 }  // namespace
 
-KernelVariantSpec split_variant() {
-  return {"split", "fused",
-          "Welford over (channel, slice) or (channel-tile, row-slice) blocks, float4, y pass in address order (2d)",
-          launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}};
+std::unique_ptr<Variant> make_split_variant() {
+  return make_kernel_variant({
+      "split", "fused",
+      "Welford over (channel, slice) or (channel-tile, row-slice) blocks, float4, y pass in address order (2d)",
+      launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}});
 }
 
 }  // namespace nb::batchnorm_train

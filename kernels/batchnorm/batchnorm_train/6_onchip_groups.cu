@@ -262,11 +262,12 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
 
 }  // namespace
 
-KernelVariantSpec onchip_groups_variant() {
-  return {"onchip_groups", "fused",
-          "x read once: persistent cooperative grid, a team of CTAs per channel, slices in smem (cp.async, "
-          "double-buffered), team barrier + Chan merge",
-          launch, supports, workspace, {Distribution::offset, Distribution::tiny_var}};
+std::unique_ptr<Variant> make_onchip_groups_variant() {
+  return make_kernel_variant({
+      "onchip_groups", "fused",
+      "x read once: persistent cooperative grid, a team of CTAs per channel, slices in smem (cp.async, "
+      "double-buffered), team barrier + Chan merge",
+      launch, supports, workspace, {Distribution::offset, Distribution::tiny_var}});
 }
 
 }  // namespace nb::batchnorm_train

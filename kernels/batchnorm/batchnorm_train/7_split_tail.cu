@@ -23,11 +23,12 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
 
 }  // namespace
 
-KernelVariantSpec split_tail_variant() {
-  return {"split_tail", "fused",
-          "split with the y pass from the end of x down (L2 tail first, evict-first), block finalize, "
-          "programmatic dependent launches",
-          launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}};
+std::unique_ptr<Variant> make_split_tail_variant() {
+  return make_kernel_variant({
+      "split_tail", "fused",
+      "split with the y pass from the end of x down (L2 tail first, evict-first), block finalize, "
+      "programmatic dependent launches",
+      launch, nullptr, workspace, {Distribution::offset, Distribution::tiny_var}});
 }
 
 }  // namespace nb::batchnorm_train

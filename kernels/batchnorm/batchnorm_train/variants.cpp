@@ -1,16 +1,33 @@
-// The batchnorm_train variants, in the order a reader should meet them.
-#include "kernels/batchnorm/cudnn.hpp"
+// The batchnorm_train variant table, in the order a reader should meet them. Each factory is
+// defined in its numbered file; a variant is that file, its declaration here and its line in the
+// table.
+#include <memory>
+#include <vector>
+
 #include "kernels/batchnorm/batchnorm_train/spec.hpp"
 
 namespace nb::batchnorm_train {
 
+std::unique_ptr<Variant> make_naive_variant();          // 1_naive.cu
+std::unique_ptr<Variant> make_smem_variant();           // 2_smem.cu
+std::unique_ptr<Variant> make_warp_variant();           // 3_warp.cu
+std::unique_ptr<Variant> make_welford_variant();        // 4_welford.cu
+std::unique_ptr<Variant> make_split_variant();          // 5_split.cu
+std::unique_ptr<Variant> make_onchip_groups_variant();  // 6_onchip_groups.cu
+std::unique_ptr<Variant> make_split_tail_variant();     // 7_split_tail.cu
+std::unique_ptr<Variant> make_cudnn_variant();          // 8_cudnn.cpp
+
 std::vector<std::unique_ptr<Variant>> make_variants() {
-  std::vector<std::unique_ptr<Variant>> v;
-  for (auto spec : {naive_variant(), smem_variant(), warp_variant(), welford_variant(), split_variant(),
-                     onchip_groups_variant(), split_tail_variant()})
-    v.push_back(make_kernel_variant(std::move(spec)));
-  v.push_back(bn::make_cudnn_forward_variant());
-  return v;
+  std::vector<std::unique_ptr<Variant>> table;
+  table.push_back(make_naive_variant());
+  table.push_back(make_smem_variant());
+  table.push_back(make_warp_variant());
+  table.push_back(make_welford_variant());
+  table.push_back(make_split_variant());
+  table.push_back(make_onchip_groups_variant());
+  table.push_back(make_split_tail_variant());
+  table.push_back(make_cudnn_variant());
+  return table;
 }
 
 }  // namespace nb::batchnorm_train

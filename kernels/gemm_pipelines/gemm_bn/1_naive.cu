@@ -6,7 +6,7 @@
 
 namespace nb::gemm_bn {
 
-std::unique_ptr<Variant> make_naive(BnTail tail) {
+std::unique_ptr<Variant> make_naive_variant(BnTail tail) {
   return make_kernel_variant(
       {"naive", "naive",
        "one thread per output for x W^T + b (fp32 FMA), one per column for BatchNorm, one per row for softmax",

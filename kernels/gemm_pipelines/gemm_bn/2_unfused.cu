@@ -64,7 +64,7 @@ void launch(BnTail tail, const Problem& p, const DeviceTensors& t, void* ws, cud
 
 }  // namespace
 
-std::unique_ptr<Variant> make_unfused(BnTail tail) {
+std::unique_ptr<Variant> make_unfused_variant(BnTail tail) {
   KernelVariantSpec v{"unfused", "cublas",
                       "PyTorch eager's sequence: bias copy + cuBLAS GEMM (addmm), then one kernel per step "
                       "(scale, Welford statistics, commit, normalize, softmax) through fresh tensors",

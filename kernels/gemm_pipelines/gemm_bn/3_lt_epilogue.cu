@@ -49,6 +49,6 @@ class LtEpilogue final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_lt_epilogue(BnTail tail) { return std::make_unique<LtEpilogue>(tail); }
+std::unique_ptr<Variant> make_lt_epilogue_variant(BnTail tail) { return std::make_unique<LtEpilogue>(tail); }
 
 }  // namespace nb::gemm_bn

@@ -35,7 +35,7 @@ void launch(BnTail tail, const Problem& p, const DeviceTensors& t, void* ws, cud
 
 }  // namespace
 
-std::unique_ptr<Variant> make_fused_epilogue(BnTail tail) {
+std::unique_ptr<Variant> make_fused_epilogue_variant(BnTail tail) {
   KernelVariantSpec v{"fused_epilogue", "fused",
                       "own GEMM (SIMT fp32 / mma.sync tf32) whose epilogue stores h = (g + b) * s and per-tile column "
                       "statistics; Chan merge + commit, then one pass: normalize (or row softmax)",

@@ -48,7 +48,7 @@ void launch(BnTail tail, const Problem& p, const DeviceTensors& t, cudaStream_t 
 
 }  // namespace
 
-std::unique_ptr<Variant> make_single_launch(BnTail tail) {
+std::unique_ptr<Variant> make_single_launch_variant(BnTail tail) {
   KernelVariantSpec v{"single_launch", "fused",
                       "M <= 128: one GEMM launch of 128 x 32 tiles holding whole columns: bias, scale, statistics, "
                       "commit and y in the epilogue (+ grid barrier and row softmax for L2#84)",

@@ -82,6 +82,6 @@ class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cudnn(BnTail tail) { return std::make_unique<CudnnMatmulFusion>(tail); }
+std::unique_ptr<Variant> make_cudnn_variant(BnTail tail) { return std::make_unique<CudnnMatmulFusion>(tail); }
 
 }  // namespace nb::gemm_bn

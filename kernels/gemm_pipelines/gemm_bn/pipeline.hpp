@@ -38,13 +38,7 @@ Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t);
 // softmax of it (scale_softmax), with the affine of the committed statistics (tail.cu).
 void finish_in_place(const Args& a, const float* affine, cudaStream_t stream);
 
-// The variants, one numbered file each, every one for both tails.
-std::unique_ptr<Variant> make_naive(BnTail tail);           // 1_naive.cu
-std::unique_ptr<Variant> make_unfused(BnTail tail);         // 2_unfused.cu
-std::unique_ptr<Variant> make_lt_epilogue(BnTail tail);     // 3_lt_epilogue.cu
-std::unique_ptr<Variant> make_fused_epilogue(BnTail tail);  // 4_fused_epilogue.cu
-std::unique_ptr<Variant> make_single_launch(BnTail tail);   // 5_single_launch.cu
-std::unique_ptr<Variant> make_cudnn(BnTail tail);           // 6_cudnn.cu
+// The variant table: one numbered file per variant, every one for both tails.
 std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail);  // variants.cpp
 
 // How Eigen audits the device reference: by columns; by rows too, the column statistics given, for

@@ -1,14 +1,29 @@
-// The BatchNorm pipelines' variants, in the order a reader should meet them (both ops list the
-// same table, each variant bound to the op's tail).
+// The BatchNorm pipelines' variant table, in the order a reader should meet them: gemm_scale_bn
+// and gemm_bn_scale_softmax list it, each variant bound to the op's tail. Each factory is defined
+// in its numbered file; a variant is that file, its declaration here and its line in the table.
+#include <memory>
+#include <vector>
+
 #include "kernels/gemm_pipelines/gemm_bn/pipeline.hpp"
 
 namespace nb::gemm_bn {
 
+std::unique_ptr<Variant> make_naive_variant(BnTail tail);           // 1_naive.cu
+std::unique_ptr<Variant> make_unfused_variant(BnTail tail);         // 2_unfused.cu
+std::unique_ptr<Variant> make_lt_epilogue_variant(BnTail tail);     // 3_lt_epilogue.cu
+std::unique_ptr<Variant> make_fused_epilogue_variant(BnTail tail);  // 4_fused_epilogue.cu
+std::unique_ptr<Variant> make_single_launch_variant(BnTail tail);   // 5_single_launch.cu
+std::unique_ptr<Variant> make_cudnn_variant(BnTail tail);           // 6_cudnn.cu
+
 std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail) {
-  std::vector<std::unique_ptr<Variant>> v;
-  for (auto make : {make_naive, make_unfused, make_lt_epilogue, make_fused_epilogue, make_single_launch, make_cudnn})
-    v.push_back(make(tail));
-  return v;
+  std::vector<std::unique_ptr<Variant>> table;
+  table.push_back(make_naive_variant(tail));
+  table.push_back(make_unfused_variant(tail));
+  table.push_back(make_lt_epilogue_variant(tail));
+  table.push_back(make_fused_epilogue_variant(tail));
+  table.push_back(make_single_launch_variant(tail));
+  table.push_back(make_cudnn_variant(tail));
+  return table;
 }
 
 }  // namespace nb::gemm_bn

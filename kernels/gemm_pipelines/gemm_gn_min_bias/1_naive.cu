@@ -22,9 +22,10 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
 
 }  // namespace
 
-KernelVariantSpec naive_variant() {
-  return {"naive", "naive", "one thread per output for x W^T + b (fp32 FMA), one per row for GroupNorm + min + bias",
-          launch, nullptr, workspace};
+std::unique_ptr<Variant> make_naive_variant() {
+  return make_kernel_variant({
+      "naive", "naive", "one thread per output for x W^T + b (fp32 FMA), one per row for GroupNorm + min + bias",
+      launch, nullptr, workspace});
 }
 
 }  // namespace nb::gemm_gn_min_bias

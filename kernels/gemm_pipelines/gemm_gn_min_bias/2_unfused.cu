@@ -28,10 +28,11 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
 
 }  // namespace
 
-KernelVariantSpec unfused_variant() {
-  return {"unfused", "cublas",
-          "PyTorch eager's sequence: bias copy + cuBLAS GEMM (addmm), GroupNorm, min over dim 1, broadcast add",
-          launch, nullptr, workspace};
+std::unique_ptr<Variant> make_unfused_variant() {
+  return make_kernel_variant({
+      "unfused", "cublas",
+      "PyTorch eager's sequence: bias copy + cuBLAS GEMM (addmm), GroupNorm, min over dim 1, broadcast add",
+      launch, nullptr, workspace});
 }
 
 }  // namespace nb::gemm_gn_min_bias

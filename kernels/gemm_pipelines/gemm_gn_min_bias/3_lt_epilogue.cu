@@ -39,6 +39,6 @@ class LtEpilogue final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_lt_epilogue() { return std::make_unique<LtEpilogue>(); }
+std::unique_ptr<Variant> make_lt_epilogue_variant() { return std::make_unique<LtEpilogue>(); }
 
 }  // namespace nb::gemm_gn_min_bias

@@ -40,11 +40,12 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
 
 }  // namespace
 
-KernelVariantSpec fused_epilogue_variant() {
-  return {"fused_epilogue", "fused",
-          "own GEMM (SIMT fp32 / mma.sync tf32) whose epilogue does bias, GroupNorm and the row min per tile (g is "
-          "never written); then min over tiles + broadcast bias",
-          launch, supports, workspace};
+std::unique_ptr<Variant> make_fused_epilogue_variant() {
+  return make_kernel_variant({
+      "fused_epilogue", "fused",
+      "own GEMM (SIMT fp32 / mma.sync tf32) whose epilogue does bias, GroupNorm and the row min per tile (g is "
+      "never written); then min over tiles + broadcast bias",
+      launch, supports, workspace});
 }
 
 }  // namespace nb::gemm_gn_min_bias

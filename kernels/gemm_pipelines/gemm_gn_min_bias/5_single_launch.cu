@@ -34,11 +34,12 @@ void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t s) {
 
 }  // namespace
 
-KernelVariantSpec single_launch_variant() {
-  return {"single_launch", "fused",
-          "N <= 256: one GEMM launch of 16 x 256 tiles holding whole rows: bias, GroupNorm, row min and the "
-          "broadcast bias write in the epilogue",
-          launch, supports};
+std::unique_ptr<Variant> make_single_launch_variant() {
+  return make_kernel_variant({
+      "single_launch", "fused",
+      "N <= 256: one GEMM launch of 16 x 256 tiles holding whole rows: bias, GroupNorm, row min and the "
+      "broadcast bias write in the epilogue",
+      launch, supports});
 }
 
 }  // namespace nb::gemm_gn_min_bias

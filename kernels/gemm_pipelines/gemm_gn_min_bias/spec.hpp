@@ -23,11 +23,6 @@ struct Args {
 
 Args args_of(const Problem& p, const DeviceTensors& t);
 
-KernelVariantSpec naive_variant();             // 1_naive.cu
-KernelVariantSpec unfused_variant();           // 2_unfused.cu
-std::unique_ptr<Variant> make_lt_epilogue();   // 3_lt_epilogue.cu
-KernelVariantSpec fused_epilogue_variant();    // 4_fused_epilogue.cu
-KernelVariantSpec single_launch_variant();     // 5_single_launch.cu
 
 std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
 

@@ -87,7 +87,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
 
 }  // namespace
 
-std::unique_ptr<Variant> make_naive() {
+std::unique_ptr<Variant> make_naive_variant() {
   KernelVariantSpec v{"naive", "naive",
                       "one kernel per step of autograd's chain, one thread per column or output element: "
                       "column sums, dh to the workspace, ds and db, then dx and dW as global-memory dot products",

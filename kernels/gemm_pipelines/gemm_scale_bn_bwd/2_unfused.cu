@@ -28,7 +28,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
 
 }  // namespace
 
-std::unique_ptr<Variant> make_unfused() {
+std::unique_ptr<Variant> make_unfused_variant() {
   KernelVariantSpec v{"unfused", "cublas",
                       "autograd's sequence: BatchNorm backward reduce + elementwise (dh), dg = dh * s, "
                       "ds = sum(dh * g), cuBLAS dx = dg W and dW = dg^T x, db = sum(dg): 8 kernels",

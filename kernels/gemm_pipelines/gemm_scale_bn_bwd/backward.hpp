@@ -44,12 +44,6 @@ struct Args {
 
 Args args_of(const Problem& p, const DeviceTensors& t);
 
-std::unique_ptr<Variant> make_naive();             // 1_naive.cu
-std::unique_ptr<Variant> make_unfused();           // 2_unfused.cu
-std::unique_ptr<Variant> make_sums_then_cublas();  // 3_sums_then_cublas.cu
-std::unique_ptr<Variant> make_both_layouts();      // 3_sums_then_cublas.cu
-std::unique_ptr<Variant> make_fused_prologue();    // 4_fused_prologue.cu
-std::unique_ptr<Variant> make_cudnn();             // 5_cudnn.cu
 std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
 
 }  // namespace nb::gemm_scale_bn_bwd

@@ -18,13 +18,7 @@ enum Tensor : int { X, W, B, Y, MEAN, RSTD };
 // (m, n, eps): the same row shape as rmsnorm_rows'.
 using Shape = rmsnorm_rows::Shape;
 
-// One factory per variant, in reading order (variants.cpp lists them).
-std::unique_ptr<Variant> make_naive_variant();
-std::unique_ptr<Variant> make_smem_variant();
-std::unique_ptr<Variant> make_warp_variant();
-std::unique_ptr<Variant> make_welford_variant();
-std::unique_ptr<Variant> make_register_row_variant();
-std::unique_ptr<Variant> make_cudnn_variant();
+// The variant table (variants.cpp).
 
 std::vector<std::unique_ptr<Variant>> make_variants();
 

@@ -21,12 +21,7 @@ struct Shape {
   std::int64_t elements() const { return m * n; }
 };
 
-// One factory per variant, in reading order (variants.cpp lists them).
-std::unique_ptr<Variant> make_naive_variant();
-std::unique_ptr<Variant> make_smem_variant();
-std::unique_ptr<Variant> make_warp_variant();
-std::unique_ptr<Variant> make_register_row_variant();
-std::unique_ptr<Variant> make_cudnn_variant();
+// The variant table (variants.cpp).
 
 std::vector<std::unique_ptr<Variant>> make_variants();
 

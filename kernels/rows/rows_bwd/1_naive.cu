@@ -70,7 +70,7 @@ Support serial_length_limit(const Problem& p) {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_naive(const Layout& layout) {
+std::unique_ptr<Variant> make_naive_variant(const Layout& layout) {
   return make_kernel_variant(
       {"naive", "naive", "one thread per row (row sums in double, then dx), one thread per column for the column sums",
        [layout](const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {

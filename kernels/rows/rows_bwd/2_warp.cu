@@ -97,7 +97,7 @@ void launch_warp(const Args<T>& a, DType dtype, float* partials, cudaStream_t st
 
 }  // namespace
 
-std::unique_ptr<Variant> make_warp(const Layout& layout) {
+std::unique_ptr<Variant> make_warp_variant(const Layout& layout) {
   return make_kernel_variant(
       {"warp", "warp",
        "one warp per row (xor-shuffle row sums, then dx); column sums of dy * xhat recomputed by slabs of rows, "

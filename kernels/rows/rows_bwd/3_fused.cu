@@ -372,6 +372,6 @@ class FusedVariant final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_fused(const Layout& layout) { return std::make_unique<FusedVariant>(layout); }
+std::unique_ptr<Variant> make_fused_variant(const Layout& layout) { return std::make_unique<FusedVariant>(layout); }
 
 }  // namespace nb::rows_bwd

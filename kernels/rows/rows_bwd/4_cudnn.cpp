@@ -7,7 +7,7 @@
 
 namespace nb::rows_bwd {
 
-std::unique_ptr<Variant> make_cudnn(const Layout& layout) {
+std::unique_ptr<Variant> make_cudnn_variant(const Layout& layout) {
   const RowNormGraph graph = layout.layer() ? RowNormGraph::layer_backward : RowNormGraph::rms_backward;
   return make_row_norm_cudnn_variant(graph, [layout](const Problem&, const DeviceTensors& t) {
     RowNormArgs a;

@@ -41,10 +41,7 @@ struct Shape {
 std::unique_ptr<OpSpec> make_op(const Layout& layout, std::string name,
                                 std::vector<std::unique_ptr<Variant>> variants);
 
-// The variants, in reading order (each op's variants.cpp lists them).
-std::unique_ptr<Variant> make_naive(const Layout& layout);  // 1_naive.cu
-std::unique_ptr<Variant> make_warp(const Layout& layout);   // 2_warp.cu
-std::unique_ptr<Variant> make_fused(const Layout& layout);  // 3_fused.cu
-std::unique_ptr<Variant> make_cudnn(const Layout& layout);  // 4_cudnn.cpp
+// The variant table (variants.cpp): one numbered file per variant, every one for both layouts.
+std::vector<std::unique_ptr<Variant>> make_variants(const Layout& layout);
 
 }  // namespace nb::rows_bwd

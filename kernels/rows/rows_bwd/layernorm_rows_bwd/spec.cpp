@@ -6,7 +6,7 @@
 namespace nb {
 
 std::unique_ptr<OpSpec> make_layernorm_rows_bwd_op() {
-  return rows_bwd::make_op(layernorm_rows_bwd::kLayout, "layernorm_rows_bwd", layernorm_rows_bwd::make_variants());
+  return rows_bwd::make_op(layernorm_rows_bwd::kLayout, "layernorm_rows_bwd", rows_bwd::make_variants(layernorm_rows_bwd::kLayout));
 }
 
 }  // namespace nb

@@ -14,6 +14,4 @@ enum Tensor : int { X, W, DY, MEAN, RSTD, DX, DW, DB };
 
 inline constexpr rows_bwd::Layout kLayout{rows_bwd::Norm::layer, X, W, DY, MEAN, RSTD, DX, DW, DB};
 
-std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
-
 }  // namespace nb::layernorm_rows_bwd

@@ -6,7 +6,7 @@
 namespace nb {
 
 std::unique_ptr<OpSpec> make_rmsnorm_rows_bwd_op() {
-  return rows_bwd::make_op(rmsnorm_rows_bwd::kLayout, "rmsnorm_rows_bwd", rmsnorm_rows_bwd::make_variants());
+  return rows_bwd::make_op(rmsnorm_rows_bwd::kLayout, "rmsnorm_rows_bwd", rows_bwd::make_variants(rmsnorm_rows_bwd::kLayout));
 }
 
 }  // namespace nb

@@ -14,6 +14,4 @@ enum Tensor : int { X, W, DY, RSTD, DX, DW };
 
 inline constexpr rows_bwd::Layout kLayout{rows_bwd::Norm::rms, X, W, DY, -1, RSTD, DX, DW, -1};
 
-std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp
-
 }  // namespace nb::rmsnorm_rows_bwd

@@ -1,7 +1,9 @@
-#include "kernels/groupnorm/cudnn.hpp"
-
+// cuDNN GroupNorm baseline through the backend graph API: one NORM_FORWARD operation in
+// CUDNN_GROUP_NORM mode (training phase: statistics from x). The plan is built in prepare();
+// a refusal (no engine, NOT_SUPPORTED) becomes nb::Unsupported with cuDNN's status string.
 #include <cudnn.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,7 +11,7 @@
 #include "harness/library_check.hpp"
 #include "kernels/groupnorm/spec.hpp"
 
-namespace nb {
+namespace nb::groupnorm {
 namespace {
 
 using cudnn_backend::Descriptor;
@@ -44,7 +46,7 @@ class GroupNormCudnn final : public Variant {
     return "cuDNN backend graph: NORM_FORWARD in CUDNN_GROUP_NORM mode, training phase (plan built in prepare)";
   }
   Support supports(const Problem& p) const override {
-    if (groupnorm::shape_of(p).elements() >= (std::int64_t{1} << 31))
+    if (shape_of(p).elements() >= (std::int64_t{1} << 31))
       return Support::no("cuDNN norm tensors are limited to < 2^31 elements here");
     return Support::yes();
   }
@@ -58,7 +60,7 @@ class GroupNormCudnn final : public Variant {
   }
   // mean at stats[0], inverse variance at stats[stride]: 256-byte aligned halves.
   static std::size_t stats_stride(const Problem& p) {
-    return (std::size_t(groupnorm::shape_of(p).groups()) + 63) / 64 * 64;
+    return (std::size_t(shape_of(p).groups()) + 63) / 64 * 64;
   }
   std::unique_ptr<Descriptor> build_graph(const Problem& p);
   void build_plan(const Descriptor& graph);
@@ -70,7 +72,7 @@ class GroupNormCudnn final : public Variant {
 };
 
 std::unique_ptr<Descriptor> GroupNormCudnn::build_graph(const Problem& p) {
-  const groupnorm::Shape s = groupnorm::shape_of(p);
+  const Shape s = shape_of(p);
   auto x = tensor(kUidX, {s.n, s.c, s.h, s.w}), y = tensor(kUidY, {s.n, s.c, s.h, s.w});
   auto scale = tensor(kUidScale, {1, s.c, 1, 1}), bias = tensor(kUidBias, {1, s.c, 1, 1});
   auto mean = tensor(kUidMean, {s.n, s.g, 1, 1}), inv_var = tensor(kUidInvVar, {s.n, s.g, 1, 1});
@@ -144,9 +146,9 @@ void GroupNormCudnn::launch(const Problem& p, const DeviceTensors& t, void* ws, 
   NB_CUDNN_CHECK(cudnnSetStream(handle_, stream));
   const std::size_t groups = stats_stride(p);
   float* stats = static_cast<float*>(ws);
-  void* ptrs[] = {const_cast<float*>(t.in(groupnorm::kX)), const_cast<float*>(t.in(groupnorm::kGamma)),
-                  const_cast<float*>(t.in(groupnorm::kBeta)), &eps_, stats, stats + groups,
-                  t.out(groupnorm::kY)};
+  void* ptrs[] = {const_cast<float*>(t.in(kX)), const_cast<float*>(t.in(kGamma)),
+                  const_cast<float*>(t.in(kBeta)), &eps_, stats, stats + groups,
+                  t.out(kY)};
   const int64_t uids[] = {kUidX, kUidScale, kUidBias, kUidEps, kUidMean, kUidInvVar, kUidY};
   void* plan_ws = static_cast<char*>(ws) + stats_bytes(p);
   Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
@@ -159,6 +161,6 @@ void GroupNormCudnn::launch(const Problem& p, const DeviceTensors& t, void* ws, 
 
 }  // namespace
 
-std::unique_ptr<Variant> make_groupnorm_cudnn_variant() { return std::make_unique<GroupNormCudnn>(); }
+std::unique_ptr<Variant> make_cudnn_variant() { return std::make_unique<GroupNormCudnn>(); }
 
-}  // namespace nb
+}  // namespace nb::groupnorm

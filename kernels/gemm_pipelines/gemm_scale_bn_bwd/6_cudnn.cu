@@ -45,6 +45,6 @@ class CudnnPrologue final : public Variant, public UsesPlanCache {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_cudnn() { return std::make_unique<CudnnPrologue>(); }
+std::unique_ptr<Variant> make_cudnn_variant() { return std::make_unique<CudnnPrologue>(); }
 
 }  // namespace nb::gemm_scale_bn_bwd

@@ -44,7 +44,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
 
 }  // namespace
 
-std::unique_ptr<Variant> make_fused_prologue() {
+std::unique_ptr<Variant> make_fused_prologue_variant() {
   KernelVariantSpec v{"fused_prologue", "fused",
                       "one pass over dy and g for the column gradients and dg's affine, then our GEMM (SIMT fp32 / "
                       "mma.sync tf32) twice with dg computed in the tile loaders: dg never written",

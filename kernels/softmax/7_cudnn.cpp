@@ -1,13 +1,14 @@
-#include "kernels/softmax/cudnn.hpp"
-
+// cuDNN softmax baseline: cudnnSoftmaxForward, CUDNN_SOFTMAX_ACCURATE (subtracts the max),
+// CUDNN_SOFTMAX_MODE_INSTANCE over an (M, N, 1, 1) NCHW descriptor: one softmax per row.
 #include <cudnn.h>
 
 #include <limits>
+#include <memory>
 
 #include "harness/library_check.hpp"
 #include "kernels/softmax/spec.hpp"
 
-namespace nb {
+namespace nb::softmax {
 namespace {
 
 // The device storage of x and y: fp32, bf16 or fp16 (cuDNN computes in float for all three).
@@ -31,13 +32,13 @@ class SoftmaxCudnn final : public Variant {
     return "cudnnSoftmaxForward, ACCURATE, MODE_INSTANCE on an (M,N,1,1) descriptor of the storage type";
   }
   Support supports(const Problem& p) const override {
-    const softmax::Shape s = softmax::shape_of(p);
+    const Shape s = shape_of(p);
     if (s.elements() > std::numeric_limits<int>::max())
       return Support::no("cuDNN legacy tensor descriptors hold int dims and fewer than 2^31 elements");
     return Support::yes();
   }
   void prepare(const Problem& p) override {
-    const softmax::Shape s = softmax::shape_of(p);
+    const Shape s = shape_of(p);
     if (!handle_) NB_CUDNN_CHECK(cudnnCreate(&handle_));
     if (!desc_) NB_CUDNN_CHECK(cudnnCreateTensorDescriptor(&desc_));
     NB_CUDNN_SUPPORTED(
@@ -49,7 +50,7 @@ class SoftmaxCudnn final : public Variant {
     NB_CUDNN_CHECK(cudnnSetStream(handle_, stream));
     const cudnnStatus_t status =
         cudnnSoftmaxForward(handle_, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, desc_,
-                            t.ptr<const void>(softmax::kX), &zero, desc_, t.ptr<void>(softmax::kY));
+                            t.ptr<const void>(kX), &zero, desc_, t.ptr<void>(kY));
     // A cuDNN build without a bf16 or fp16 softmax refuses it: the case is skipped, not failed.
     if (is_narrow(p.dtype) && (status == CUDNN_STATUS_NOT_SUPPORTED || status == CUDNN_STATUS_BAD_PARAM))
       NB_CUDNN_SUPPORTED(status);
@@ -63,6 +64,6 @@ class SoftmaxCudnn final : public Variant {
 
 }  // namespace
 
-std::unique_ptr<Variant> make_softmax_cudnn_variant() { return std::make_unique<SoftmaxCudnn>(); }
+std::unique_ptr<Variant> make_cudnn_variant() { return std::make_unique<SoftmaxCudnn>(); }
 
-}  // namespace nb
+}  // namespace nb::softmax
