@@ -1,8 +1,8 @@
 #include "harness/candidate/outcome_json.hpp"
 
 #include "harness/errors.hpp"
-#include "harness/report/phases_json.hpp"
-#include "harness/report/result_json.hpp"
+#include "harness/report/json/phases_json.hpp"
+#include "harness/report/json/result_json.hpp"
 
 namespace nb {
 namespace {

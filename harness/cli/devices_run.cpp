@@ -13,7 +13,7 @@
 #include "harness/errors.hpp"
 #include "harness/device/gpu_info.hpp"
 #include "harness/files/atomic_write.hpp"
-#include "harness/report/fleet.hpp"
+#include "harness/report/fleet/fleet.hpp"
 #include "harness/report/json_fields.hpp"
 #include "harness/device/provenance.hpp"
 #include "harness/report/report_loading.hpp"

@@ -25,7 +25,7 @@
 #include "harness/cli/summary_table.hpp"
 #include "harness/errors.hpp"
 #include "harness/report/case_metrics.hpp"
-#include "harness/report/report_json.hpp"
+#include "harness/report/json/report_json.hpp"
 #include "harness/report/report_writer.hpp"
 
 namespace nb {

@@ -7,7 +7,7 @@
 #include "harness/errors.hpp"
 #include "harness/files/atomic_write.hpp"
 #include "harness/report/case_metrics.hpp"
-#include "harness/report/report_json.hpp"
+#include "harness/report/json/report_json.hpp"
 #include "harness/report/report_writer.hpp"
 #include "harness/run/interrupt.hpp"
 

@@ -3,10 +3,10 @@
 #include "harness/errors.hpp"
 #include "harness/files/file_kind.hpp"
 #include "harness/files/atomic_write.hpp"
-#include "harness/report/compare_html.hpp"
-#include "harness/report/compare_output.hpp"
-#include "harness/report/fleet.hpp"
-#include "harness/report/html_report.hpp"
+#include "harness/report/compare/compare_html.hpp"
+#include "harness/report/compare/compare_output.hpp"
+#include "harness/report/fleet/fleet.hpp"
+#include "harness/report/page/html_report.hpp"
 #include "harness/report/report_loading.hpp"
 
 #include <cmath>

@@ -4,7 +4,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/files/atomic_write.hpp"
-#include "harness/report/html_report.hpp"
+#include "harness/report/page/html_report.hpp"
 #include "harness/device/provenance.hpp"
 
 namespace nb {

@@ -3,7 +3,7 @@
 //   fixture), compare.html, fleet.html
 #include "harness/errors.hpp"
 #include "harness/files/atomic_write.hpp"
-#include "harness/report/html_report.hpp"
+#include "harness/report/page/html_report.hpp"
 #include "harness/report/report_commands.hpp"
 #include "harness/report/report_loading.hpp"
 

@@ -9,11 +9,11 @@
 
 #include "fuzz_support.hpp"
 #include "harness/errors.hpp"
-#include "harness/report/compare_html.hpp"
-#include "harness/report/compare_output.hpp"
-#include "harness/report/compare_runs.hpp"
-#include "harness/report/fleet.hpp"
-#include "harness/report/html_report.hpp"
+#include "harness/report/compare/compare_html.hpp"
+#include "harness/report/compare/compare_output.hpp"
+#include "harness/report/compare/compare_runs.hpp"
+#include "harness/report/fleet/fleet.hpp"
+#include "harness/report/page/html_report.hpp"
 #include "harness/report/report_loading.hpp"
 
 namespace {

@@ -14,7 +14,7 @@
 #include "harness/cli/devices_run.hpp"
 #include "harness/errors.hpp"
 #include "harness/report/case_metrics.hpp"
-#include "harness/report/report_json.hpp"
+#include "harness/report/json/report_json.hpp"
 #include "harness/report/report_loading.hpp"
 #include "harness/report/report_writer.hpp"
 #include "harness/run/runner.hpp"

@@ -5,9 +5,9 @@
 
 #include "harness/errors.hpp"
 #include "harness/report/case_metrics.hpp"
-#include "harness/report/compare_runs.hpp"
-#include "harness/report/html_report.hpp"
-#include "harness/report/report_json.hpp"
+#include "harness/report/compare/compare_runs.hpp"
+#include "harness/report/page/html_report.hpp"
+#include "harness/report/json/report_json.hpp"
 #include "harness/report/report_loading.hpp"
 #include "test_op.hpp"
 

@@ -2,8 +2,8 @@
 // candidate worker), and the report page's section.
 #include <gtest/gtest.h>
 
-#include "harness/report/html_report.hpp"
-#include "harness/report/phases_json.hpp"
+#include "harness/report/page/html_report.hpp"
+#include "harness/report/json/phases_json.hpp"
 #include "harness/report/report_loading.hpp"
 #include "report_test_support.hpp"
 

@@ -3,8 +3,8 @@
 // report.json carries them (schema minor 5) and the page lists them; compare ignores them.
 #include <gtest/gtest.h>
 
-#include "harness/report/html_report.hpp"
-#include "harness/report/phases_json.hpp"
+#include "harness/report/page/html_report.hpp"
+#include "harness/report/json/phases_json.hpp"
 #include "harness/report/report_loading.hpp"
 #include "harness/run/guarded_launch.hpp"
 #include "report_test_support.hpp"

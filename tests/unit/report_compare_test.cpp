@@ -1,6 +1,6 @@
 #include "harness/errors.hpp"
-#include "harness/report/compare_output.hpp"
-#include "harness/report/compare_runs.hpp"
+#include "harness/report/compare/compare_output.hpp"
+#include "harness/report/compare/compare_runs.hpp"
 #include "harness/report/report_commands.hpp"
 #include "report_test_support.hpp"
 

@@ -1,5 +1,5 @@
 #include "harness/errors.hpp"
-#include "harness/report/fleet.hpp"
+#include "harness/report/fleet/fleet.hpp"
 #include "harness/report/report_commands.hpp"
 #include "report_test_support.hpp"
 

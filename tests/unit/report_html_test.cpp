@@ -1,6 +1,6 @@
 #include "harness/errors.hpp"
 #include "harness/report/html_escape.hpp"
-#include "harness/report/html_report.hpp"
+#include "harness/report/page/html_report.hpp"
 #include "harness/report/report_format.hpp"
 #include "report_test_support.hpp"
 

@@ -7,9 +7,9 @@
 
 #include "harness/errors.hpp"
 #include "harness/report/case_metrics.hpp"
-#include "harness/report/report_json.hpp"
+#include "harness/report/json/report_json.hpp"
 #include "harness/report/report_loading.hpp"
-#include "harness/report/result_json.hpp"
+#include "harness/report/json/result_json.hpp"
 #include "test_op.hpp"
 
 namespace nb {

@@ -7,8 +7,8 @@
 #include <functional>
 #include <string>
 
-#include "harness/report/fleet.hpp"
-#include "harness/report/html_report.hpp"
+#include "harness/report/fleet/fleet.hpp"
+#include "harness/report/page/html_report.hpp"
 #include "report_test_support.hpp"
 
 namespace nb {

@@ -1,4 +1,4 @@
-#include "harness/report/compare_runs.hpp"
+#include "harness/report/compare/compare_runs.hpp"
 
 #include "harness/report/json_fields.hpp"
 #include "harness/report/report_compute.hpp"

@@ -1,4 +1,4 @@
-#include "harness/report/phases_json.hpp"
+#include "harness/report/json/phases_json.hpp"
 
 namespace nb {
 

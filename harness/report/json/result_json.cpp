@@ -1,11 +1,11 @@
-#include "harness/report/result_json.hpp"
+#include "harness/report/json/result_json.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "harness/report/reference_summary_json.hpp"
+#include "harness/report/json/reference_summary_json.hpp"
 #include "harness/timing/statistics.hpp"
 
 namespace nb {

@@ -1,5 +1,5 @@
 // The report page's library plans (report_plans.hpp).
-#include "harness/report/report_plans.hpp"
+#include "harness/report/page/report_plans.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -1,12 +1,12 @@
-#include "harness/report/report_json.hpp"
+#include "harness/report/json/report_json.hpp"
 
 #include <algorithm>
 #include <limits>
 
 #include "harness/device/compute_peak.hpp"
 #include "harness/nvtx_ranges.hpp"
-#include "harness/report/phases_json.hpp"
-#include "harness/report/result_json.hpp"
+#include "harness/report/json/phases_json.hpp"
+#include "harness/report/json/result_json.hpp"
 
 namespace nb {
 namespace {

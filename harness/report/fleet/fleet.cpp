@@ -1,4 +1,4 @@
-#include "harness/report/fleet.hpp"
+#include "harness/report/fleet/fleet.hpp"
 
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_page.hpp"

@@ -1,14 +1,14 @@
-#include "harness/report/html_report.hpp"
+#include "harness/report/page/html_report.hpp"
 
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_page.hpp"
 #include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
-#include "harness/report/report_charts.hpp"
+#include "harness/report/page/report_charts.hpp"
 #include "harness/report/report_compute.hpp"
-#include "harness/report/report_phases.hpp"
+#include "harness/report/page/report_phases.hpp"
 #include "harness/report/report_provenance.hpp"
-#include "harness/report/report_results_table.hpp"
+#include "harness/report/page/report_results_table.hpp"
 #include "harness/report/result_classes.hpp"
 
 namespace nb {

@@ -1,7 +1,7 @@
 #pragma once
 // What `normbench compare` prints: an aligned terminal table, or the --json document
 // (structure in docs/compare.md). The HTML page is in compare_html.hpp.
-#include "harness/report/compare_runs.hpp"
+#include "harness/report/compare/compare_runs.hpp"
 
 #include <nlohmann/json.hpp>
 

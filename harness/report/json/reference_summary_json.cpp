@@ -1,4 +1,4 @@
-#include "harness/report/reference_summary_json.hpp"
+#include "harness/report/json/reference_summary_json.hpp"
 
 namespace nb {
 

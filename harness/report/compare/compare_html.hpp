@@ -1,7 +1,7 @@
 #pragma once
 // The HTML output of `normbench compare`: the same rows as the terminal table, on the shared
 // self-contained page (sortable, filterable by op and change).
-#include "harness/report/compare_runs.hpp"
+#include "harness/report/compare/compare_runs.hpp"
 
 #include <optional>
 #include <string>

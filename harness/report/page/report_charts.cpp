@@ -1,4 +1,4 @@
-#include "harness/report/report_charts.hpp"
+#include "harness/report/page/report_charts.hpp"
 
 #include "harness/report/json_fields.hpp"
 #include "harness/report/report_compute.hpp"

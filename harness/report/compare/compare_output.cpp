@@ -1,4 +1,4 @@
-#include "harness/report/compare_output.hpp"
+#include "harness/report/compare/compare_output.hpp"
 
 #include "harness/report/report_format.hpp"
 #include "harness/report/text_table.hpp"

@@ -1,4 +1,4 @@
-#include "harness/report/report_phases.hpp"
+#include "harness/report/page/report_phases.hpp"
 
 #include <cstdio>
 #include <map>
@@ -8,7 +8,7 @@
 #include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
 #include "harness/report/report_format.hpp"
-#include "harness/report/report_plans.hpp"
+#include "harness/report/page/report_plans.hpp"
 
 namespace nb {
 namespace {

@@ -1,6 +1,6 @@
-#include "harness/report/compare_html.hpp"
+#include "harness/report/compare/compare_html.hpp"
 
-#include "harness/report/compare_output.hpp"
+#include "harness/report/compare/compare_output.hpp"
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_page.hpp"
 #include "harness/report/html_table.hpp"

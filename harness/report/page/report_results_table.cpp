@@ -1,4 +1,4 @@
-#include "harness/report/report_results_table.hpp"
+#include "harness/report/page/report_results_table.hpp"
 
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_table.hpp"
