@@ -3,7 +3,7 @@
 // precision (fp32 or tf32), with the harness's timer (warm-up, L2 flushed before each sample,
 // CUDA events), and prints per configuration the median ms, TFLOP/s and % of cuBLAS.
 //   gemm_configs [MxNxK ...] [--benchmark_filter=REGEX]   (default: the shapes in kDefaultShapes)
-// Correctness is tests/gpu/gemm_mainloop_test.cu's job; this tool only times.
+// Correctness is tests/gpu/kernels/gemm/gemm_mainloop_test.cu's job; this tool only times.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-"""Writes the .npy fixtures of tests/unit/npy_file_test.cpp with NumPy itself (python3-numpy):
+"""Writes the .npy fixtures of tests/unit/harness/npy/npy_file_test.cpp with NumPy itself (python3-numpy):
 the files normbench must read, and the bytes its writer must reproduce."""
 import numpy as np
 

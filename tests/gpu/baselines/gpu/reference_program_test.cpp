@@ -1,6 +1,6 @@
 // Every op's float64 reference program on the GPU, over every quick problem and distribution,
 // against the Eigen reference, the host's draws and conditions, and Eigen's audit (with a planted
-// error it must catch): the device twin of tests/unit/reference_program_test.cpp.
+// error it must catch): the device twin of tests/unit/baselines/gpu/reference_program_test.cpp.
 #include <gtest/gtest.h>
 
 #include "gpu_harness.hpp"
