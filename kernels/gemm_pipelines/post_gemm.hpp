@@ -53,10 +53,4 @@ void launch_bn_columns(float* y, const float* scale, const dev::BnColumnArgs& bn
 void launch_groupnorm_min_rows(const float* g, const float* gamma, const float* beta, const float* add_bias,
                                float* out, float* row_min, int m, int n, int groups, float eps, cudaStream_t s);
 
-// --- naive kernels (one thread per column, per row or per (row, group)) ---
-void launch_naive_bn_columns(float* y, const float* scale, const dev::BnColumnArgs& bn, int m, int n, cudaStream_t s);
-void launch_naive_scale_softmax_rows(float* y, const float* post_scale, int m, int n, cudaStream_t s);
-void launch_naive_groupnorm_min(float* g, const float* gamma, const float* beta, const float* add_bias, float* out,
-                                int m, int n, int groups, float eps, cudaStream_t s);
-
 }  // namespace nb::linear
