@@ -6,7 +6,7 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/rows/row_plan.hpp"
 
-namespace nb::rmsnorm_rows {
+namespace nb::rows {
 
 struct RowGeometry {
   long long rows, n, packs, packs_per_part;
@@ -69,4 +69,4 @@ void launch_clusters(Kernel kernel, const RowPlan& plan, long long clusters, std
   NB_CHECK_LAUNCH();
 }
 
-}  // namespace nb::rmsnorm_rows
+}  // namespace nb::rows

@@ -5,7 +5,7 @@
 
 #include "kernels/primitives/host_math.hpp"
 
-namespace nb::rmsnorm_rows {
+namespace nb::rows {
 namespace {
 
 // The fewest blocks (a power of two <= kMaxParts) whose parts are at most `limit` packs each.
@@ -73,4 +73,4 @@ RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, bool 
   return plan;
 }
 
-}  // namespace nb::rmsnorm_rows
+}  // namespace nb::rows

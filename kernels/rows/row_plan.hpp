@@ -11,7 +11,7 @@
 // tests can check that every row length gets a plan that covers it.
 #include <cstdint>
 
-namespace nb::rmsnorm_rows {
+namespace nb::rows {
 
 inline constexpr int kPackBytes = 16;  // one LDG.128 / STG.128 / cp.async of 16 bytes
 
@@ -68,4 +68,4 @@ struct RowPlan {
 // resident on the device (the plan then keeps the row in registers or streams it).
 RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, bool staged_allowed = true);
 
-}  // namespace nb::rmsnorm_rows
+}  // namespace nb::rows

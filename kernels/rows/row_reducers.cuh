@@ -9,7 +9,7 @@
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rms/rms_math.cuh"
 
-namespace nb::rmsnorm_rows {
+namespace nb::rows {
 
 // blockDim.x lanes (a power of two <= 32) per row, blockDim.y rows per block: shuffles only.
 struct LaneGroupReducer {
@@ -91,4 +91,4 @@ __device__ __forceinline__ float row_inv_rms(EachPack each_pack, Reducer& reduce
   return rms::scaled_inv_rms(reduce.sum(sq), inv_n, eps, scale);
 }
 
-}  // namespace nb::rmsnorm_rows
+}  // namespace nb::rows

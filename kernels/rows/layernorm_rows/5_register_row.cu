@@ -22,13 +22,13 @@
 namespace nb::layernorm_rows {
 namespace {
 
-using rmsnorm_rows::ClusterReducer;
-using rmsnorm_rows::kMaxLanes;
-using rmsnorm_rows::LaneGroupReducer;
-using rmsnorm_rows::PartRange;
-using rmsnorm_rows::RowGeometry;
-using rmsnorm_rows::RowLayout;
-using rmsnorm_rows::RowPlan;
+using rows::ClusterReducer;
+using rows::kMaxLanes;
+using rows::LaneGroupReducer;
+using rows::PartRange;
+using rows::RowGeometry;
+using rows::RowLayout;
+using rows::RowPlan;
 
 // y for one pack of the row; `at` is the pack's first column.
 template <class T, int VEC>
@@ -45,11 +45,11 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
   __shared__ float scratch[32];
   __shared__ float slots[2];
   Reducer reduce(scratch, slots, g.parts);
-  const PartRange part = rmsnorm_rows::part_range(g);
+  const PartRange part = rows::part_range(g);
   const int owned = part.count() - threadIdx.x;                // > k*blockDim.x: pack k is mine
   const long long first = (part.first + threadIdx.x) * VEC;  // my first value in the row
   const int stride = blockDim.x * VEC;
-  for (long long row0 = rmsnorm_rows::first_row(g); row0 < g.rows; row0 += rmsnorm_rows::row_step(g)) {
+  for (long long row0 = rows::first_row(g); row0 < g.rows; row0 += rows::row_step(g)) {
     const long long row = row0 + threadIdx.y;
     const bool active = row < g.rows;  // rows past the end still take part in the shuffles
     const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; };
@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
 #pragma unroll
       for (int k = 0; k < PPT; ++k) f(mine(k) ? centered(v[k], mean) : dev::zero_float_pack<VEC>());
     };
-    const float rstd = rmsnorm_rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
+    const float rstd = rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
 
 #pragma unroll
     for (int k = 0; k < PPT; ++k)
@@ -87,8 +87,8 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_streamed(RowTensors<
   __shared__ float scratch[32];
   __shared__ float slots[2];
   ClusterReducer reduce(scratch, slots, g.parts);
-  const PartRange part = rmsnorm_rows::part_range(g);
-  for (long long row = rmsnorm_rows::first_row(g); row < g.rows; row += rmsnorm_rows::row_step(g)) {
+  const PartRange part = rows::part_range(g);
+  for (long long row = rows::first_row(g); row < g.rows; row += rows::row_step(g)) {
     const T* xr = t.x + row * g.n;
     float sum = 0.0f;
     for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x) {
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_streamed(RowTensors<
       for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x)
         f(centered(dev::load_as_float<T, VEC>(xr + pack * VEC), mean));
     };
-    const float rstd = rmsnorm_rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
+    const float rstd = rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
     for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x)
       store_y<T, VEC>(t, row, g.n, pack * VEC, dev::load_as_float<T, VEC>(xr + pack * VEC), mean, rstd);
     if (threadIdx.x == 0 && blockIdx.x % g.parts == 0) {
@@ -117,14 +117,14 @@ template <class Kernel, class T>
 void launch_row_grid(Kernel kernel, const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t,
                      cudaStream_t stream) {
   const long long row_blocks = rms::ceil_div_ll(g.rows, plan.rows_per_block);
-  rmsnorm_rows::launch_clusters(kernel, plan, rms::grid_blocks(row_blocks, rms::kMaxGridX / plan.parts), 0, stream,
+  rows::launch_clusters(kernel, plan, rms::grid_blocks(row_blocks, rms::kMaxGridX / plan.parts), 0, stream,
                                 t, g);
 }
 
 // The kernel instance for plan.packs_per_thread: PPT = 1, 2, 4, ... within the value budget.
 template <class T, int VEC, class Reducer, int PPT = 1>
 void launch_register(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
-  if constexpr (VEC * PPT <= rmsnorm_rows::max_elements_per_thread(VEC)) {
+  if constexpr (VEC * PPT <= rows::max_elements_per_thread(VEC)) {
     if (plan.packs_per_thread == PPT)
       return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer>, plan, g, t, stream);
     return launch_register<T, VEC, Reducer, PPT * 2>(plan, g, t, stream);
@@ -150,11 +150,11 @@ void launch_rows(const Shape& s, const RowTensors<T>& t, cudaStream_t stream) {
   constexpr int kElementBytes = static_cast<int>(sizeof(T));
   // 16-byte packs need every row to start on 16 bytes: N a whole number of packs, aligned buffers.
   const bool packs16 = s.n % dev::kPack16<T> == 0 && dev::aligned16(t.x, t.w) && dev::aligned16(t.b, t.y);
-  RowPlan plan = rmsnorm_rows::plan_register_row(s.n, kElementBytes, packs16);
+  RowPlan plan = rows::plan_register_row(s.n, kElementBytes, packs16);
   if (plan.staged()) {
     if (resident_staged_clusters<T>(plan) >= 1)
       return launch_staged_rows<T>(plan, RowGeometry::of(plan, s.m, s.n, s.eps), t, stream);
-    plan = rmsnorm_rows::plan_register_row(s.n, kElementBytes, packs16, /*staged_allowed=*/false);
+    plan = rows::plan_register_row(s.n, kElementBytes, packs16, /*staged_allowed=*/false);
   }
   const RowGeometry g = RowGeometry::of(plan, s.m, s.n, s.eps);
   if (plan.vec > 1) launch_plan<T, dev::kPack16<T>>(plan, g, t, stream);

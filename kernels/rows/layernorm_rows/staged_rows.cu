@@ -16,11 +16,11 @@
 namespace nb::layernorm_rows {
 namespace {
 
-using rmsnorm_rows::ClusterReducer;
-using rmsnorm_rows::kMaxLanes;
-using rmsnorm_rows::PartRange;
-using rmsnorm_rows::RowGeometry;
-using rmsnorm_rows::RowPlan;
+using rows::ClusterReducer;
+using rows::kMaxLanes;
+using rows::PartRange;
+using rows::RowGeometry;
+using rows::RowPlan;
 
 // Every thread copies, reads and writes the same packs of a slice, p = threadIdx.x + k * blockDim.x,
 // so its own cp.async wait makes them visible to it and no block barrier guards the slices.
@@ -37,12 +37,12 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_staged(RowTensors<T>
   __shared__ float scratch[32];
   __shared__ float slots[2];
   ClusterReducer reduce(scratch, slots, g.parts);
-  const PartRange part = rmsnorm_rows::part_range(g);
+  const PartRange part = rows::part_range(g);
   const int count = part.count();
   const long long offset = part.first * VEC;  // my block's first element in a row
   uint4* const w_slice = slices + 2 * g.packs_per_part;
-  const long long step = rmsnorm_rows::row_step(g);
-  long long row = rmsnorm_rows::first_row(g);
+  const long long step = rows::row_step(g);
+  long long row = rows::first_row(g);
 
   copy_slice(w_slice, t.w + offset, count);
   if (row < g.rows) copy_slice(slices, t.x + row * g.n + offset, count);
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_staged(RowTensors<T>
 #pragma unroll 4
       for (int p = threadIdx.x; p < count; p += blockDim.x) f(centered(dev::widen16<T>(x_slice[p]), mean));
     };
-    const float rstd = rmsnorm_rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
+    const float rstd = rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
 
     T* yr = t.y + row * g.n + offset;
     const T* br = t.b + offset;
@@ -89,8 +89,8 @@ template <class T>
 void allow_staged_smem() {
   static const bool done = [] {
     NB_CUDA_CHECK(cudaFuncSetAttribute(layernorm_rows_staged<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(rmsnorm_rows::kStagedSlices *
-                                                        rmsnorm_rows::kMaxStagedSliceBytes)));
+                                       static_cast<int>(rows::kStagedSlices *
+                                                        rows::kMaxStagedSliceBytes)));
     return true;
   }();
   (void)done;
@@ -106,7 +106,7 @@ int resident_staged_clusters(const RowPlan& plan) {
     return 0;  // the caller keeps the row in registers instead
   }
   cudaLaunchAttribute cluster;
-  const cudaLaunchConfig_t config = rmsnorm_rows::cluster_config(
+  const cudaLaunchConfig_t config = rows::cluster_config(
       plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
   return resident_clusters(reinterpret_cast<const void*>(layernorm_rows_staged<T>), config);
 }
@@ -114,7 +114,7 @@ int resident_staged_clusters(const RowPlan& plan) {
 template <class T>
 void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
   const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
-  rmsnorm_rows::launch_clusters(layernorm_rows_staged<T>, plan, clusters,
+  rows::launch_clusters(layernorm_rows_staged<T>, plan, clusters,
                                 static_cast<std::size_t>(plan.staged_smem_bytes()), stream, t, g);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The staged layout of 5_register_row.cu (rmsnorm_rows::RowLayout::staged): rows of 16-byte packs
+// The staged layout of 5_register_row.cu (rows::RowLayout::staged): rows of 16-byte packs
 // longer than a block's registers hold, in shared-memory slices over a persistent grid of clusters.
 #include <cuda_runtime.h>
 
@@ -12,11 +12,11 @@ namespace nb::layernorm_rows {
 // Clusters of a staged plan that can be resident at once with storage T (float, __nv_bfloat16,
 // __half); 0 when none can.
 template <class T>
-int resident_staged_clusters(const rmsnorm_rows::RowPlan& plan);
+int resident_staged_clusters(const rows::RowPlan& plan);
 
 // Launches min(rows, resident clusters) clusters on `stream`; needs resident_staged_clusters >= 1.
 template <class T>
-void launch_staged_rows(const rmsnorm_rows::RowPlan& plan, const rmsnorm_rows::RowGeometry& g, const RowTensors<T>& t,
+void launch_staged_rows(const rows::RowPlan& plan, const rows::RowGeometry& g, const RowTensors<T>& t,
                         cudaStream_t stream);
 
 }  // namespace nb::layernorm_rows

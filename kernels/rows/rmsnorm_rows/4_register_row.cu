@@ -19,6 +19,22 @@
 #include "kernels/rows/rmsnorm_rows/staged_rows.hpp"
 
 namespace nb::rmsnorm_rows {
+
+using rows::ClusterReducer;
+using rows::first_row;
+using rows::kMaxLanes;
+using rows::LaneGroupReducer;
+using rows::launch_clusters;
+using rows::max_elements_per_thread;
+using rows::part_range;
+using rows::PartRange;
+using rows::plan_register_row;
+using rows::row_inv_rms;
+using rows::row_step;
+using rows::RowGeometry;
+using rows::RowLayout;
+using rows::RowPlan;
+
 namespace {
 
 // y = v * inv * w for one pack; y and w point at the pack.

@@ -13,6 +13,21 @@
 #include "kernels/rows/row_reducers.cuh"
 
 namespace nb::rmsnorm_rows {
+
+using rows::cluster_config;
+using rows::ClusterReducer;
+using rows::first_row;
+using rows::kMaxLanes;
+using rows::kMaxStagedSliceBytes;
+using rows::kStagedSlices;
+using rows::launch_clusters;
+using rows::part_range;
+using rows::PartRange;
+using rows::row_inv_rms;
+using rows::row_step;
+using rows::RowGeometry;
+using rows::RowPlan;
+
 namespace {
 
 // Every thread copies, reads and writes the same packs of a slice, p = threadIdx.x + k * blockDim.x,

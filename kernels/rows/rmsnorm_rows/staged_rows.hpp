@@ -1,6 +1,6 @@
 #pragma once
-// The staged layout of 4_register_row.cu (RowLayout::staged): rows of 16-byte packs longer than
-// a block's registers hold, in shared-memory slices over a persistent grid of clusters.
+// The staged layout of 4_register_row.cu (rows::RowLayout::staged): rows of 16-byte packs longer
+// than a block's registers hold, in shared-memory slices over a persistent grid of clusters.
 #include <cuda_runtime.h>
 
 #include "kernels/rows/row_geometry.cuh"
@@ -12,10 +12,11 @@ namespace nb::rmsnorm_rows {
 // __half); 0 when none can or the device refuses the shared memory. Asked of the driver once per
 // plan shape and remembered: launch() runs inside the timed region.
 template <class T>
-int resident_staged_clusters(const RowPlan& plan);
+int resident_staged_clusters(const rows::RowPlan& plan);
 
 // Launches min(rows, resident clusters) clusters on `stream`; needs resident_staged_clusters >= 1.
 template <class T>
-void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y, cudaStream_t stream);
+void launch_staged_rows(const rows::RowPlan& plan, const rows::RowGeometry& g, const T* x, const T* w, T* y,
+                        cudaStream_t stream);
 
 }  // namespace nb::rmsnorm_rows

@@ -19,7 +19,7 @@ class LayerNormStagedRows : public testing::TestWithParam<RowsCase> {};
 TEST_P(LayerNormStagedRows, ClustersThatWalkSeveralRowsPass) {
   expect_staged_rows_pass(
       "layernorm_rows", GetParam(),
-      [](auto type, const rmsnorm_rows::RowPlan& plan) {
+      [](auto type, const rows::RowPlan& plan) {
         return layernorm_rows::resident_staged_clusters<decltype(type)>(plan);
       },
       {Distribution::uniform01, Distribution::offset, Distribution::wide, Distribution::special});

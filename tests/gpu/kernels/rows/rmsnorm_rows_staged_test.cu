@@ -18,7 +18,7 @@ class StagedRows : public testing::TestWithParam<RowsCase> {};
 TEST_P(StagedRows, ClustersThatWalkSeveralRowsPass) {
   expect_staged_rows_pass(
       "rmsnorm_rows", GetParam(),
-      [](auto type, const rmsnorm_rows::RowPlan& plan) {
+      [](auto type, const rows::RowPlan& plan) {
         return rmsnorm_rows::resident_staged_clusters<decltype(type)>(plan);
       },
       {Distribution::uniform01, Distribution::wide, Distribution::special});

@@ -20,8 +20,8 @@ void expect_staged_rows_pass(const std::string& op_name, const RowsCase& c, Resi
   const OpSpec& op = registry().op(op_name);
   const Problem problem = op.make_problem({{"m", double(c.m)}, {"n", double(c.n)}}, c.dtype);
   const int clusters = dispatch_storage(c.dtype, [&](auto type) {
-    const rmsnorm_rows::RowPlan plan =
-        rmsnorm_rows::plan_register_row(c.n, sizeof(decltype(type)), /*packs16=*/true);
+    const rows::RowPlan plan =
+        rows::plan_register_row(c.n, sizeof(decltype(type)), /*packs16=*/true);
     EXPECT_TRUE(plan.staged()) << problem.id();
     return resident(type, plan);
   });

@@ -1,11 +1,12 @@
-// rmsnorm_rows register_row: every row length, in 4-byte (fp32) and 2-byte (bf16, fp16) storage,
-// gets a launch plan that covers the row with the thread shapes its kernels assume (lane groups,
-// cluster sizes, packs per thread, shared-memory slices).
+// The row planning of the register_row variants (rmsnorm_rows, layernorm_rows): every row
+// length, in 4-byte (fp32) and 2-byte (bf16, fp16) storage, gets a launch plan that covers the
+// row with the thread shapes its kernels assume (lane groups, cluster sizes, packs per thread,
+// shared-memory slices).
 #include <gtest/gtest.h>
 
 #include "kernels/rows/row_plan.hpp"
 
-namespace nb::rmsnorm_rows {
+namespace nb::rows {
 namespace {
 
 void expect_valid(const RowPlan& plan, std::int64_t n, int element_bytes, bool packs16) {
@@ -172,4 +173,4 @@ TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
 }
 
 }  // namespace
-}  // namespace nb::rmsnorm_rows
+}  // namespace nb::rows
