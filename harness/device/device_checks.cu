@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "harness/cuda_check.hpp"
+#include "harness/device/grid_stride.cuh"
 #include "harness/narrow_float.hpp"
 #include "harness/stored_value.hpp"
-#include "harness/validation/compare.hpp"
 
 namespace nb {
 namespace {
@@ -42,11 +42,6 @@ __global__ void hash_kernel(const std::uint32_t* data, std::size_t words32, unsi
   if (threadIdx.x == 0) atomicAdd(out, block_sum);
 }
 
-int grid_for(std::size_t items) {
-  std::size_t blocks = (items + 255) / 256;
-  return static_cast<int>(blocks < 4096 ? (blocks == 0 ? 1 : blocks) : 4096);
-}
-
 }  // namespace
 
 void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narrow, int payload) {
@@ -54,7 +49,8 @@ void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narro
   const std::uint32_t half = stored::narrow_poison_bits(payload);
   const std::uint32_t pattern = narrow ? (half << 16 | half) : stored::poison_bits(payload);
   if (words == 0) return;
-  poison_kernel<<<grid_for(words), 256, 0, stream>>>(static_cast<std::uint32_t*>(data), words, pattern);
+  poison_kernel<<<grid_stride_blocks(std::int64_t(words)), kGridStrideThreads, 0, stream>>>(
+      static_cast<std::uint32_t*>(data), words, pattern);
   NB_CHECK_LAUNCH();
 }
 
@@ -63,7 +59,8 @@ void scribble_async(void* data, std::size_t bytes, cudaStream_t stream, int payl
   const std::size_t words = bytes / 4, whole = words * 4;
   const std::uint32_t pattern = payload ? kScribbleFiniteBits : stored::kPoisonBits;
   if (words > 0) {
-    poison_kernel<<<grid_for(words), 256, 0, stream>>>(static_cast<std::uint32_t*>(data), words, pattern);
+    poison_kernel<<<grid_stride_blocks(std::int64_t(words)), kGridStrideThreads, 0, stream>>>(
+      static_cast<std::uint32_t*>(data), words, pattern);
     NB_CHECK_LAUNCH();
   }
   if (whole < bytes)
@@ -76,7 +73,9 @@ std::uint64_t DeviceHasher::hash(const void* data, std::size_t bytes, cudaStream
   auto* acc = accumulator_.as<unsigned long long>();
   NB_CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, stream));
   const std::size_t words32 = bytes / 4;
-  hash_kernel<<<grid_for((words32 + 1) / 2), 256, 0, stream>>>(static_cast<const std::uint32_t*>(data), words32, acc);
+  const std::int64_t words64 = std::int64_t(words32 + 1) / 2;
+  hash_kernel<<<grid_stride_blocks(words64), kGridStrideThreads, 0, stream>>>(static_cast<const std::uint32_t*>(data),
+                                                                             words32, acc);
   NB_CHECK_LAUNCH();
   unsigned long long result = 0;
   NB_CUDA_CHECK(cudaMemcpyAsync(&result, acc, sizeof result, cudaMemcpyDeviceToHost, stream));

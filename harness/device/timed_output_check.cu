@@ -9,6 +9,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/device/device_checks.hpp"
+#include "harness/device/grid_stride.cuh"
 #include "harness/device/output_agreement.hpp"
 
 namespace nb {
@@ -29,20 +30,10 @@ struct OutputState {
   Digest reference, sample;
 };
 
-constexpr int kThreads = 256;
-
-int grid_for(std::int64_t items) {
-  const std::int64_t blocks = (items + kThreads - 1) / kThreads;
-  return static_cast<int>(blocks < 1 ? 1 : blocks > 4096 ? 4096 : blocks);
-}
-
-template <class T>
-__device__ T warp_sum(T v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return v;
-}
-
 __device__ bool lane_zero() { return (threadIdx.x & 31) == 0; }
+
+// One grid-stride pass over an output.
+int blocks(const TimedOutput& o) { return grid_stride_blocks(o.elements); }
 
 __device__ double projection_sign(std::int64_t i, int which) {
   std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(which + 1);
@@ -173,9 +164,9 @@ void TimedOutputCheck::take_snapshot() {
     OutputState* s = state_.as<OutputState>() + k;
     if (snapshot_) {
       NB_CUDA_CHECK(cudaMemcpyAsync(copies_[k].get(), o.data, copies_[k].bytes(), cudaMemcpyDeviceToDevice, stream_));
-      scale_kernel<<<grid_for(o.elements), kThreads, 0, stream_>>>(copies_[k].get(), o.elements, o.storage, s);
+      scale_kernel<<<blocks(o), kGridStrideThreads, 0, stream_>>>(copies_[k].get(), o.elements, o.storage, s);
     } else {
-      digest_kernel<<<grid_for(o.elements), kThreads, 0, stream_>>>(o.data, o.elements, o.storage, &s->reference);
+      digest_kernel<<<blocks(o), kGridStrideThreads, 0, stream_>>>(o.data, o.elements, o.storage, &s->reference);
     }
     NB_CHECK_LAUNCH();
   }
@@ -192,13 +183,13 @@ void TimedOutputCheck::check(int sample) {
     OutputState* s = state_.as<OutputState>() + k;
     const double relative = timed_output_relative_bound(o.storage);
     if (snapshot_) {
-      compare_kernel<<<grid_for(o.elements), kThreads, 0, stream_>>>(o.data, copies_[k].get(), o.elements, o.storage,
+      compare_kernel<<<blocks(o), kGridStrideThreads, 0, stream_>>>(o.data, copies_[k].get(), o.elements, o.storage,
                                                                     relative, sample, s);
       NB_CHECK_LAUNCH();
       continue;
     }
     NB_CUDA_CHECK(cudaMemsetAsync(&s->sample, 0, sizeof(Digest), stream_));
-    digest_kernel<<<grid_for(o.elements), kThreads, 0, stream_>>>(o.data, o.elements, o.storage, &s->sample);
+    digest_kernel<<<blocks(o), kGridStrideThreads, 0, stream_>>>(o.data, o.elements, o.storage, &s->sample);
     NB_CHECK_LAUNCH();
     digest_verdict_kernel<<<1, 1, 0, stream_>>>(s, relative, sample);
     NB_CHECK_LAUNCH();

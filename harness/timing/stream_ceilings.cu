@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "harness/cuda_check.hpp"
+#include "harness/device/grid_stride.cuh"
 #include "harness/device_buffer.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/timing/event_timer.hpp"
@@ -46,7 +47,7 @@ __global__ void __launch_bounds__(kThreads) read_kernel(const float4* __restrict
   for (; i < c.end; i += kThreads) acc = add4(acc, in[i]);
   // The sum reaches memory, so the loads cannot be dropped; one value per block.
   float sum = acc.x + acc.y + acc.z + acc.w;
-  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  sum = warp_sum(sum);
   __shared__ float block_sum;
   if (threadIdx.x == 0) block_sum = 0.f;
   __syncthreads();
