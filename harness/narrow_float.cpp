@@ -2,7 +2,6 @@
 
 #include "harness/parallel.hpp"
 #include "harness/stored_value.hpp"
-#include "harness/validation/compare.hpp"
 
 namespace nb {
 namespace {

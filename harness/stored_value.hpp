@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "harness/dtype.hpp"
 #include "harness/host_device.hpp"
@@ -90,3 +91,24 @@ struct MutableTensor {
 };
 
 }  // namespace nb::stored
+
+namespace nb {
+
+// The NaN bit pattern written into every output before a validated launch. Arithmetic never
+// produces this payload (CUDA's canonical NaN is 0x7fffffff), so an element that still holds it
+// was not written. Trials alternate it with stored::kPoisonBitsAlt, which reads as unwritten too.
+inline constexpr std::uint32_t kPoisonBits = stored::kPoisonBits;
+
+// Whether a float holds either poison pattern, and the fp32 poison as a float (host code).
+inline bool is_poison(float v) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return stored::is_poison_bits(bits);
+}
+inline float poison_value() {
+  float v;
+  std::memcpy(&v, &kPoisonBits, sizeof v);
+  return v;
+}
+
+}  // namespace nb

@@ -11,17 +11,6 @@
 
 namespace nb {
 
-bool is_poison(float v) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return stored::is_poison_bits(bits);
-}
-
-float poison_value() {
-  float v;
-  std::memcpy(&v, &kPoisonBits, sizeof v);
-  return v;
-}
 
 double finite_rms(const std::vector<double>& ref) {
   std::mutex m;

@@ -13,14 +13,6 @@
 
 namespace nb {
 
-// The NaN bit pattern written into every output before a validated launch. Arithmetic never
-// produces this payload (CUDA's canonical NaN is 0x7fffffff), so an element that still holds it
-// was not written. Trials alternate it with stored::kPoisonBitsAlt, which reads as unwritten too.
-inline constexpr std::uint32_t kPoisonBits = stored::kPoisonBits;
-
-bool is_poison(float v);  // either payload
-float poison_value();
-
 struct TensorErrors {
   std::string name;
   std::int64_t elements = 0;

@@ -100,10 +100,8 @@ const std::vector<std::string>& harness_layers() {
 const std::map<std::pair<std::string, std::string>, std::string>& known_back_edges() {
   static const std::map<std::pair<std::string, std::string>, std::string> known{
       {{"harness", "harness/validation"},
-       "step 2: the op spec names the reference program's types (executor, program tensors, slices), and "
-       "narrow_float.cpp the comparison; they belong to the core"},
-      {{"harness/device", "harness/validation"},
-       "step 2: device_checks.cu uses the comparison's types; the timed-output check (device/) calls it"},
+       "step 2: the op spec names the reference program's types (executor, program tensors, slices); they "
+       "belong to the core"},
   };
   return known;
 }
