@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "harness/report/json_nulls.hpp"
 #include "harness/report/report_format.hpp"
 #include "harness/report/text_table.hpp"
 
@@ -62,7 +63,7 @@ nlohmann::json ceilings_to_json(const GpuInfo& gpu, const BandwidthCeiling& copy
     rows.push_back({{"pattern", p.pattern},
                     {"traffic", p.traffic},
                     {"gbps", p.gbps},
-                    {"pct_of_peak", pct ? nlohmann::json(*pct) : nlohmann::json()},
+                    {"pct_of_peak", optional_json(pct)},
                     {"cv", p.cv},
                     {"bytes_moved", p.bytes_moved},
                     {"samples", p.samples}});

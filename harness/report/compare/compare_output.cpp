@@ -1,5 +1,6 @@
 #include "harness/report/compare/compare_output.hpp"
 
+#include "harness/report/json_nulls.hpp"
 #include "harness/report/report_format.hpp"
 #include "harness/report/text_table.hpp"
 
@@ -26,12 +27,9 @@ std::string identity_line(const char* label, const RunIdentity& run) {
   return std::string(label) + run.path + "  (" + run.gpu + ", commit " + run.commit.substr(0, 10) + ", " + run.started_at + ")\n";
 }
 
-nlohmann::json optional_json(const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(); }
-
 nlohmann::json row_json(const ComparedRow& row) {
   return {{"op", row.op}, {"problem", row.problem}, {"variant", row.variant}, {"change", change_name(row.change)},
-          {"base_verdict", row.base_verdict.empty() ? nlohmann::json() : nlohmann::json(row.base_verdict)},
-          {"new_verdict", row.new_verdict.empty() ? nlohmann::json() : nlohmann::json(row.new_verdict)},
+          {"base_verdict", text_or_null(row.base_verdict)}, {"new_verdict", text_or_null(row.new_verdict)},
           {"verdict_changed", row.verdict_changed()}, {"verdict_regressed", row.verdict_regressed()},
           {"distribution_changes", row.distribution_changes}, {"base_median_ms", optional_json(row.base_median_ms)},
           {"new_median_ms", optional_json(row.new_median_ms)}, {"ratio", optional_json(row.ratio)},

@@ -1,5 +1,7 @@
 #include "harness/report/json/reference_summary_json.hpp"
 
+#include "harness/report/json_nulls.hpp"
+
 namespace nb {
 
 using json = nlohmann::ordered_json;
@@ -10,7 +12,7 @@ json reference_summary_json(const ReferenceSummary& s) {
     families.push_back({{"unit", f.unit}, {"slices", f.slices}, {"of", f.of}, {"checked", f.checked}});
   const bool device = s.computed_on == "device";
   return {{"computed_on", s.computed_on},
-          {"why_host", s.why_host.empty() ? json(nullptr) : json(s.why_host)},
+          {"why_host", text_or_null(s.why_host)},
           {"audit",
            device ? json{{"families", families},
                          {"full", s.full()},

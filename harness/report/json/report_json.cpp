@@ -7,16 +7,12 @@
 #include "harness/nvtx_ranges.hpp"
 #include "harness/report/json/phases_json.hpp"
 #include "harness/report/json/result_json.hpp"
+#include "harness/report/json_nulls.hpp"
 
 namespace nb {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-template <class T>
-json optional_json(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 json provenance_json(const Provenance& p) {
   const GpuInfo& g = p.gpu;
@@ -86,7 +82,7 @@ json compute_ceilings_json(const RunRecord& r) {
 
 json settings_json(const RunRecord& r) {
   const RunOptions& o = r.options;
-  return {{"suite", o.suite.empty() ? json(nullptr) : json(o.suite)},
+  return {{"suite", text_or_null(o.suite)},
           {"validate_only", o.validate_only},
           {"profile", o.profile},
           {"trials", o.validation.trials},
@@ -123,9 +119,9 @@ json external_json(const RunCase& c, const CaseOutcome& o) {
   if (!s) return nullptr;
   return {{"source", s->source},
           {"source_sha256", s->sha256},
-          {"compile_command", s->compile_command.empty() ? json(nullptr) : json(s->compile_command)},
+          {"compile_command", text_or_null(s->compile_command)},
           {"library", s->library},
-          {"containment", o.containment.empty() ? json(nullptr) : json(o.containment)}};
+          {"containment", text_or_null(o.containment)}};
 }
 
 json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
@@ -227,7 +223,7 @@ nlohmann::ordered_json build_report_json(const RunRecord& r, const std::vector<C
           {"compute_ceilings", compute_ceilings_json(r)},
           {"settings", settings_json(r)},
           {"interrupted", r.interrupted},
-          {"aborted", r.aborted.empty() ? json(nullptr) : json(r.aborted)},
+          {"aborted", text_or_null(r.aborted)},
           {"not_run", not_run_json(r)},
           {"results", results},
           {"summary", summary_json(r, metrics)},

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "harness/report/json/reference_summary_json.hpp"
+#include "harness/report/json_nulls.hpp"
 #include "harness/timing/statistics.hpp"
 
 namespace nb {
@@ -13,13 +14,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 using json = nlohmann::json;
-
-template <class T>
-ojson optional_json(const std::optional<T>& v) {
-  return v ? ojson(*v) : ojson(nullptr);
-}
-
-ojson text_or_null(const std::string& s) { return s.empty() ? ojson(nullptr) : ojson(s); }
 
 // A share of a bound that JSON can hold (it has no infinity).
 double finite_share(double share) { return std::min(share, std::numeric_limits<double>::max()); }
