@@ -38,7 +38,7 @@ export -f sanitize_op own_variants
 export tool out bin
 
 ops=$("$bin" list ops | awk '/^[a-z]/ { print $1 }')
-results=$(printf '%s\n' $ops | xargs -P "${NB_SANITIZE_PARALLEL:-8}" -I{} bash -c 'sanitize_op "$@"' _ {} "$@")
+results=$(printf '%s\n' $ops | xargs -P "${NB_SANITIZE_PARALLEL:-$(nb_jobs)}" -I{} bash -c 'sanitize_op "$@"' _ {} "$@")
 printf '%s\n' "$results" | sort
 # normbench exits 1 for a verdict that is not passed; the sanitizer's own code is 99.
 if printf '%s\n' "$results" | grep -qE 'exit 99|[^0-9][1-9][0-9]* (error|hazard)|no summary'; then

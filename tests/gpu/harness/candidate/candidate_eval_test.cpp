@@ -105,8 +105,9 @@ INSTANTIATE_TEST_SUITE_P(Planted, IncorrectCandidate,
 // quick suite took 98 s of the GPU tests' critical path to say the same.
 TEST(CandidateEval, BatchNormInInferenceFormIsIncorrectOnEveryDistribution) {
   const EvalRun run = eval(planted("batchnorm_inference.cu"),
-                           "--no-builtins --validate-only --full-validation --problem batchnorm_train/n2_c64/fp32,"
-                           "batchnorm_train/n3_c7/fp32,batchnorm_train/n4_c1_h7_w9/fp32,batchnorm_train/n16_c64_h32_w32/fp32");
+                           "--op batchnorm_train --no-builtins --validate-only --full-validation --problem "
+                           "batchnorm_train/n2_c64/fp32,batchnorm_train/n3_c7/fp32,batchnorm_train/n4_c1_h7_w9/fp32,"
+                           "batchnorm_train/n16_c64_h32_w32/fp32");
   const auto rows = external_rows(run);
   ASSERT_FALSE(rows.empty()) << run.output;
   for (const auto& row : rows) {
