@@ -20,7 +20,8 @@ step_build() {
 # NB_CTEST_ARGS narrows the tests (e.g. "-L gpu" for the GPU part alone, as the issue targets time it).
 # NB_CTEST_LIMIT_S stops ctest after that many seconds (so a device call keeps its limit); the tests
 # it did not reach are written to $OUT/ctest-unreached.txt as a ctest -I list, and
-# NB_CTEST_ARGS="-I $(cat ctest-unreached.txt)" runs exactly those in the next call.
+# NB_CTEST_ARGS="-I $(cat ctest-unreached.txt)" runs exactly those in the next call (without -L: ctest
+# counts -I within the labelled tests when -L is given).
 step_test() {
   local start=$SECONDS
   timeout -s INT "${NB_CTEST_LIMIT_S:-86400}" \
