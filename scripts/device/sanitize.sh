@@ -16,7 +16,7 @@ mkdir -p "$out"
 
 # The op's variants whose kernels are ours (racecheck), as a --variant list.
 own_variants() {
-  "$bin" list variants --op "$1" | awk 'NR > 1 && $2 != "cudnn" && $2 != "cublas" { printf "%s%s", sep, $1; sep = "," }'
+  "$bin" list variants --op "$1" | awk 'NR > 1 && $2 != "cudnn" && $2 != "cublas" && $2 != "n/a" { printf "%s%s", sep, $1; sep = "," }'
 }
 
 sanitize_op() {
