@@ -32,7 +32,8 @@ sanitize_op() {
     > "$out/$tool-$op.log" 2>&1
   local status=$?
   local summary; summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$op.log" | tail -1)
-  echo "$op: exit $status, ${summary:-no summary}"
+  # Without a summary the sanitizer never ran the op to the end: say what its log ends with.
+  echo "$op: exit $status, ${summary:-no summary: $(grep -v '^\s*$' "$out/$tool-$op.log" | tail -1)}"
 }
 export -f sanitize_op own_variants
 export tool out bin
