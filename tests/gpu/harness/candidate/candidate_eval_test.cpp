@@ -23,8 +23,26 @@ bool skipped_as_float32_only(const nlohmann::json& row) {
   return true;
 }
 
-TEST(CandidateEval, ACorrectCandidatePassesTheQuickSuite) {
-  const EvalRun run = eval(planted("correct.cu"), "--op rmsnorm_rows --suite quick --no-builtins --min-time 0.02");
+// The checks of a correct candidate's row that hold with or without timing.
+void expect_valid_row(const nlohmann::json& row) {
+  EXPECT_EQ(row["disposition"], "passed") << row["problem"] << "\n" << row.dump(1);
+  EXPECT_EQ(row["external"]["containment"], "completed");
+  const nlohmann::json& hidden = row["validation"]["hidden_shape"];  // none for m1_n1: nothing to move
+  if (!hidden.is_null()) {
+    EXPECT_EQ(hidden["verdict"], "passed") << row["problem"] << ": " << hidden;
+  }
+}
+
+// The flags of the timing's defences, none of which an honest candidate may raise.
+void expect_no_false_alarm(const nlohmann::json& row) {
+  for (const char* rule : {"allocates_in_launch", "timed_output_mismatch", "persisting_l2", "event_timer_mismatch",
+                           "forged_result"})
+    EXPECT_FALSE(has_flag(row, rule)) << row["problem"] << ": a false alarm\n" << row["flag_notes"];
+}
+
+// Validation alone shares the GPU (ctest -j): the whole quick suite, every distribution.
+TEST(CandidateEval, TheCorrectCandidateIsValidOnEveryQuickProblem) {
+  const EvalRun run = eval(planted("correct.cu"), "--op rmsnorm_rows --suite quick --no-builtins --validate-only");
   const auto rows = external_rows(run);
   ASSERT_FALSE(rows.empty()) << run.output;
   int narrow = 0;
@@ -33,37 +51,83 @@ TEST(CandidateEval, ACorrectCandidatePassesTheQuickSuite) {
       ++narrow;
       continue;
     }
-    EXPECT_EQ(row["disposition"], "passed") << row["problem"] << "\n" << row.dump(1);
-    EXPECT_EQ(row["external"]["containment"], "completed");
-    EXPECT_TRUE(row["validation"]["after_timing"].is_object());
-    const nlohmann::json& hidden = row["validation"]["hidden_shape"];  // none for m1_n1: nothing to move
-    if (!hidden.is_null()) {
-      EXPECT_EQ(hidden["verdict"], "passed") << row["problem"] << ": " << hidden;
-    }
-    for (const char* rule : {"allocates_in_launch", "timed_output_mismatch", "persisting_l2", "event_timer_mismatch",
-                             "forged_result"})
-      EXPECT_FALSE(has_flag(row, rule)) << row["problem"] << ": a false alarm\n" << row["flag_notes"];
-    EXPECT_EQ(row["timing"]["output_check"]["compared"], "snapshot") << row["problem"];
+    expect_valid_row(row);
   }
   EXPECT_GT(narrow, 0) << "the quick suite has bf16 and fp16 problems";
   EXPECT_EQ(run.status, 0) << run.output;
 }
 
-TEST(CandidateEval, TheExamplesPassBesideTheBuiltins) {
-  for (const auto& [file, op] : {std::pair{"examples/candidates/rmsnorm_rows.cu", "rmsnorm_rows"},
-                                 {"examples/candidates/batchnorm_train.cu", "batchnorm_train"}}) {
-    const EvalRun run = eval(source_file(file), std::string("--op ") + op + " --suite quick --variant naive --min-time 0.02");
-    const auto rows = external_rows(run);
-    ASSERT_FALSE(rows.empty()) << run.output;
-    for (const auto& row : rows) {
-      if (skipped_as_float32_only(row)) continue;
-      EXPECT_EQ(row["disposition"], "passed") << row["problem"] << "\n" << row.dump(1);
-      EXPECT_EQ(row["external"]["source_sha256"].get<std::string>().size(), 64u);
-      EXPECT_NE(row["external"]["compile_command"].get<std::string>().find("nvcc"), std::string::npos);
-    }
-    EXPECT_EQ(run.status, 0) << run.output;
+// Timed (alone: its flags depend on the timing), on quick problems of each row plan (one element,
+// many short rows, an odd length, a staged row, one long row) and a bf16 one it declines: no
+// false alarm, and the output check after the timed loop compares a snapshot.
+TEST(CandidateEval, ACorrectCandidateRaisesNoFlagWhenTimed) {
+  const EvalRun run = eval(planted("correct.cu"),
+                           "--op rmsnorm_rows --no-builtins --min-time 0.02 --problem rmsnorm_rows/m1_n1/fp32," +
+                               kSmall + "," + kOdd + ",rmsnorm_rows/m4_n20000/fp32,rmsnorm_rows/m1_n524288/fp32,"
+                               "rmsnorm_rows/m7_n3/bf16");
+  const auto rows = external_rows(run);
+  ASSERT_EQ(rows.size(), 6u) << run.output;
+  for (const auto& row : rows) {
+    if (skipped_as_float32_only(row)) continue;
+    expect_valid_row(row);
+    EXPECT_TRUE(row["validation"]["after_timing"].is_object());
+    expect_no_false_alarm(row);
+    EXPECT_EQ(row["timing"]["output_check"]["compared"], "snapshot") << row["problem"];
   }
+  EXPECT_EQ(run.status, 0) << run.output;
 }
+
+struct Example {
+  std::string file;  // under examples/candidates
+  std::string op;
+  std::string timed_problems;
+};
+
+void PrintTo(const Example& e, std::ostream* os) { *os << e.file; }
+
+const Example kExamples[] = {
+    {"rmsnorm_rows.cu", "rmsnorm_rows", "rmsnorm_rows/m5_n4097/fp32,rmsnorm_rows/m4096_n4096/fp32"},
+    {"batchnorm_train.cu", "batchnorm_train", "batchnorm_train/n3_c7/fp32,batchnorm_train/n16_c64_h32_w32/fp32"}};
+
+std::string example_name(const testing::TestParamInfo<Example>& info) {
+  return info.param.file.substr(0, info.param.file.size() - 3);
+}
+
+class ExampleCandidate : public testing::TestWithParam<Example> {};
+
+// Compiled by eval's own nvcc step, as a user's file is, and validated beside the naive built-in
+// on every quick problem (side by side with the other tests: validation only).
+TEST_P(ExampleCandidate, CompilesAndIsValidOnEveryQuickProblem) {
+  const Example& e = GetParam();
+  const EvalRun run = eval(source_file("examples/candidates/" + e.file),
+                           "--op " + e.op + " --suite quick --variant naive --validate-only");
+  const auto rows = external_rows(run);
+  ASSERT_FALSE(rows.empty()) << run.output;
+  for (const auto& row : rows) {
+    if (skipped_as_float32_only(row)) continue;
+    EXPECT_EQ(row["disposition"], "passed") << row["problem"] << "\n" << row.dump(1);
+    EXPECT_EQ(row["external"]["source_sha256"].get<std::string>().size(), 64u);
+    EXPECT_NE(row["external"]["compile_command"].get<std::string>().find("nvcc"), std::string::npos);
+  }
+  EXPECT_EQ(run.status, 0) << run.output;
+}
+
+// Timed beside the naive built-in (alone), from the library CMake built of the same file: passed,
+// with no false alarm.
+TEST_P(ExampleCandidate, PassesBesideTheBuiltinsWhenTimed) {
+  const Example& e = GetParam();
+  const EvalRun run = eval(example(e.file), "--op " + e.op + " --variant naive --min-time 0.02 --problem " +
+                                                e.timed_problems);
+  const auto rows = external_rows(run);
+  ASSERT_EQ(rows.size(), 2u) << run.output;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["disposition"], "passed") << row["problem"] << "\n" << row.dump(1);
+    expect_no_false_alarm(row);
+  }
+  EXPECT_EQ(run.status, 0) << run.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleCandidate, testing::ValuesIn(kExamples), example_name);
 
 struct Planted {
   std::string file;

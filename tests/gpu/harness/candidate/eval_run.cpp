@@ -17,6 +17,10 @@ std::string planted(const std::string& file) {
   return std::string(NORMBENCH_PLANTED_DIR) + "/" + fs::path(file).stem().string() + ".so";
 }
 
+std::string example(const std::string& file) {
+  return std::string(NORMBENCH_PLANTED_DIR) + "/example_" + fs::path(file).stem().string() + ".so";
+}
+
 EvalRun eval(const std::string& candidate, const std::string& args) {
   static int counter = 0;
   const fs::path out = fs::temp_directory_path() / ("normbench-eval-test-" + std::to_string(getpid()) + "-" +

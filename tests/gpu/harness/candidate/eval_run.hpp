@@ -1,7 +1,7 @@
 #pragma once
 // Runs `normbench eval` as a user would (a child process, its report read back) for the GPU tests
-// of candidates: the planted ones of tests/candidates, built once into shared libraries by CMake
-// (NORMBENCH_PLANTED_DIR), and the examples, compiled by eval's own nvcc step.
+// of candidates: the planted ones of tests/candidates and the examples, built once into shared
+// libraries by CMake (NORMBENCH_PLANTED_DIR), or a source file that eval compiles with nvcc.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -15,9 +15,11 @@ struct EvalRun {
   std::string output;
 };
 
-// A file of the source tree, and a planted candidate's library ("zero_output.cu" -> its .so).
+// A file of the source tree, a planted candidate's library ("zero_output.cu" -> its .so), and an
+// example's ("rmsnorm_rows.cu" of examples/candidates -> example_rmsnorm_rows.so).
 std::string source_file(const std::string& relative);
 std::string planted(const std::string& file);
+std::string example(const std::string& file);
 
 // `normbench eval CANDIDATE ARGS --out TMP --quiet`, and the report it wrote.
 EvalRun eval(const std::string& candidate, const std::string& args);
