@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-host session in one command: build, GPU tests, compute-sanitizer on the quick suite,
 # the default suite, and a short table last. Logs and the report land in $OUT (or out/).
-#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench profile torch torch_rows
+#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench ab profile torch torch_rows
 #   (default: build test sanitize bench; NB_BENCH_SUITE picks the bench suite, kb by default)
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -65,6 +65,15 @@ step_bench() {
   local report; report=$(grep -o 'report: .*' "$OUT/bench.log" | tail -1 | cut -d' ' -f2)
   [ -n "$report" ] && tar -czf "$OUT/report.tgz" -C "$NB_ROOT" "$(realpath --relative-to="$NB_ROOT" "$(dirname "$report")")"
   sed -n '/^copy ceiling/,$p' "$OUT/bench.log"
+}
+
+# The same suite from a base tree and this one, compared (scripts/device/ab.sh): NB_AB_BASE is the
+# base tree's archive, NB_AB_ARGS the run's options (default --suite quick).
+step_ab() {
+  local start=$SECONDS
+  "$NB_ROOT/scripts/device/ab.sh" "${NB_AB_BASE:?NB_AB_BASE: the base tree archive}" ${NB_AB_ARGS:-} 2>&1 | tee "$OUT/ab.log"
+  local s=${PIPESTATUS[0]}
+  summary+=("ab (${NB_AB_ARGS:---suite quick}): exit $s in $((SECONDS - start)) s, $(sed -n 's/^\([0-9]* verdict changes.*\)/\1/p' "$OUT/ab.log")")
 }
 
 # NB_PROFILE_CASES="op:variant:problem-id ..." gets a lean Nsight Compute pass per case (kernel
