@@ -1,9 +1,11 @@
 // gemm_configs: a developer tool for tuning the GEMM template (kernels/gemm/). It times every
-// named mainloop configuration, with the store epilogue into C, against cuBLAS at the same
-// precision (fp32 or tf32), with the harness's timer (warm-up, L2 flushed before each sample,
+// named mainloop configuration and the Hopper GEMM (kernels/gemm/sm90/, where the GPU and shape
+// allow it), with the store epilogue into C, against cuBLAS at the same precision (fp32 or
+// tf32), with the harness's timer (warm-up, L2 flushed before each sample,
 // CUDA events), and prints per configuration the median ms, TFLOP/s and % of cuBLAS.
 //   gemm_configs [MxNxK ...] [--benchmark_filter=REGEX]   (default: the shapes in kDefaultShapes)
-// Correctness is tests/gpu/kernels/gemm/gemm_mainloop_test.cu's job; this tool only times.
+// Correctness is the job of tests/gpu/kernels/gemm/ (gemm_mainloop_test.cu, wgmma_gemm_test.cu);
+// this tool only times.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include "harness/distribution.hpp"
 #include "harness/timing/case_timer.hpp"
 #include "kernels/gemm/gemm_kernel.cuh"
+#include "kernels/gemm/sm90/wgmma_gemm.hpp"
 #include "kernels/gemm/store_epilogue.cuh"
 
 namespace {
@@ -38,6 +41,7 @@ struct Config {
   const char* name;
   bool tf32;
   void (*launch)(const Operands&, const gemm::StoreEpilogue&, cudaStream_t);
+  std::string (*refusal)(const Operands&) = nullptr;  // why it cannot run a shape; empty: it can
 };
 
 template <class Mainloop>
@@ -62,6 +66,7 @@ const Config kConfigs[] = {
     config<gemm::Tf32WideK16>("Tf32WideK16", true),
     config<gemm::Tf32Tall>("Tf32Tall", true),
     config<gemm::Tf32Small>("Tf32Small", true),
+    {"Wgmma128x256", true, &gemm::sm90::launch_wgmma_gemm_store, &gemm::sm90::wgmma_gemm_refusal},
 };
 
 // One shape's operands (nn.Linear's: x in U[0, 1), W in U(-1/sqrt(K), 1/sqrt(K))) and its C.
@@ -122,6 +127,11 @@ void register_problem(Problem& p, L2Flusher& flusher, cudaStream_t stream) {
   for (const Config& cfg : kConfigs) {
     const std::string name = p.name + "/" + cfg.name;
     benchmark::RegisterBenchmark(name.c_str(), [&p, &flusher, stream, cfg](benchmark::State& s) {
+      const std::string refusal = cfg.refusal ? cfg.refusal(p.op) : "";
+      if (!refusal.empty()) {
+        s.SkipWithError(refusal.c_str());
+        return;
+      }
       const gemm::StoreEpilogue epilogue{p.c.as<float>(), p.op.n, nullptr};
       const double ms = time_launch(s, p, [&] { cfg.launch(p.op, epilogue, stream); }, flusher, stream);
       const auto ref = p.cublas_ms.find(cfg.tf32);  // absent when a filter left cuBLAS out

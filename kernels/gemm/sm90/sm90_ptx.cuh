@@ -1,0 +1,83 @@
+#pragma once
+// The sm_90a instructions the Hopper GEMM is built from, one inline-PTX wrapper each: mbarriers
+// (arrive, expected transaction bytes, parity wait), TMA tile loads, warpgroup MMA fences and
+// groups, and the shared-memory matrix descriptor wgmma reads its operands through. Only code
+// compiled for sm_90a may call them (kernels/gemm/sm90/ is built for that architecture alone).
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace nb::gemm::sm90 {
+
+__device__ inline std::uint32_t shared_address(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// --- mbarriers (64-bit, in shared memory) ---
+
+__device__ inline void mbarrier_init(std::uint64_t* bar, int arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(arrivals));
+}
+
+// Makes the initialised barriers visible to the async proxy (the TMA unit) and to other threads.
+__device__ inline void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+
+// One arrival that also announces `bytes` of transactions (TMA loads) the phase must see land.
+__device__ inline void mbarrier_arrive_expect_bytes(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+}
+
+__device__ inline void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+
+// Waits until the phase of parity `parity` has completed.
+__device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_again:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_again;\n"
+      "}\n" ::"r"(shared_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+// --- TMA ---
+
+// A box of a 2-d tensor (coordinates innermost first) into shared memory; its bytes complete on
+// `bar`'s transaction count.
+__device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, int inner, int outer, std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+          "r"(shared_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(inner), "r"(outer), "r"(shared_address(bar))
+      : "memory");
+}
+
+// --- warpgroup MMA ---
+
+// Before the first wgmma of a batch: orders the accumulators' register writes before it.
+__device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ inline void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int kPending>
+__device__ inline void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+// The descriptor of a K-major operand tile in shared memory laid out by TMA's 128-byte swizzle:
+// rows of 128 bytes, 8-row (1024-byte) swizzle atoms one after another (stride 1024 bytes). The
+// tile must start 1024-byte aligned; a step along K inside the 128 bytes adds to the address.
+__device__ inline std::uint64_t swizzled_k_major_descriptor(const void* tile) {
+  const std::uint64_t address = shared_address(tile);
+  std::uint64_t desc = (address & 0x3FFFF) >> 4;   // bits 0-13: start address / 16
+  desc |= std::uint64_t(16 >> 4) << 16;             // bits 16-29: leading byte offset (unused here)
+  desc |= std::uint64_t(1024 >> 4) << 32;           // bits 32-45: stride byte offset, one swizzle atom
+  desc |= std::uint64_t(1) << 62;                   // bits 62-63: 128-byte swizzle
+  return desc;
+}
+
+}  // namespace nb::gemm::sm90

@@ -1,0 +1,48 @@
+#include "kernels/gemm/sm90/tensor_map.hpp"
+
+#include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace nb::gemm::sm90 {
+namespace {
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+    const cudaError_t e =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &entry, cudaEnableDefault, &found);
+#endif
+    if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || entry == nullptr)
+      throw std::runtime_error(std::string("the driver has no cuTensorMapEncodeTiled: ") + cudaGetErrorString(e));
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  }();
+  return fn;
+}
+
+}  // namespace
+
+CUtensorMap k_major_tensor_map(const float* data, int rows, int k, int box_rows) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
+  const cuuint64_t row_stride_bytes[1] = {cuuint64_t(k) * sizeof(float)};
+  const cuuint32_t box[2] = {cuuint32_t(kBoxK), cuuint32_t(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(data), dims,
+                                    row_stride_bytes, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled refused a (" + std::to_string(rows) + ", " + std::to_string(k) +
+                             ") fp32 matrix with boxes of " + std::to_string(box_rows) + " x " +
+                             std::to_string(kBoxK) + ": CUresult " + std::to_string(int(r)));
+  return map;
+}
+
+}  // namespace nb::gemm::sm90

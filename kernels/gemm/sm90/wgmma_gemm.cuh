@@ -1,0 +1,146 @@
+#pragma once
+// The Hopper GEMM, C = A B^T in tf32 with fp32 accumulation: one producer warpgroup streams
+// 128 x 32 tiles of A and 256 x 32 of B by TMA into a 4-stage shared-memory ring guarded by
+// mbarriers, two consumer warpgroups each multiply 64 rows of the tile with wgmma; the tile is
+// then staged row-major and handed to an epilogue policy (tile_view.cuh), as the other mainloops do.
+// Included only by kernels/gemm/sm90/*.cu, which are built for sm_90a.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "harness/cuda_check.hpp"
+#include "kernels/gemm/sm90/sm90_ptx.cuh"
+#include "kernels/gemm/sm90/tensor_map.hpp"
+#include "kernels/gemm/operands.hpp"
+#include "kernels/gemm/sm90/wgmma_m64n256k8.cuh"
+#include "kernels/gemm/tile_view.cuh"
+
+namespace nb::gemm::sm90 {
+
+struct WgmmaTile {
+  static constexpr int kBM = 128, kBN = 256, kBK = kBoxK, kStages = 4;
+  static constexpr int kConsumers = 2;                   // warpgroups of 64 rows each
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kStepsPerStage = kBK / 8;         // wgmma k8 steps
+  static constexpr int kABytes = kBM * kBK * 4, kBBytes = kBN * kBK * 4;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kRingBytes = kStages * kStageBytes;
+  static constexpr int kStagedLd = kBN + 8;  // float2 stores of a half-warp land in 32 distinct banks
+  static constexpr int kBarrierBytes = 2 * kStages * 8;
+  static_assert(kBM * kStagedLd * 4 <= kRingBytes, "the staged tile reuses the ring");
+};
+
+// Dynamic shared memory: slack to align the ring to 1024 bytes (the swizzle atom), the ring (the
+// staged tile after the mainloop), the barriers, then the epilogue's scratch.
+template <class Epilogue>
+constexpr std::size_t wgmma_gemm_smem_bytes() {
+  return 1024 + WgmmaTile::kRingBytes + WgmmaTile::kBarrierBytes + std::size_t(Epilogue::kScratchFloats) * 4;
+}
+
+// Thread t of consumer warpgroup `consumer` writes its accumulators to the row-major tile.
+__device__ inline void stage_accumulators(const float (&acc)[128], float* tile, int consumer) {
+  const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+  const int row = consumer * 64 + warp * 16 + lane / 4;
+  for (int j = 0; j < 32; ++j) {
+    const int col = 8 * j + 2 * (lane % 4);
+    *reinterpret_cast<float2*>(&tile[row * WgmmaTile::kStagedLd + col]) = make_float2(acc[4 * j], acc[4 * j + 1]);
+    *reinterpret_cast<float2*>(&tile[(row + 8) * WgmmaTile::kStagedLd + col]) =
+        make_float2(acc[4 * j + 2], acc[4 * j + 3]);
+  }
+}
+
+template <class Epilogue>
+__global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
+    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, int m,
+                      int n, int k, Epilogue epilogue) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using T = WgmmaTile;
+  extern __shared__ unsigned char wgmma_smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(wgmma_smem_raw) + 1023) &
+                                                         ~std::uintptr_t(1023));
+  auto a_stage = [&](int s) { return smem + s * T::kStageBytes; };
+  auto b_stage = [&](int s) { return smem + s * T::kStageBytes + T::kABytes; };
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + T::kRingBytes);  // loads landed
+  std::uint64_t* empty = full + T::kStages;                                      // consumers done
+  const int warpgroup = threadIdx.x / 128;
+  const int row0 = blockIdx.x * T::kBM, col0 = blockIdx.y * T::kBN;
+  const int k_blocks = (k + T::kBK - 1) / T::kBK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < T::kStages; ++s) {
+      mbarrier_init(&full[s], 1);
+      mbarrier_init(&empty[s], T::kConsumers);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  float acc[128];
+  for (float& v : acc) v = 0.0f;
+  if (warpgroup == 0) {
+    if (threadIdx.x == 0) {
+      for (int kb = 0; kb < k_blocks; ++kb) {
+        const int s = kb % T::kStages;
+        if (kb >= T::kStages) mbarrier_wait(&empty[s], ((kb / T::kStages) - 1) & 1);
+        mbarrier_arrive_expect_bytes(&full[s], T::kStageBytes);
+        tma_load_2d(a_stage(s), &a_map, kb * T::kBK, row0, &full[s]);
+        tma_load_2d(b_stage(s), &b_map, kb * T::kBK, col0, &full[s]);
+      }
+    }
+  } else {
+    const int consumer = warpgroup - 1;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      const int s = kb % T::kStages;
+      mbarrier_wait(&full[s], (kb / T::kStages) & 1);
+      wgmma_fence();
+      const unsigned char* a_rows = a_stage(s) + consumer * 64 * T::kBK * 4;
+      for (int step = 0; step < T::kStepsPerStage; ++step)
+        wgmma_m64n256k8_tf32(acc, swizzled_k_major_descriptor(a_rows + step * 32),
+                             swizzled_k_major_descriptor(b_stage(s) + step * 32), kb > 0 || step > 0);
+      wgmma_commit_group();
+      wgmma_wait_group<0>();
+      if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[s]);
+    }
+  }
+
+  __syncthreads();  // every load consumed and every wgmma retired: the ring becomes the staged tile
+  float* tile = reinterpret_cast<float*>(smem);
+  if (warpgroup > 0) stage_accumulators(acc, tile, warpgroup - 1);
+  __syncthreads();
+  TileView view;
+  view.s = tile;
+  view.ld = T::kStagedLd;
+  view.row0 = row0, view.col0 = col0;
+  view.rows = min(T::kBM, m - row0), view.cols = min(T::kBN, n - col0);
+  view.tile_m = blockIdx.x, view.tile_n = blockIdx.y;
+  view.scratch = reinterpret_cast<float*>(smem + T::kRingBytes + T::kBarrierBytes);
+  epilogue(view);
+#else
+  __trap();  // not an sm_90a build of this file: nothing here runs
+#endif
+}
+
+// C = A B^T tile by tile into `epilogue`, asynchronous on `stream`. The caller has checked that
+// wgmma_gemm_refusal(op) is empty (throws std::runtime_error if the driver refuses a tensor map).
+template <class Epilogue>
+void launch_wgmma_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_t stream) {
+  static_assert(wgmma_gemm_smem_bytes<Epilogue>() <= 227 * 1024, "the epilogue's scratch does not fit");
+  if (op.m <= 0 || op.n <= 0) return;
+  static const bool configured = [] {
+    NB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm_kernel<Epilogue>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       int(wgmma_gemm_smem_bytes<Epilogue>())));
+    return true;
+  }();
+  (void)configured;
+  const CUtensorMap a_map = k_major_tensor_map(op.a, op.m, op.k, WgmmaTile::kBM);
+  const CUtensorMap b_map = k_major_tensor_map(op.b, op.n, op.k, WgmmaTile::kBN);
+  const dim3 grid(unsigned((op.m + WgmmaTile::kBM - 1) / WgmmaTile::kBM),
+                  unsigned((op.n + WgmmaTile::kBN - 1) / WgmmaTile::kBN));
+  wgmma_gemm_kernel<Epilogue><<<grid, dim3(WgmmaTile::kThreads), wgmma_gemm_smem_bytes<Epilogue>(), stream>>>(
+      a_map, b_map, op.m, op.n, op.k, epilogue);
+  NB_CHECK_LAUNCH();
+}
+
+}  // namespace nb::gemm::sm90

@@ -1,0 +1,24 @@
+#pragma once
+// The Hopper GEMM's host face (the kernel is wgmma_gemm.cuh): whether it can run a GEMM here,
+// and its launch with the store epilogue, for the GEMM tests and gemm_configs.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/gemm/operands.hpp"
+
+namespace nb::gemm {
+struct StoreEpilogue;
+}
+
+namespace nb::gemm::sm90 {
+
+// Empty when the Hopper GEMM can compute `op` on the current device; else why not: not an sm_90
+// GPU, K not a multiple of 4 or an operand not 16-byte aligned (TMA's rules), an empty shape.
+std::string wgmma_gemm_refusal(const Operands& op);
+
+// C = A B^T through the store epilogue, asynchronous on `stream`; throws std::invalid_argument
+// with the refusal when there is one.
+void launch_wgmma_gemm_store(const Operands& op, const StoreEpilogue& epilogue, cudaStream_t stream);
+
+}  // namespace nb::gemm::sm90

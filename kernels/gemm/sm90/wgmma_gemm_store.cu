@@ -1,0 +1,16 @@
+// The Hopper GEMM with the store epilogue: C (and a bias) written as computed.
+#include <stdexcept>
+
+#include "kernels/gemm/sm90/wgmma_gemm.cuh"
+#include "kernels/gemm/sm90/wgmma_gemm.hpp"
+#include "kernels/gemm/store_epilogue.cuh"
+
+namespace nb::gemm::sm90 {
+
+void launch_wgmma_gemm_store(const Operands& op, const StoreEpilogue& epilogue, cudaStream_t stream) {
+  const std::string refusal = wgmma_gemm_refusal(op);
+  if (!refusal.empty()) throw std::invalid_argument(refusal);
+  launch_wgmma_gemm(op, epilogue, stream);
+}
+
+}  // namespace nb::gemm::sm90
