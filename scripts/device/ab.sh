@@ -22,12 +22,18 @@ mkdir -p "$out"
 new_bin="$NB_ROOT/build/release/normbench"
 [ -x "$new_bin" ] || nb_die "build this tree first (scripts/device/gpu-session.sh build)"
 
+# The base tree is unpacked and built once per archive: a later call on the same machine (another
+# slice of the suite, --op ...) reuses the build.
 base_src="$NB_ROOT/build/ab-base"
-rm -rf "$base_src" && mkdir -p "$base_src"
-tar -xzf "$base_archive" -C "$base_src" || nb_die "cannot unpack $base_archive"
+archive_sum=$(sha256sum "$base_archive" | cut -d' ' -f1)
+if [ "$(cat "$base_src/.archive-sha256" 2>/dev/null)" != "$archive_sum" ]; then
+  rm -rf "$base_src" && mkdir -p "$base_src"
+  tar -xzf "$base_archive" -C "$base_src" || nb_die "cannot unpack $base_archive"
+fi
 start=$SECONDS
 (cd "$base_src" && cmake --preset release >/dev/null && cmake --build --preset release -j "$(nb_jobs)" --target normbench) \
   > "$out/base-build.log" 2>&1 || nb_die "the base tree did not build ($out/base-build.log)"
+echo "$archive_sum" > "$base_src/.archive-sha256"
 nb_say "base built in $((SECONDS - start)) s"
 
 # Runs one tree's normbench over the suite into $out/<side>/ and prints the report's path.
