@@ -33,17 +33,30 @@ __device__ inline void mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
 }
 
-// Waits until the phase of parity `parity` has completed.
+// Waits until the phase of parity `parity` has completed. A wait that lasts ~10 s of SM clock
+// traps: a pipeline that lost an arrival fails its launch with an error instead of hanging the
+// process (and a test run) for good.
 __device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "wait_again:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait_again;\n"
-      "}\n" ::"r"(shared_address(bar)),
-      "r"(parity)
-      : "memory");
+  constexpr long long kGiveUpCycles = 20'000'000'000LL;
+  long long start = 0;
+  for (;;) {
+    std::uint32_t done = 0;
+    asm volatile(
+        "{\n"
+        ".reg .pred complete;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, complete;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(shared_address(bar)), "r"(parity)
+        : "memory");
+    if (done) return;
+    if (start == 0) {
+      start = clock64();
+    } else if (clock64() - start > kGiveUpCycles) {
+      __trap();
+    }
+  }
 }
 
 // --- TMA ---
