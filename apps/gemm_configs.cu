@@ -66,7 +66,10 @@ const Config kConfigs[] = {
     config<gemm::Tf32WideK16>("Tf32WideK16", true),
     config<gemm::Tf32Tall>("Tf32Tall", true),
     config<gemm::Tf32Small>("Tf32Small", true),
-    {"Wgmma128x256", true, &gemm::sm90::launch_wgmma_gemm_store, &gemm::sm90::wgmma_gemm_refusal},
+    {"Wgmma128x256", true, &gemm::sm90::launch_wgmma_gemm_store<gemm::sm90::MmaOverlap::none>,
+     &gemm::sm90::wgmma_gemm_refusal},
+    {"Wgmma128x256Overlap", true, &gemm::sm90::launch_wgmma_gemm_store<gemm::sm90::MmaOverlap::one_group>,
+     &gemm::sm90::wgmma_gemm_refusal},
 };
 
 // One shape's operands (nn.Linear's: x in U[0, 1), W in U(-1/sqrt(K), 1/sqrt(K))) and its C.

@@ -1,8 +1,9 @@
 #pragma once
 // The Hopper GEMM, C = A B^T in tf32 with fp32 accumulation: one producer warpgroup streams
 // 128 x 32 tiles of A and 256 x 32 of B by TMA into a 4-stage shared-memory ring guarded by
-// mbarriers, two consumer warpgroups each multiply 64 rows of the tile with wgmma; the tile is
-// then staged row-major and handed to an epilogue policy (tile_view.cuh), as the other mainloops do.
+// mbarriers, two consumer warpgroups each multiply 64 rows of the tile with wgmma (a stage goes
+// back when its MMAs are done: at once, or with the next stage's MMAs in flight, kOverlap); the
+// tile is then staged row-major and handed to an epilogue policy (tile_view.cuh).
 // Included only by kernels/gemm/sm90/*.cu, which are built for sm_90a.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -13,6 +14,7 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/gemm/sm90/sm90_ptx.cuh"
 #include "kernels/gemm/sm90/tensor_map.hpp"
+#include "kernels/gemm/sm90/wgmma_gemm.hpp"
 #include "kernels/gemm/operands.hpp"
 #include "kernels/gemm/sm90/wgmma_m64n256k8.cuh"
 #include "kernels/gemm/tile_view.cuh"
@@ -51,7 +53,7 @@ __device__ inline void stage_accumulators(const float (&acc)[128], float* tile, 
   }
 }
 
-template <class Epilogue>
+template <class Epilogue, MmaOverlap kOverlap>
 __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, int m,
                       int n, int k, Epilogue epilogue) {
@@ -100,9 +102,15 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
         wgmma_m64n256k8_tf32(acc, swizzled_k_major_descriptor(a_rows + step * 32),
                              swizzled_k_major_descriptor(b_stage(s) + step * 32), kb > 0 || step > 0);
       wgmma_commit_group();
-      wgmma_wait_group<0>();
-      if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[s]);
+      if constexpr (kOverlap == MmaOverlap::one_group) {
+        wgmma_wait_group<1>();  // the previous stage's MMAs are done: its buffers go back
+        if (kb > 0 && threadIdx.x % 128 == 0) mbarrier_arrive(&empty[(kb - 1) % T::kStages]);
+      } else {
+        wgmma_wait_group<0>();
+        if (threadIdx.x % 128 == 0) mbarrier_arrive(&empty[s]);
+      }
     }
+    wgmma_wait_group<0>();
   }
 
   __syncthreads();  // every load consumed and every wgmma retired: the ring becomes the staged tile
@@ -124,12 +132,12 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
 
 // C = A B^T tile by tile into `epilogue`, asynchronous on `stream`. The caller has checked that
 // wgmma_gemm_refusal(op) is empty (throws std::runtime_error if the driver refuses a tensor map).
-template <class Epilogue>
+template <class Epilogue, MmaOverlap kOverlap>
 void launch_wgmma_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_t stream) {
   static_assert(wgmma_gemm_smem_bytes<Epilogue>() <= 227 * 1024, "the epilogue's scratch does not fit");
   if (op.m <= 0 || op.n <= 0) return;
   static const bool configured = [] {
-    NB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm_kernel<Epilogue>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    NB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm_kernel<Epilogue, kOverlap>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        int(wgmma_gemm_smem_bytes<Epilogue>())));
     return true;
   }();
@@ -138,7 +146,7 @@ void launch_wgmma_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_
   const CUtensorMap b_map = k_major_tensor_map(op.b, op.n, op.k, WgmmaTile::kBN);
   const dim3 grid(unsigned((op.m + WgmmaTile::kBM - 1) / WgmmaTile::kBM),
                   unsigned((op.n + WgmmaTile::kBN - 1) / WgmmaTile::kBN));
-  wgmma_gemm_kernel<Epilogue><<<grid, dim3(WgmmaTile::kThreads), wgmma_gemm_smem_bytes<Epilogue>(), stream>>>(
+  wgmma_gemm_kernel<Epilogue, kOverlap><<<grid, dim3(WgmmaTile::kThreads), wgmma_gemm_smem_bytes<Epilogue>(), stream>>>(
       a_map, b_map, op.m, op.n, op.k, epilogue);
   NB_CHECK_LAUNCH();
 }

@@ -17,8 +17,14 @@ namespace nb::gemm::sm90 {
 // GPU, K not a multiple of 4 or an operand not 16-byte aligned (TMA's rules), an empty shape.
 std::string wgmma_gemm_refusal(const Operands& op);
 
+// When a consumer gives a stage's buffers back to the producer: after waiting for its MMAs
+// (none in flight while the next stage waits), or once the next stage's MMAs are issued (one
+// group in flight: the tensor cores never wait for the issuing warps).
+enum class MmaOverlap { none, one_group };
+
 // C = A B^T through the store epilogue, asynchronous on `stream`; throws std::invalid_argument
-// with the refusal when there is one.
+// with the refusal when there is one. Instantiated for both overlaps.
+template <MmaOverlap kOverlap>
 void launch_wgmma_gemm_store(const Operands& op, const StoreEpilogue& epilogue, cudaStream_t stream);
 
 }  // namespace nb::gemm::sm90

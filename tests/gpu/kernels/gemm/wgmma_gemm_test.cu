@@ -30,14 +30,21 @@ void skip_unless_sm90() {
   if (major != 9 || minor != 0) GTEST_SKIP() << "the Hopper GEMM runs on sm_90 only";
 }
 
-std::vector<float> run_wgmma(DeviceProblem& d, bool with_bias) {
+using sm90::MmaOverlap;
+
+std::vector<float> run_wgmma(DeviceProblem& d, bool with_bias, MmaOverlap overlap = MmaOverlap::none) {
   d.poison_c();
   const StoreEpilogue store{d.c.as<float>(), d.op.n, with_bias ? d.bias.as<const float>() : nullptr};
-  sm90::launch_wgmma_gemm_store(d.op, store, nullptr);
+  if (overlap == MmaOverlap::none)
+    sm90::launch_wgmma_gemm_store<MmaOverlap::none>(d.op, store, nullptr);
+  else
+    sm90::launch_wgmma_gemm_store<MmaOverlap::one_group>(d.op, store, nullptr);
   return d.read_c();
 }
 
-TEST(WgmmaGemm, MatchesFloat64OnEveryShape) {
+class WgmmaGemm : public testing::TestWithParam<MmaOverlap> {};
+
+TEST_P(WgmmaGemm, MatchesFloat64OnEveryShape) {
   skip_unless_sm90();
   for (const Shape& s : kShapes) {
     SCOPED_TRACE(shape_name(s));
@@ -45,7 +52,7 @@ TEST(WgmmaGemm, MatchesFloat64OnEveryShape) {
     const std::vector<double> ref = h.reference(false);
     DeviceProblem d(h);
     ASSERT_EQ(sm90::wgmma_gemm_refusal(d.op), "");
-    const std::vector<float> c = run_wgmma(d, false);
+    const std::vector<float> c = run_wgmma(d, false, GetParam());
     ASSERT_EQ(first_non_finite(c), c.size()) << "element left unwritten (NaN poison) or not finite";
     const double err = normwise(c, ref);
     EXPECT_LT(err, 3e-3);
@@ -54,17 +61,17 @@ TEST(WgmmaGemm, MatchesFloat64OnEveryShape) {
   }
 }
 
-TEST(WgmmaGemm, StoreEpilogueAddsTheBias) {
+TEST_P(WgmmaGemm, StoreEpilogueAddsTheBias) {
   skip_unless_sm90();
   const Shape s{257, 129, 68};
   const HostProblem h(s);
   DeviceProblem d(h);
-  const std::vector<float> c = run_wgmma(d, true);
+  const std::vector<float> c = run_wgmma(d, true, GetParam());
   ASSERT_EQ(first_non_finite(c), c.size());
   EXPECT_LT(normwise(c, h.reference(true)), 3e-3);
 }
 
-TEST(WgmmaGemm, RefusesWhatTmaCannotRead) {
+TEST(WgmmaGemmRefusal, RefusesWhatTmaCannotRead) {
   skip_unless_sm90();
   const HostProblem odd_k(Shape{33, 70, 7});
   DeviceProblem d(odd_k);
@@ -78,6 +85,11 @@ TEST(WgmmaGemm, RefusesWhatTmaCannotRead) {
       << sm90::wgmma_gemm_refusal(off.op);
   EXPECT_THROW(run_wgmma(off, false), std::invalid_argument);
 }
+
+INSTANTIATE_TEST_SUITE_P(Overlap, WgmmaGemm, testing::Values(MmaOverlap::none, MmaOverlap::one_group),
+                         [](const testing::TestParamInfo<MmaOverlap>& info) {
+                           return std::string(info.param == MmaOverlap::none ? "none" : "one_group");
+                         });
 
 }  // namespace
 }  // namespace nb::gemm
