@@ -12,14 +12,15 @@
 #include "harness/input_draw.hpp"
 #include "harness/problem.hpp"
 #include "harness/problem_rules.hpp"
+#include "harness/program_tensors.hpp"
+#include "harness/slices.hpp"
 #include "harness/tensors.hpp"
 #include "harness/tolerance.hpp"
-#include "harness/validation/executor.hpp"
-#include "harness/validation/program_tensors.hpp"
-#include "harness/validation/slices.hpp"
 #include "harness/variant.hpp"
 
 namespace nb {
+
+class Executor;  // harness/validation/executor.hpp: where a reference program runs
 
 // What a perfect implementation must move and do (the roofline floor of the problem).
 struct WorkModel {

@@ -1,5 +1,5 @@
 #pragma once
-// The gathered order of a list of runs (harness/validation/slices.hpp): the runs' elements one
+// The gathered order of a list of runs (harness/slices.hpp): the runs' elements one
 // after another, and where each sits in the full tensor; and a declared draw's values at those
 // elements, drawn on the host bit for bit as the device drew them, so that the audit's drawn
 // inputs need not leave the device (docs/validation.md).
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "harness/input_draw.hpp"
-#include "harness/validation/slices.hpp"
+#include "harness/slices.hpp"
 
 namespace nb {
 

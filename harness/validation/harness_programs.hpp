@@ -10,8 +10,8 @@
 #include "harness/stored_value.hpp"
 #include "harness/validation/audit_staging.hpp"
 #include "harness/validation/error_tally.hpp"
-#include "harness/validation/program_tensors.hpp"
-#include "harness/validation/slices.hpp"
+#include "harness/program_tensors.hpp"
+#include "harness/slices.hpp"
 
 namespace nb {
 

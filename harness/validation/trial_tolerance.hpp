@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "harness/op_spec.hpp"
-#include "harness/validation/program_tensors.hpp"
+#include "harness/program_tensors.hpp"
 
 namespace nb {
 

@@ -1,5 +1,5 @@
 #pragma once
-// How Eigen audits both BatchNorm ops' device references (harness/validation/slices.hpp): by
+// How Eigen audits both BatchNorm ops' device references (harness/slices.hpp): by
 // channels, each one's statistics computed over its N*H*W values alone. The slice problem has the
 // sampled channels as its C.
 #include <vector>

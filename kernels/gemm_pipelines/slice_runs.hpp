@@ -1,11 +1,11 @@
 #pragma once
-// The element runs of the GEMM pipelines' slice families (harness/validation/slices.hpp): a slice
+// The element runs of the GEMM pipelines' slice families (harness/slices.hpp): a slice
 // is a row of the batch (GroupNorm's rows, the softmax's rows) or an output column (BatchNorm's
 // columns), and each tensor lies over it whole, as one stretch, or as one element per line.
 #include <cstdint>
 #include <vector>
 
-#include "harness/validation/slices.hpp"
+#include "harness/slices.hpp"
 
 namespace nb::linear {
 

@@ -2,6 +2,7 @@
 
 #include "baselines/cpu/groupnorm_reference.hpp"
 #include "baselines/gpu/groupnorm_references.hpp"
+#include "harness/validation/executor.hpp"
 
 namespace nb {
 namespace groupnorm {

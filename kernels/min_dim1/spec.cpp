@@ -2,6 +2,7 @@
 
 #include "baselines/cpu/min_reference.hpp"
 #include "baselines/gpu/row_references.hpp"
+#include "harness/validation/executor.hpp"
 
 namespace nb {
 namespace min_dim1 {

@@ -6,6 +6,7 @@
 
 #include "baselines/cpu/rmsnorm_reference.hpp"
 #include "baselines/gpu/row_references.hpp"
+#include "harness/validation/executor.hpp"
 #include "kernels/rms/rms_contract.hpp"
 #include "harness/op_spec.hpp"
 #include "kernels/ops.hpp"

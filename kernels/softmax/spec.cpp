@@ -4,6 +4,7 @@
 
 #include "baselines/cpu/softmax_reference.hpp"
 #include "baselines/gpu/row_references.hpp"
+#include "harness/validation/executor.hpp"
 
 namespace nb {
 namespace softmax {

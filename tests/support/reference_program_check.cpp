@@ -9,6 +9,7 @@
 
 #include "harness/stored_value.hpp"
 #include "harness/validation/compare.hpp"
+#include "harness/validation/executor.hpp"
 #include "harness/validation/gathered_order.hpp"
 #include "harness/validation/harness_programs.hpp"
 #include "harness/validation/trial_tolerance.hpp"

@@ -98,11 +98,7 @@ const std::vector<std::string>& harness_layers() {
 
 // Includes that still run up the layers, each with the step of docs/architecture.md that moves it.
 const std::map<std::pair<std::string, std::string>, std::string>& known_back_edges() {
-  static const std::map<std::pair<std::string, std::string>, std::string> known{
-      {{"harness", "harness/validation"},
-       "step 2: the op spec names the reference program's types (executor, program tensors, slices); they "
-       "belong to the core"},
-  };
+  static const std::map<std::pair<std::string, std::string>, std::string> known{};  // none left
   return known;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "baselines/cpu/batchnorm_reference.hpp"
+#include "harness/validation/executor.hpp"
 #include "kernels/batchnorm/channel_slices.hpp"
 #include "kernels/batchnorm/op_base.hpp"
 #include "kernels/batchnorm/sum_conditions.hpp"

@@ -1,4 +1,4 @@
-// How Eigen audits the BatchNorm pipelines' device references (harness/validation/slices.hpp): by
+// How Eigen audits the BatchNorm pipelines' device references (harness/slices.hpp): by
 // output columns, whose statistics run over all M rows; and, for the row softmax, by rows, with the
 // device's column statistics given.
 #include <algorithm>

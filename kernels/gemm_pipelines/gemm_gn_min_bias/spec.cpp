@@ -4,6 +4,7 @@
 
 #include "baselines/cpu/gemm_pipeline_reference.hpp"
 #include "baselines/gpu/gemm_pipeline_references.hpp"
+#include "harness/validation/executor.hpp"
 #include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/gemm_pipelines/slice_runs.hpp"
 #include "kernels/ops.hpp"

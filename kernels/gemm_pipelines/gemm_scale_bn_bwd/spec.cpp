@@ -13,6 +13,7 @@
 #include "baselines/cpu/gemm_pipeline_reference.hpp"
 #include "baselines/cublas/cublas_gemm.hpp"
 #include "baselines/gpu/gemm_bwd_references.hpp"
+#include "harness/validation/executor.hpp"
 #include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward.hpp"
 #include "kernels/gemm_pipelines/gemm_scale_bn_bwd/slice_families.hpp"

@@ -9,6 +9,7 @@
 #include "baselines/cpu/layernorm_reference.hpp"
 #include "baselines/gpu/row_references.hpp"
 #include "harness/op_spec.hpp"
+#include "harness/validation/executor.hpp"
 #include "kernels/ops.hpp"
 #include "kernels/rms/rms_contract.hpp"
 

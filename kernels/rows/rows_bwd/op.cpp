@@ -6,6 +6,7 @@
 #include "baselines/cpu/norm_rows_bwd_conditions.hpp"
 #include "baselines/cpu/norm_rows_bwd_reference.hpp"
 #include "baselines/gpu/rows_bwd_references.hpp"
+#include "harness/validation/executor.hpp"
 #include "kernels/rms/rms_contract.hpp"
 #include "kernels/rows/rows_bwd/fused_plan.hpp"
 #include "kernels/rows/rows_bwd/rows_bwd.hpp"

@@ -1,4 +1,4 @@
-#include "harness/validation/slices.hpp"
+#include "harness/slices.hpp"
 
 #include "harness/op_spec.hpp"
 
