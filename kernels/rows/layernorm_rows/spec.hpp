@@ -9,14 +9,13 @@
 
 #include "harness/problem.hpp"
 #include "harness/variant.hpp"
-#include "kernels/rows/rmsnorm_rows/spec.hpp"
+#include "kernels/rows/row_shape.hpp"
 
 namespace nb::layernorm_rows {
 
 enum Tensor : int { X, W, B, Y, MEAN, RSTD };
 
-// (m, n, eps): the same row shape as rmsnorm_rows'.
-using Shape = rmsnorm_rows::Shape;
+using Shape = rows::RowShape;
 
 // The variant table (variants.cpp).
 

@@ -155,8 +155,6 @@ class RmsNormRowsOp final : public OpSpec {
 
 }  // namespace
 
-Shape Shape::of(const Problem& p) { return {p.dim("m"), p.dim("n"), static_cast<float>(p.real("eps"))}; }
-
 }  // namespace nb::rmsnorm_rows
 
 namespace nb {

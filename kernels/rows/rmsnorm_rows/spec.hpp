@@ -8,18 +8,13 @@
 
 #include "harness/problem.hpp"
 #include "harness/variant.hpp"
+#include "kernels/rows/row_shape.hpp"
 
 namespace nb::rmsnorm_rows {
 
 enum Tensor : int { X, W, Y };
 
-struct Shape {
-  std::int64_t m = 0, n = 0;  // rows, row length (the reduced dim)
-  float eps = 0;
-
-  static Shape of(const Problem& p);
-  std::int64_t elements() const { return m * n; }
-};
+using Shape = rows::RowShape;
 
 // The variant table (variants.cpp).
 
