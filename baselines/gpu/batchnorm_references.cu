@@ -16,7 +16,7 @@ struct ChannelIndex {
 
 // Per-channel sums of term(channel, index into x) over the channel's values.
 template <class Ex, class Term>
-std::vector<double> per_channel(Ex& ex, const BatchNormDims& d, Term term) {
+std::vector<double> per_channel(Ex& ex, const bn::Shape& d, Term term) {
   const ChannelIndex at{d.c, d.hw};
   const Scratch<double> sums =
       slice_sums(ex, d.c, d.count(), [=] NB_HD(std::int64_t channel, std::int64_t j) { return term(channel, at(channel, j)); });
@@ -33,7 +33,7 @@ Scratch<double> on_executor(Ex& ex, const std::vector<double>& values) {
 }  // namespace
 
 template <class Ex>
-ChannelSums channel_sums(Ex& ex, const float* x, const BatchNormDims& d) {
+ChannelSums channel_sums(Ex& ex, const float* x, const bn::Shape& d) {
   ChannelSums s;
   s.sum = per_channel(ex, d, [=] NB_HD(std::int64_t, std::int64_t i) { return double(x[i]); });
   s.abs_sum = per_channel(ex, d, [=] NB_HD(std::int64_t, std::int64_t i) { return fabs(double(x[i])); });
@@ -49,7 +49,7 @@ ChannelSums channel_sums(Ex& ex, const float* x, const BatchNormDims& d) {
 }
 
 template <class Ex>
-void saved_statistics(Ex& ex, const float* x, const BatchNormDims& d, float* save_mean, float* save_invstd) {
+void saved_statistics(Ex& ex, const float* x, const bn::Shape& d, float* save_mean, float* save_invstd) {
   const ChannelSums s = channel_sums(ex, x, d);
   std::vector<float> mean(std::size_t(d.c)), invstd(std::size_t(d.c));
   for (std::size_t c = 0; c < mean.size(); ++c) {
@@ -61,7 +61,7 @@ void saved_statistics(Ex& ex, const float* x, const BatchNormDims& d, float* sav
 }
 
 template <class Ex>
-ChannelSums batchnorm_forward(Ex& ex, const BatchNormForward& t, const BatchNormDims& d) {
+ChannelSums batchnorm_forward(Ex& ex, const BatchNormForward& t, const bn::Shape& d) {
   const ChannelSums s = channel_sums(ex, t.x, d);
   std::vector<double> save_mean(std::size_t(d.c)), save_invstd(std::size_t(d.c));
   const std::vector<float> rm = ex.to_host(t.running_mean, d.c), rv = ex.to_host(t.running_var, d.c);
@@ -88,7 +88,7 @@ ChannelSums batchnorm_forward(Ex& ex, const BatchNormForward& t, const BatchNorm
 }
 
 template <class Ex>
-GradientSums batchnorm_backward(Ex& ex, const BatchNormBackward& t, const BatchNormDims& d) {
+GradientSums batchnorm_backward(Ex& ex, const BatchNormBackward& t, const bn::Shape& d) {
   const BatchNormBackward v = t;
   const auto xhat = [=] NB_HD(std::int64_t c, std::int64_t i) {
     return (double(v.x[i]) - double(v.save_mean[c])) * double(v.save_invstd[c]);
@@ -116,10 +116,10 @@ GradientSums batchnorm_backward(Ex& ex, const BatchNormBackward& t, const BatchN
 }
 
 #define NB_INSTANTIATE(Ex)                                                                         \
-  template ChannelSums channel_sums<Ex>(Ex&, const float*, const BatchNormDims&);                   \
-  template void saved_statistics<Ex>(Ex&, const float*, const BatchNormDims&, float*, float*);      \
-  template ChannelSums batchnorm_forward<Ex>(Ex&, const BatchNormForward&, const BatchNormDims&);   \
-  template GradientSums batchnorm_backward<Ex>(Ex&, const BatchNormBackward&, const BatchNormDims&);
+  template ChannelSums channel_sums<Ex>(Ex&, const float*, const bn::Shape&);                   \
+  template void saved_statistics<Ex>(Ex&, const float*, const bn::Shape&, float*, float*);      \
+  template ChannelSums batchnorm_forward<Ex>(Ex&, const BatchNormForward&, const bn::Shape&);   \
+  template GradientSums batchnorm_backward<Ex>(Ex&, const BatchNormBackward&, const bn::Shape&);
 NB_INSTANTIATE(DeviceExecutor)
 NB_INSTANTIATE(HostExecutor)
 #undef NB_INSTANTIATE

@@ -6,13 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace nb::gpu {
+#include "baselines/shapes/batchnorm_shape.hpp"
 
-struct BatchNormDims {
-  std::int64_t n, c, hw;
-  double eps, momentum;
-  std::int64_t count() const { return n * hw; }  // values per channel
-};
+namespace nb::gpu {
 
 // Per channel: mean and biased variance (two passes), and the sum of |x| (the mean's condition).
 struct ChannelSums {
@@ -20,11 +16,11 @@ struct ChannelSums {
 };
 
 template <class Ex>
-ChannelSums channel_sums(Ex& ex, const float* x, const BatchNormDims& d);
+ChannelSums channel_sums(Ex& ex, const float* x, const bn::Shape& d);
 
 // save_mean/save_invstd as float, what a forward pass saves (batchnorm_bwd's derived inputs).
 template <class Ex>
-void saved_statistics(Ex& ex, const float* x, const BatchNormDims& d, float* save_mean, float* save_invstd);
+void saved_statistics(Ex& ex, const float* x, const bn::Shape& d, float* save_mean, float* save_invstd);
 
 struct BatchNormForward {
   const float *x, *gamma, *beta, *running_mean, *running_var;  // running statistics as drawn
@@ -32,7 +28,7 @@ struct BatchNormForward {
 };
 // Returns the channel sums it computed (for the conditions).
 template <class Ex>
-ChannelSums batchnorm_forward(Ex& ex, const BatchNormForward& t, const BatchNormDims& d);
+ChannelSums batchnorm_forward(Ex& ex, const BatchNormForward& t, const bn::Shape& d);
 
 // Per channel, what the backward's conditions are ratios of.
 struct GradientSums {
@@ -44,6 +40,6 @@ struct BatchNormBackward {
   double *dx, *dgamma, *dbeta;
 };
 template <class Ex>
-GradientSums batchnorm_backward(Ex& ex, const BatchNormBackward& t, const BatchNormDims& d);
+GradientSums batchnorm_backward(Ex& ex, const BatchNormBackward& t, const bn::Shape& d);
 
 }  // namespace nb::gpu

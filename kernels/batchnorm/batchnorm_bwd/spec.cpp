@@ -72,7 +72,7 @@ class BatchNormBwdOp final : public bn::BatchNormOpBase {
     const gpu::BatchNormBackward tensors{t.f32(kX),        t.f32(kDy), t.f32(kGamma), t.f32(kSaveMean),
                                          t.f32(kSaveInvstd), out[kDx], out[kDgamma], out[kDbeta]};
     const gpu::GradientSums sums =
-        ex.visit([&](auto& e) { return gpu::batchnorm_backward(e, tensors, {s.n, s.c, s.hw, s.eps, s.momentum}); });
+        ex.visit([&](auto& e) { return gpu::batchnorm_backward(e, tensors, s); });
     const std::vector<float> mean = to_host(ex, t.f32(kSaveMean), s.c), invstd = to_host(ex, t.f32(kSaveInvstd), s.c);
     ReferenceConditions c;
     c.instance = bn::condition_from_stats({mean.begin(), mean.end()}, {invstd.begin(), invstd.end()});

@@ -56,7 +56,7 @@ class BatchNormTrainOp final : public bn::BatchNormOpBase {
                                         out[kSaveMean],     out[kSaveInvstd],  out[kRunningMean],
                                         out[kRunningVar]};
     const gpu::ChannelSums sums =
-        ex.visit([&](auto& e) { return gpu::batchnorm_forward(e, tensors, {s.n, s.c, s.hw, s.eps, s.momentum}); });
+        ex.visit([&](auto& e) { return gpu::batchnorm_forward(e, tensors, s); });
     ReferenceConditions c;
     c.instance = condition_of(s, sums);
     c.per_tensor.assign(kTensorCount, 1.0);
