@@ -74,14 +74,8 @@ __device__ void stage_and_finish(const typename Mainloop::Accumulators& acc, flo
   __syncthreads();  // the mainloop's buffers become the staged tile
   Mainloop::stage(acc, smem);
   __syncthreads();
-  TileView view;
-  view.s = smem;
-  view.ld = Mainloop::kStagedLd;
-  view.row0 = row0, view.col0 = col0;
-  view.rows = min(Mainloop::kBM, m - row0), view.cols = min(Mainloop::kBN, n - col0);
-  view.tile_m = blockIdx.x, view.tile_n = blockIdx.y;
-  view.scratch = smem + scratch_offset_floats<Mainloop>();
-  epilogue(view);
+  epilogue(staged_tile_view(smem, Mainloop::kStagedLd, Mainloop::kBM, Mainloop::kBN, row0, col0, m, n,
+                            smem + scratch_offset_floats<Mainloop>()));
 }
 
 // kVector: K % 4 == 0 and A, B 16-byte aligned (launch_gemm decides).

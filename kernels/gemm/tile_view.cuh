@@ -18,6 +18,21 @@ struct TileView {
   float* scratch;      // Epilogue::kScratchFloats floats of shared memory beyond the tile
 };
 
+// The CTA's view of the bm x bn tile at (row0, col0) of an m x n C, staged at `s` with leading
+// dimension `ld`, partial at the edges; the tile's indices are the CTA's (blockIdx.x along M,
+// blockIdx.y along N).
+__device__ inline TileView staged_tile_view(float* s, int ld, int bm, int bn, int row0, int col0, int m, int n,
+                                            float* scratch) {
+  TileView view;
+  view.s = s;
+  view.ld = ld;
+  view.row0 = row0, view.col0 = col0;
+  view.rows = min(bm, m - row0), view.cols = min(bn, n - col0);
+  view.tile_m = blockIdx.x, view.tile_n = blockIdx.y;
+  view.scratch = scratch;
+  return view;
+}
+
 // An epilogue policy is a copyable struct (kernel parameter) with
 //   static constexpr int kScratchFloats;                // shared floats it needs besides the tile
 //   __device__ void operator()(const TileView&) const;  // all threads of the CTA call it

@@ -117,14 +117,8 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
   float* tile = reinterpret_cast<float*>(smem);
   if (warpgroup > 0) stage_accumulators(acc, tile, warpgroup - 1);
   __syncthreads();
-  TileView view;
-  view.s = tile;
-  view.ld = T::kStagedLd;
-  view.row0 = row0, view.col0 = col0;
-  view.rows = min(T::kBM, m - row0), view.cols = min(T::kBN, n - col0);
-  view.tile_m = blockIdx.x, view.tile_n = blockIdx.y;
-  view.scratch = reinterpret_cast<float*>(smem + T::kRingBytes + T::kBarrierBytes);
-  epilogue(view);
+  epilogue(staged_tile_view(tile, T::kStagedLd, T::kBM, T::kBN, row0, col0, m, n,
+                            reinterpret_cast<float*>(smem + T::kRingBytes + T::kBarrierBytes)));
 #else
   __trap();  // not an sm_90a build of this file: nothing here runs
 #endif
