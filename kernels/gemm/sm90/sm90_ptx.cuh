@@ -65,9 +65,11 @@ __device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
 // `bar`'s transaction count.
 __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, int inner, int outer, std::uint64_t* bar) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
-          "r"(shared_address(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(inner), "r"(outer), "r"(shared_address(bar))
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n"
+      :
+      : "r"(shared_address(dst)), "l"(reinterpret_cast<std::uint64_t>(map)), "r"(inner), "r"(outer),
+        "r"(shared_address(bar))
       : "memory");
 }
 

@@ -12,10 +12,10 @@
 #include <cstdint>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/gemm/operands.hpp"
 #include "kernels/gemm/sm90/sm90_ptx.cuh"
 #include "kernels/gemm/sm90/tensor_map.hpp"
 #include "kernels/gemm/sm90/wgmma_gemm.hpp"
-#include "kernels/gemm/operands.hpp"
 #include "kernels/gemm/sm90/wgmma_m64n256k8.cuh"
 #include "kernels/gemm/tile_view.cuh"
 
@@ -130,9 +130,10 @@ template <class Epilogue, MmaOverlap kOverlap>
 void launch_wgmma_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_t stream) {
   static_assert(wgmma_gemm_smem_bytes<Epilogue>() <= 227 * 1024, "the epilogue's scratch does not fit");
   if (op.m <= 0 || op.n <= 0) return;
+  constexpr int kSmemBytes = int(wgmma_gemm_smem_bytes<Epilogue>());
   static const bool configured = [] {
-    NB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm_kernel<Epilogue, kOverlap>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       int(wgmma_gemm_smem_bytes<Epilogue>())));
+    NB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm_kernel<Epilogue, kOverlap>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
@@ -140,8 +141,8 @@ void launch_wgmma_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_
   const CUtensorMap b_map = k_major_tensor_map(op.b, op.n, op.k, WgmmaTile::kBN);
   const dim3 grid(unsigned((op.m + WgmmaTile::kBM - 1) / WgmmaTile::kBM),
                   unsigned((op.n + WgmmaTile::kBN - 1) / WgmmaTile::kBN));
-  wgmma_gemm_kernel<Epilogue, kOverlap><<<grid, dim3(WgmmaTile::kThreads), wgmma_gemm_smem_bytes<Epilogue>(), stream>>>(
-      a_map, b_map, op.m, op.n, op.k, epilogue);
+  wgmma_gemm_kernel<Epilogue, kOverlap>
+      <<<grid, dim3(WgmmaTile::kThreads), kSmemBytes, stream>>>(a_map, b_map, op.m, op.n, op.k, epilogue);
   NB_CHECK_LAUNCH();
 }
 
