@@ -14,10 +14,8 @@ shift 2
 bin="$NB_ROOT/build/release/normbench"
 mkdir -p "$out"
 
-# The op's variants whose kernels are ours (racecheck), as a --variant list.
-own_variants() {
-  "$bin" list variants --op "$1" | awk 'NR > 1 && $2 != "cudnn" && $2 != "cublas" && $2 != "n/a" { printf "%s%s", sep, $1; sep = "," }'
-}
+source "$(dirname "$0")/../lib/sanitize_selection.sh"
+own_variants() { nb_own_variants "$bin" "$1"; }
 
 sanitize_op() {
   local op="$1"; shift
@@ -35,7 +33,7 @@ sanitize_op() {
   # Without a summary the sanitizer never ran the op to the end: say what its log ends with.
   echo "$op: exit $status, ${summary:-no summary: $(grep -v '^\s*$' "$out/$tool-$op.log" | tail -1)}"
 }
-export -f sanitize_op own_variants
+export -f sanitize_op own_variants nb_own_variants
 export tool out bin
 
 ops=$("$bin" list ops | awk '/^[a-z]/ { print $1 }')
