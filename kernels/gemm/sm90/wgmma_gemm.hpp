@@ -13,8 +13,11 @@ struct StoreEpilogue;
 
 namespace nb::gemm::sm90 {
 
-// Empty when the Hopper GEMM can compute `op` on the current device; else why not: not an sm_90
-// GPU, K not a multiple of 4 or an operand not 16-byte aligned (TMA's rules), an empty shape.
+// Empty when the current device runs the Hopper GEMM (an sm_90 GPU); else why not.
+std::string wgmma_device_refusal();
+
+// Empty when the Hopper GEMM can compute `op` on the current device; else why not: the device's
+// refusal, K not a multiple of 4 or an operand not 16-byte aligned (TMA's rules), an empty shape.
 std::string wgmma_gemm_refusal(const Operands& op);
 
 // When a consumer gives a stage's buffers back to the producer: after waiting for its MMAs

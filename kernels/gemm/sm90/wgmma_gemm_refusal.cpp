@@ -6,15 +6,19 @@
 
 namespace nb::gemm::sm90 {
 
-std::string wgmma_gemm_refusal(const Operands& op) {
-  if (op.m < 1 || op.n < 1 || op.k < 1) return "the Hopper GEMM needs M, N and K of at least 1";
+std::string wgmma_device_refusal() {
   int device = 0, major = 0, minor = 0;  // attributes, not the properties: cheap enough per launch
   NB_CUDA_CHECK(cudaGetDevice(&device));
   NB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   NB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (major != 9 || minor != 0)
-    return "the Hopper GEMM (TMA, wgmma) runs on sm_90 only; this GPU is sm_" + std::to_string(major) +
-           std::to_string(minor);
+  if (major == 9 && minor == 0) return "";
+  return "the Hopper GEMM (TMA, wgmma) runs on sm_90 only; this GPU is sm_" + std::to_string(major) +
+         std::to_string(minor);
+}
+
+std::string wgmma_gemm_refusal(const Operands& op) {
+  if (op.m < 1 || op.n < 1 || op.k < 1) return "the Hopper GEMM needs M, N and K of at least 1";
+  if (std::string device = wgmma_device_refusal(); !device.empty()) return device;
   if (op.k % 4 != 0)
     return "K = " + std::to_string(op.k) + " is not a multiple of 4: TMA needs 16-byte row strides";
   if (reinterpret_cast<std::uintptr_t>(op.a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(op.b) % 16 != 0)

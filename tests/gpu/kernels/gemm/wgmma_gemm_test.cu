@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "gemm_test_problem.hpp"
-#include "harness/cuda_check.hpp"
 #include "kernels/gemm/sm90/wgmma_gemm.hpp"
 #include "kernels/gemm/store_epilogue.cuh"
 
@@ -22,13 +21,9 @@ const Shape kShapes[] = {{1, 1, 4},        {2, 5, 8},      {127, 33, 1000}, {128
                          {130, 1000, 4096}};
 
 // Skips on a GPU the Hopper GEMM does not run on (its refusal says which).
-void skip_unless_sm90() {
-  int device = 0, major = 0, minor = 0;
-  NB_CUDA_CHECK(cudaGetDevice(&device));
-  NB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  NB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (major != 9 || minor != 0) GTEST_SKIP() << "the Hopper GEMM runs on sm_90 only";
-}
+#define SKIP_UNLESS_SM90()                                                          \
+  if (const std::string refusal = sm90::wgmma_device_refusal(); !refusal.empty()) \
+  GTEST_SKIP() << refusal
 
 using sm90::MmaOverlap;
 
@@ -45,7 +40,7 @@ std::vector<float> run_wgmma(DeviceProblem& d, bool with_bias, MmaOverlap overla
 class WgmmaGemm : public testing::TestWithParam<MmaOverlap> {};
 
 TEST_P(WgmmaGemm, MatchesFloat64OnEveryShape) {
-  skip_unless_sm90();
+  SKIP_UNLESS_SM90();
   for (const Shape& s : kShapes) {
     SCOPED_TRACE(shape_name(s));
     const HostProblem h(s);
@@ -62,7 +57,7 @@ TEST_P(WgmmaGemm, MatchesFloat64OnEveryShape) {
 }
 
 TEST_P(WgmmaGemm, StoreEpilogueAddsTheBias) {
-  skip_unless_sm90();
+  SKIP_UNLESS_SM90();
   const Shape s{257, 129, 68};
   const HostProblem h(s);
   DeviceProblem d(h);
@@ -72,7 +67,7 @@ TEST_P(WgmmaGemm, StoreEpilogueAddsTheBias) {
 }
 
 TEST(WgmmaGemmRefusal, RefusesWhatTmaCannotRead) {
-  skip_unless_sm90();
+  SKIP_UNLESS_SM90();
   const HostProblem odd_k(Shape{33, 70, 7});
   DeviceProblem d(odd_k);
   EXPECT_NE(sm90::wgmma_gemm_refusal(d.op).find("K = 7 is not a multiple of 4"), std::string::npos)
