@@ -3,6 +3,8 @@
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>
 
+#include <deque>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -26,9 +28,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return fn;
 }
 
-}  // namespace
-
-CUtensorMap k_major_tensor_map(const float* data, int rows, int k, int box_rows) {
+CUtensorMap encode_k_major(const float* data, int rows, int k, int box_rows) {
   CUtensorMap map{};
   const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
   const cuuint64_t row_stride_bytes[1] = {cuuint64_t(k) * sizeof(float)};
@@ -43,6 +43,26 @@ CUtensorMap k_major_tensor_map(const float* data, int rows, int k, int box_rows)
                              ") fp32 matrix with boxes of " + std::to_string(box_rows) + " x " +
                              std::to_string(kBoxK) + ": CUresult " + std::to_string(int(r)));
   return map;
+}
+
+struct CachedMap {
+  const float* data;
+  int rows, k, box_rows;
+  CUtensorMap map;
+};
+
+}  // namespace
+
+CUtensorMap k_major_tensor_map(const float* data, int rows, int k, int box_rows) {
+  constexpr std::size_t kKept = 8;  // a GEMM's two operands, for a few problems side by side
+  static std::mutex mutex;
+  static std::deque<CachedMap> kept;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const CachedMap& c : kept)
+    if (c.data == data && c.rows == rows && c.k == k && c.box_rows == box_rows) return c.map;
+  kept.push_front({data, rows, k, box_rows, encode_k_major(data, rows, k, box_rows)});
+  if (kept.size() > kKept) kept.pop_back();
+  return kept.front().map;
 }
 
 }  // namespace nb::gemm::sm90
