@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
       const unsigned char* a_rows = a_stage(s) + consumer * 64 * T::kBK * 4;
       for (int step = 0; step < T::kStepsPerStage; ++step)
         wgmma_m64n256k8_tf32(acc, swizzled_k_major_descriptor(a_rows + step * 32),
-                             swizzled_k_major_descriptor(b_stage(s) + step * 32), kb > 0 || step > 0);
+                             swizzled_k_major_descriptor(b_stage(s) + step * 32));
       wgmma_commit_group();
       if constexpr (kOverlap == MmaOverlap::one_group) {
         wgmma_wait_group<1>();  // the previous stage's MMAs are done: its buffers go back

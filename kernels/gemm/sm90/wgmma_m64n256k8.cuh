@@ -1,5 +1,6 @@
 #pragma once
-// One warpgroup MMA, 64 x 256 x 8 in tf32 with fp32 accumulation: D (64 x 256) += A (64 x 8) B^T,
+// One warpgroup MMA, 64 x 256 x 8 in tf32 with fp32 accumulation: D (64 x 256) += A (64 x 8) B^T
+// (scale-d 1: always onto D, which the kernel zeroes first),
 // both operands K-major in shared memory through descriptors (sm90_ptx.cuh). Each of the
 // warpgroup's 128 threads holds 128 accumulators: warp w of the group, lane l, register 4j + i
 // is row 16w + l / 4 + 8 (i / 2), column 8j + 2 (l % 4) + i % 2.
@@ -7,13 +8,9 @@
 
 namespace nb::gemm::sm90 {
 
-// accumulate = 0 overwrites D with the product (no zeroing needed before the first step).
-__device__ inline void wgmma_m64n256k8_tf32(float (&d)[128], std::uint64_t a_descriptor, std::uint64_t b_descriptor,
-                                            int accumulate) {
+__device__ inline void wgmma_m64n256k8_tf32(float (&d)[128], std::uint64_t a_descriptor, std::uint64_t b_descriptor) {
   asm volatile(
       "{\n"
-      ".reg .pred accumulate;\n"
-      "setp.ne.b32 accumulate, %130, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
@@ -23,7 +20,7 @@ __device__ inline void wgmma_m64n256k8_tf32(float (&d)[128], std::uint64_t a_des
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-      "}, %128, %129, accumulate, 1, 1;\n"
+      "}, %128, %129, 1, 1, 1;\n"
       "}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
@@ -41,7 +38,7 @@ __device__ inline void wgmma_m64n256k8_tf32(float (&d)[128], std::uint64_t a_des
         "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
         "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(a_descriptor), "l"(b_descriptor), "r"(accumulate));
+      : "l"(a_descriptor), "l"(b_descriptor));
 }
 
 }  // namespace nb::gemm::sm90
