@@ -5,7 +5,8 @@
 # TOOL is memcheck, racecheck, initcheck or synccheck. racecheck checks shared-memory hazards,
 # so it runs the variants whose kernels are ours (library kinds cudnn and cublas are left out:
 # their kernels are not this project's to fix). Prints one line per op and a total; exits 1
-# when any op reported an error or its run failed.
+# when any op reported an error or its run failed. NB_SANITIZE_OPS="op op ..." narrows the ops
+# (default: all).
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 tool="${1:?usage: sanitize.sh TOOL OUT_DIR [normbench run options]}"
@@ -36,7 +37,7 @@ sanitize_op() {
 export -f sanitize_op own_variants nb_own_variants
 export tool out bin
 
-ops=$("$bin" list ops | awk '/^[a-z]/ { print $1 }')
+ops=${NB_SANITIZE_OPS:-$("$bin" list ops | awk '/^[a-z]/ { print $1 }')}
 results=$(printf '%s\n' $ops | xargs -P "${NB_SANITIZE_PARALLEL:-$(nb_jobs)}" -I{} bash -c 'sanitize_op "$@"' _ {} "$@")
 printf '%s\n' "$results" | sort
 # normbench exits 1 for a verdict that is not passed; the sanitizer's own code is 99.
