@@ -49,6 +49,11 @@ constexpr Config config(const char* name, bool tf32) {
   return {name, tf32, &gemm::launch_gemm<Mainloop, gemm::StoreEpilogue>};
 }
 
+template <gemm::sm90::MmaOverlap kOverlap, gemm::sm90::TileOrder kOrder>
+constexpr Config wgmma_config(const char* name) {
+  return {name, true, &gemm::sm90::launch_wgmma_gemm_store<kOverlap, kOrder>, &gemm::sm90::wgmma_gemm_refusal};
+}
+
 const Config kConfigs[] = {
     config<gemm::SimtLarge>("SimtLarge", false),
     config<gemm::SimtLargeK16>("SimtLargeK16", false),
@@ -66,10 +71,10 @@ const Config kConfigs[] = {
     config<gemm::Tf32WideK16>("Tf32WideK16", true),
     config<gemm::Tf32Tall>("Tf32Tall", true),
     config<gemm::Tf32Small>("Tf32Small", true),
-    {"Wgmma128x256", true, &gemm::sm90::launch_wgmma_gemm_store<gemm::sm90::MmaOverlap::none>,
-     &gemm::sm90::wgmma_gemm_refusal},
-    {"Wgmma128x256Overlap", true, &gemm::sm90::launch_wgmma_gemm_store<gemm::sm90::MmaOverlap::one_group>,
-     &gemm::sm90::wgmma_gemm_refusal},
+    wgmma_config<gemm::sm90::MmaOverlap::none, gemm::sm90::TileOrder::m_fastest>("Wgmma128x256"),
+    wgmma_config<gemm::sm90::MmaOverlap::one_group, gemm::sm90::TileOrder::m_fastest>("Wgmma128x256Overlap"),
+    wgmma_config<gemm::sm90::MmaOverlap::none, gemm::sm90::TileOrder::grouped>("Wgmma128x256Grouped"),
+    wgmma_config<gemm::sm90::MmaOverlap::one_group, gemm::sm90::TileOrder::grouped>("Wgmma128x256GroupedOverlap"),
 };
 
 // One shape's operands (nn.Linear's: x in U[0, 1), W in U(-1/sqrt(K), 1/sqrt(K))) and its C.

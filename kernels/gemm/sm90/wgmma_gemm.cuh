@@ -3,7 +3,8 @@
 // 128 x 32 tiles of A and 256 x 32 of B by TMA into a 4-stage shared-memory ring guarded by
 // mbarriers, two consumer warpgroups each multiply 64 rows of the tile with wgmma (a stage goes
 // back when its MMAs are done: at once, or with the next stage's MMAs in flight, kOverlap); the
-// tile is then staged row-major and handed to an epilogue policy (tile_view.cuh).
+// tile is then staged row-major and handed to an epilogue policy (tile_view.cuh). A 1-D grid,
+// one CTA per tile, mapped to tiles in kOrder (tile_order.hpp).
 // Included only by kernels/gemm/sm90/*.cu, which are built for sm_90a.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -15,6 +16,7 @@
 #include "kernels/gemm/operands.hpp"
 #include "kernels/gemm/sm90/sm90_ptx.cuh"
 #include "kernels/gemm/sm90/tensor_map.hpp"
+#include "kernels/gemm/sm90/tile_order.hpp"
 #include "kernels/gemm/sm90/wgmma_gemm.hpp"
 #include "kernels/gemm/sm90/wgmma_m64n256k8.cuh"
 #include "kernels/gemm/tile_view.cuh"
@@ -22,7 +24,7 @@
 namespace nb::gemm::sm90 {
 
 struct WgmmaTile {
-  static constexpr int kBM = 128, kBN = 256, kBK = kBoxK, kStages = 4;
+  static constexpr int kBM = kWgmmaTileM, kBN = kWgmmaTileN, kBK = kBoxK, kStages = 4;
   static constexpr int kConsumers = 2;                   // warpgroups of 64 rows each
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kStepsPerStage = kBK / 8;         // wgmma k8 steps
@@ -53,7 +55,7 @@ __device__ inline void stage_accumulators(const float (&acc)[128], float* tile, 
   }
 }
 
-template <class Epilogue, MmaOverlap kOverlap>
+template <class Epilogue, MmaOverlap kOverlap, TileOrder kOrder>
 __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, int m,
                       int n, int k, Epilogue epilogue) {
@@ -67,7 +69,8 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + T::kRingBytes);  // loads landed
   std::uint64_t* empty = full + T::kStages;                                      // consumers done
   const int warpgroup = threadIdx.x / 128;
-  const int row0 = blockIdx.x * T::kBM, col0 = blockIdx.y * T::kBN;
+  const TileCoord tile_id = tile_at<kOrder>(int(blockIdx.x), (m + T::kBM - 1) / T::kBM, (n + T::kBN - 1) / T::kBN);
+  const int row0 = tile_id.m * T::kBM, col0 = tile_id.n * T::kBN;
   const int k_blocks = (k + T::kBK - 1) / T::kBK;
 
   if (threadIdx.x == 0) {
@@ -126,23 +129,23 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
 
 // C = A B^T tile by tile into `epilogue`, asynchronous on `stream`. The caller has checked that
 // wgmma_gemm_refusal(op) is empty (throws std::runtime_error if the driver refuses a tensor map).
-template <class Epilogue, MmaOverlap kOverlap>
+template <class Epilogue, MmaOverlap kOverlap, TileOrder kOrder>
 void launch_wgmma_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_t stream) {
   static_assert(wgmma_gemm_smem_bytes<Epilogue>() <= 227 * 1024, "the epilogue's scratch does not fit");
   if (op.m <= 0 || op.n <= 0) return;
   constexpr int kSmemBytes = int(wgmma_gemm_smem_bytes<Epilogue>());
   static const bool configured = [] {
-    NB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm_kernel<Epilogue, kOverlap>,
+    NB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm_kernel<Epilogue, kOverlap, kOrder>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
   const CUtensorMap a_map = k_major_tensor_map(op.a, op.m, op.k, WgmmaTile::kBM);
   const CUtensorMap b_map = k_major_tensor_map(op.b, op.n, op.k, WgmmaTile::kBN);
-  const dim3 grid(unsigned((op.m + WgmmaTile::kBM - 1) / WgmmaTile::kBM),
-                  unsigned((op.n + WgmmaTile::kBN - 1) / WgmmaTile::kBN));
-  wgmma_gemm_kernel<Epilogue, kOverlap>
-      <<<grid, dim3(WgmmaTile::kThreads), kSmemBytes, stream>>>(a_map, b_map, op.m, op.n, op.k, epilogue);
+  const unsigned tiles = unsigned((op.m + WgmmaTile::kBM - 1) / WgmmaTile::kBM) *
+                         unsigned((op.n + WgmmaTile::kBN - 1) / WgmmaTile::kBN);  // < 2^31: the refusal
+  wgmma_gemm_kernel<Epilogue, kOverlap, kOrder>
+      <<<dim3(tiles), dim3(WgmmaTile::kThreads), kSmemBytes, stream>>>(a_map, b_map, op.m, op.n, op.k, epilogue);
   NB_CHECK_LAUNCH();
 }
 

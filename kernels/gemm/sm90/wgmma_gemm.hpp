@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/gemm/operands.hpp"
+#include "kernels/gemm/sm90/tile_order.hpp"
 
 namespace nb::gemm {
 struct StoreEpilogue;
@@ -13,11 +14,15 @@ struct StoreEpilogue;
 
 namespace nb::gemm::sm90 {
 
+// The output tile one CTA computes (the kernel's WgmmaTile), for the refusal's tile count.
+inline constexpr int kWgmmaTileM = 128, kWgmmaTileN = 256;
+
 // Empty when the current device runs the Hopper GEMM (an sm_90 GPU); else why not.
 std::string wgmma_device_refusal();
 
 // Empty when the Hopper GEMM can compute `op` on the current device; else why not: the device's
-// refusal, K not a multiple of 4 or an operand not 16-byte aligned (TMA's rules), an empty shape.
+// refusal, K not a multiple of 4 or an operand not 16-byte aligned (TMA's rules), an empty shape,
+// more tiles than a 1-D grid holds.
 std::string wgmma_gemm_refusal(const Operands& op);
 
 // When a consumer gives a stage's buffers back to the producer: after waiting for its MMAs
@@ -26,8 +31,8 @@ std::string wgmma_gemm_refusal(const Operands& op);
 enum class MmaOverlap { none, one_group };
 
 // C = A B^T through the store epilogue, asynchronous on `stream`; throws std::invalid_argument
-// with the refusal when there is one. Instantiated for both overlaps.
-template <MmaOverlap kOverlap>
+// with the refusal when there is one. Instantiated for both overlaps and both tile orders.
+template <MmaOverlap kOverlap, TileOrder kOrder>
 void launch_wgmma_gemm_store(const Operands& op, const StoreEpilogue& epilogue, cudaStream_t stream);
 
 }  // namespace nb::gemm::sm90

@@ -23,6 +23,9 @@ std::string wgmma_gemm_refusal(const Operands& op) {
     return "K = " + std::to_string(op.k) + " is not a multiple of 4: TMA needs 16-byte row strides";
   if (reinterpret_cast<std::uintptr_t>(op.a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(op.b) % 16 != 0)
     return "an operand does not start on a 16-byte boundary, as TMA needs";
+  const long long tiles = (op.m + kWgmmaTileM - 1LL) / kWgmmaTileM * ((op.n + kWgmmaTileN - 1LL) / kWgmmaTileN);
+  if (tiles > 0x7fffffffLL)
+    return std::to_string(tiles) + " output tiles: more than one launch's grid holds";
   return "";
 }
 

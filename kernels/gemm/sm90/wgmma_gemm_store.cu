@@ -7,14 +7,21 @@
 
 namespace nb::gemm::sm90 {
 
-template <MmaOverlap kOverlap>
+template <MmaOverlap kOverlap, TileOrder kOrder>
 void launch_wgmma_gemm_store(const Operands& op, const StoreEpilogue& epilogue, cudaStream_t stream) {
   const std::string refusal = wgmma_gemm_refusal(op);
   if (!refusal.empty()) throw std::invalid_argument(refusal);
-  launch_wgmma_gemm<StoreEpilogue, kOverlap>(op, epilogue, stream);
+  launch_wgmma_gemm<StoreEpilogue, kOverlap, kOrder>(op, epilogue, stream);
 }
 
-template void launch_wgmma_gemm_store<MmaOverlap::none>(const Operands&, const StoreEpilogue&, cudaStream_t);
-template void launch_wgmma_gemm_store<MmaOverlap::one_group>(const Operands&, const StoreEpilogue&, cudaStream_t);
+#define NB_WGMMA_STORE(overlap, order)                                                               \
+  template void launch_wgmma_gemm_store<MmaOverlap::overlap, TileOrder::order>(const Operands&,      \
+                                                                               const StoreEpilogue&, \
+                                                                               cudaStream_t);
+NB_WGMMA_STORE(none, m_fastest)
+NB_WGMMA_STORE(one_group, m_fastest)
+NB_WGMMA_STORE(none, grouped)
+NB_WGMMA_STORE(one_group, grouped)
+#undef NB_WGMMA_STORE
 
 }  // namespace nb::gemm::sm90

@@ -1,10 +1,12 @@
 // The Hopper GEMM (kernels/gemm/sm90/): through the store epilogue against a float64 GEMM on
 // shapes that leave partial tiles in M, N and K, wrap the 4-stage ring many times, or have a
-// single k block; and its refusals (K not a multiple of 4, operands off 16-byte alignment).
+// single k block, in each stage release and tile order; and its refusals (K not a multiple of 4,
+// operands off 16-byte alignment).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gemm_test_problem.hpp"
@@ -16,9 +18,10 @@ namespace {
 
 using namespace test;
 
-const Shape kShapes[] = {{1, 1, 4},        {2, 5, 8},      {127, 33, 1000}, {128, 512, 1024}, {257, 129, 68},
-                         {64, 256, 512},   {300, 600, 260}, {129, 257, 4},   {1024, 1024, 1024},
-                         {130, 1000, 4096}};
+// The last two have more M tiles than a group of the grouped order (16), and a short last group.
+const Shape kShapes[] = {{1, 1, 4},          {2, 5, 8},        {127, 33, 1000}, {128, 512, 1024},
+                         {257, 129, 68},     {64, 256, 512},   {300, 600, 260}, {129, 257, 4},
+                         {1024, 1024, 1024}, {130, 1000, 4096}, {2100, 520, 36}, {4500, 300, 8}};
 
 // Skips on a GPU the Hopper GEMM does not run on (its refusal says which).
 #define SKIP_UNLESS_SM90()                                                          \
@@ -26,18 +29,27 @@ const Shape kShapes[] = {{1, 1, 4},        {2, 5, 8},      {127, 33, 1000}, {128
   GTEST_SKIP() << refusal
 
 using sm90::MmaOverlap;
+using sm90::TileOrder;
+using Schedule = std::tuple<MmaOverlap, TileOrder>;
 
-std::vector<float> run_wgmma(DeviceProblem& d, bool with_bias, MmaOverlap overlap = MmaOverlap::none) {
+using StoreLaunch = void (*)(const Operands&, const StoreEpilogue&, cudaStream_t);
+StoreLaunch store_launch(Schedule schedule) {
+  const auto [overlap, order] = schedule;
+  if (order == TileOrder::m_fastest)
+    return overlap == MmaOverlap::none ? &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::m_fastest>
+                                       : &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::m_fastest>;
+  return overlap == MmaOverlap::none ? &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::grouped>
+                                     : &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::grouped>;
+}
+
+std::vector<float> run_wgmma(DeviceProblem& d, bool with_bias, Schedule schedule = {}) {
   d.poison_c();
   const StoreEpilogue store{d.c.as<float>(), d.op.n, with_bias ? d.bias.as<const float>() : nullptr};
-  if (overlap == MmaOverlap::none)
-    sm90::launch_wgmma_gemm_store<MmaOverlap::none>(d.op, store, nullptr);
-  else
-    sm90::launch_wgmma_gemm_store<MmaOverlap::one_group>(d.op, store, nullptr);
+  store_launch(schedule)(d.op, store, nullptr);
   return d.read_c();
 }
 
-class WgmmaGemm : public testing::TestWithParam<MmaOverlap> {};
+class WgmmaGemm : public testing::TestWithParam<Schedule> {};
 
 TEST_P(WgmmaGemm, MatchesFloat64OnEveryShape) {
   SKIP_UNLESS_SM90();
@@ -81,9 +93,12 @@ TEST(WgmmaGemmRefusal, RefusesWhatTmaCannotRead) {
   EXPECT_THROW(run_wgmma(off, false), std::invalid_argument);
 }
 
-INSTANTIATE_TEST_SUITE_P(Overlap, WgmmaGemm, testing::Values(MmaOverlap::none, MmaOverlap::one_group),
-                         [](const testing::TestParamInfo<MmaOverlap>& info) {
-                           return std::string(info.param == MmaOverlap::none ? "none" : "one_group");
+INSTANTIATE_TEST_SUITE_P(Schedule, WgmmaGemm,
+                         testing::Combine(testing::Values(MmaOverlap::none, MmaOverlap::one_group),
+                                          testing::Values(TileOrder::m_fastest, TileOrder::grouped)),
+                         [](const testing::TestParamInfo<Schedule>& info) {
+                           return std::string(std::get<0>(info.param) == MmaOverlap::none ? "none" : "one_group") +
+                                  (std::get<1>(info.param) == TileOrder::m_fastest ? "_m_fastest" : "_grouped");
                          });
 
 }  // namespace
