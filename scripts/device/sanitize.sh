@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# compute-sanitizer over the whole quick suite, one process per op side by side (they share the
+# compute-sanitizer over the whole quick suite, one process per job side by side (they share the
 # GPU; the quick problems are small), so memcheck of every variant fits in minutes:
 #   scripts/device/sanitize.sh TOOL OUT_DIR [extra normbench run options...]
 # TOOL is memcheck, racecheck, initcheck or synccheck. racecheck checks shared-memory hazards,
 # so it runs the variants whose kernels are ours (library kinds cudnn and cublas are left out:
-# their kernels are not this project's to fix). Prints one line per op and a total; exits 1
-# when any op reported an error or its run failed. NB_SANITIZE_OPS="op op ..." narrows the ops
+# their kernels are not this project's to fix), one job per variant (scripts/lib/
+# sanitize_selection.sh); memcheck one job per op. Prints one line per job and a total; exits 1
+# when any job reported an error, ran out of time or its run failed. NB_SANITIZE_OPS="op op ..." narrows the ops
 # (default: all).
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -16,33 +17,42 @@ bin="$NB_ROOT/build/release/normbench"
 mkdir -p "$out"
 
 source "$(dirname "$0")/../lib/sanitize_selection.sh"
-own_variants() { nb_own_variants "$bin" "$1"; }
 
-sanitize_op() {
-  local op="$1"; shift
-  local select=()
-  if [ "$tool" = racecheck ]; then
-    local variants; variants=$(own_variants "$op")
-    [ -n "$variants" ] || { echo "$op: no variants of ours"; return 0; }
-    select=(--variant "$variants")
-  fi
-  compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
-    "$bin" run --suite quick --op "$op" "${select[@]}" --validate-only --quiet --out "$out/reports-$op" "$@" \
-    > "$out/$tool-$op.log" 2>&1
+# One job: an op, or one of its variants, with the run options in NB_SANITIZE_RUN_ARGS.
+# NB_SANITIZE_JOB_S stops a job after that many seconds (default: none); its line then says so
+# and shows the last progress line (the case it had reached).
+sanitize_job() {
+  local op="$1" variant="${2:-}"
+  local name="$op${variant:+-$variant}" select=()
+  [ -n "$variant" ] && select=(--variant "$variant")
+  local log="$out/$tool-$name.log"
+  # shellcheck disable=SC2086  # the run options, one word each
+  timeout -k 20 "${NB_SANITIZE_JOB_S:-0}" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+    "$bin" run --suite quick --op "$op" "${select[@]}" --validate-only --out "$out/reports-$name" \
+    $NB_SANITIZE_RUN_ARGS > "$log" 2>&1
   local status=$?
-  local summary; summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$op.log" | tail -1)
-  # Without a summary the sanitizer never ran the op to the end: say what its log ends with.
-  echo "$op: exit $status, ${summary:-no summary: $(grep -v '^\s*$' "$out/$tool-$op.log" | tail -1)}"
+  local summary last=""
+  summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)
+  [ "$status" = 124 ] && summary="timed out after ${NB_SANITIZE_JOB_S} s"
+  # Without a summary the sanitizer never ran the job to the end: say what its log ends with.
+  [ -z "$summary" ] || [ "$status" = 124 ] && last=": $(grep -vE '^\s*$|COMPUTE-SANITIZER' "$log" | tail -1)"
+  echo "$name: exit $status, ${summary:-no summary}$last"
 }
-export -f sanitize_op own_variants nb_own_variants
+export -f sanitize_job
 export tool out bin
+export NB_SANITIZE_RUN_ARGS="$*"
 
 ops=${NB_SANITIZE_OPS:-$("$bin" list ops | awk '/^[a-z]/ { print $1 }')}
-results=$(printf '%s\n' $ops | xargs -P "${NB_SANITIZE_PARALLEL:-$(nb_jobs)}" -I{} bash -c 'sanitize_op "$@"' _ {} "$@")
+jobs=$(nb_sanitize_jobs "$bin" "$tool" $ops)
+[ -n "$jobs" ] || nb_die "no $tool jobs for the ops: $ops"
+results=$(printf '%s\n' "$jobs" | xargs -P "${NB_SANITIZE_PARALLEL:-$(nb_jobs)}" -L1 bash -c 'sanitize_job "$@"' _)
 printf '%s\n' "$results" | sort
-# normbench exits 1 for a verdict that is not passed; the sanitizer's own code is 99.
-if printf '%s\n' "$results" | grep -qE 'exit 99|[^0-9][1-9][0-9]* (error|hazard)|no summary'; then
+# normbench exits 1 for a verdict that is not passed (the validation is not this check's to
+# judge); any other code (the sanitizer's own 99, a device error, a timeout) fails, as do errors
+# or hazards counted and a missing summary.
+if printf '%s\n' "$results" | grep -qvE '^[^ ]+: exit [01], ' ||
+  printf '%s\n' "$results" | grep -qE '[^0-9][1-9][0-9]* (error|hazard)|no summary'; then
   echo "$tool: FAILED"
   exit 1
 fi
-echo "$tool: clean over $(printf '%s\n' $ops | wc -l) ops"
+echo "$tool: clean over $(printf '%s\n' $ops | wc -l) ops in $(printf '%s\n' "$jobs" | wc -l) jobs"
