@@ -29,7 +29,7 @@ namespace nb {
 namespace {
 
 // The ranges of the numeric options (option_checks.hpp refuses NaN, infinities and text).
-constexpr std::int64_t kMostTrials = 1000000, kMostSamples = 100000000, kMostDevice = 1023;
+constexpr std::int64_t kMostTrials = 1000000, kMostSamples = 100000000, kMostDevice = 1023, kMostPlanThreads = 256;
 constexpr double kMostSeconds = 7 * 24 * 3600.0;  // --min-time, --case-timeout: a week
 constexpr double kMostPercent = 1e6;              // --fail-on-regression, --min-noise
 constexpr double kMostSpreadK = 1000;
@@ -93,6 +93,7 @@ void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector
 struct PlanCacheArgs {
   std::string folder;
   bool off = false;
+  int threads = -1;  // --plan-threads; -1: the default
 
   PlanCacheSetting resolve() const {
     return resolve_plan_cache(folder.empty() ? std::nullopt : std::optional<std::string>(folder), off,
@@ -107,6 +108,11 @@ void add_plan_cache_options(CLI::App* cmd, PlanCacheArgs& a) {
                      ->check(not_empty())
                      ->type_name("DIR");
   cmd->add_flag("--no-plan-cache", a.off, "Build every cuDNN plan; keep none")->excludes(folder);
+  cmd->add_option("--plan-threads", a.threads,
+                  "Host threads that build the cuDNN plans ahead of the validation, through the plan cache "
+                  "(default: the cores less two, at most 16; 0: each plan in its problem's turn)")
+      ->check(whole_in(0, kMostPlanThreads))
+      ->type_name("INT");
 }
 
 // The options run and eval share: validation, timing, device, output.
@@ -286,6 +292,7 @@ int dispatch_run(const CLI::App& command, const Registry& registry, RunArgs& run
   refuse_conflicts(command, kRunConflicts);
   finish_run_options(command, c.options, run.distributions, run.full_validation);
   c.options.plan_cache = run.plan_cache.resolve();
+  c.options.plan_threads = run.plan_cache.threads;
   c.benchmark_args = command.remaining();
   c.options.suite = c.selection.problems.empty() && c.selection.params.empty() ? c.selection.suite : "";
   c.options.command_line = quote_command_line(argc, argv);
@@ -319,6 +326,7 @@ int dispatch_eval(CLI::App& app, const Registry& registry, EvalArgs& eval, int a
   refuse_conflicts(command, kEvalConflicts);
   finish_run_options(command, c.options, eval.distributions, eval.full_validation);
   c.options.plan_cache = eval.plan_cache.resolve();
+  c.options.plan_threads = eval.plan_cache.threads;
   c.builtins = !eval.no_builtins;
   c.benchmark_args = app.get_subcommand("eval")->remaining();
   for (const auto& a : c.benchmark_args)

@@ -89,6 +89,13 @@ void print_phase_breakdown(const PhaseTotals& t, std::ostream& out) {
                 t.audit_gather, t.audit_wait, t.upload, t.variants, t.plan_misses, t.plan_build, t.plan_hits,
                 t.plan_load, t.timing, t.timing_inputs, t.compute_ceilings, t.samples, t.brackets, t.rechecks);
   out << line;
+  const PlanAheadStats& a = t.plans_ahead;
+  if (a.tasks == 0) return;
+  std::snprintf(line, sizeof line,
+                "    library plans built ahead beside it: %d of %d on %d threads in %.1f s (busy %.1f s; prepare waited "
+                "%.1f s for them; %d taken back, %d failed)\n",
+                a.planned, a.tasks, a.threads, a.wall_s, a.busy_s, a.waited_s, a.taken_back, a.failed);
+  out << line;
 }
 
 }  // namespace nb

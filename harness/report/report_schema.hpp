@@ -12,8 +12,9 @@ inline constexpr const char* kReportSchema = "normbench.report";
 // built and loaded in the phases, settings.plan_cache; flag_notes, timing.output_check and
 // timing.device_ms_per_sample, validation.hidden_shape, the flags timed_output_mismatch,
 // persisting_l2, event_timer_mismatch and forged_result, containment forged; the audit's phase
-// split in two, settings.slow_launch_ms); a report without schema_minor_version is minor 0.
+// split in two, settings.slow_launch_ms; 6: one JSON form for a case's validation and timing;
+// 7: phases.validation.plans_ahead); a report without schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
-inline constexpr int kReportSchemaMinorVersion = 6;
+inline constexpr int kReportSchemaMinorVersion = 7;
 
 }  // namespace nb

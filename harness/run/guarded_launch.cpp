@@ -4,6 +4,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/nvtx_ranges.hpp"
+#include "harness/run/plan_ahead.hpp"
 
 namespace nb {
 
@@ -26,11 +27,13 @@ bool guarded(CaseOutcome& outcome, const std::string& case_name, const std::func
 }
 
 std::vector<PlanEvent> prepare_variants(const Problem& problem, const std::vector<Variant*>& variants,
-                                        std::vector<CaseOutcome>& outcomes, const PlanCacheSetting& plan_cache) {
+                                        std::vector<CaseOutcome>& outcomes, const PlanCacheSetting& plan_cache,
+                                        PlanAhead* ahead) {
   std::vector<PlanEvent> plans;
   for (std::size_t k = 0; k < variants.size(); ++k) {
     auto* planner = dynamic_cast<UsesPlanCache*>(variants[k]);
     if (planner) planner->use_plan_cache(plan_cache);
+    if (planner && ahead) ahead->wait(problem.id(), variants[k]->name());
     const Support s = variants[k]->supports(problem);
     if (!s.ok)
       outcomes[k].skip(s.reason);

@@ -12,13 +12,17 @@
 
 namespace nb {
 
+class PlanAhead;
+
 // Returns true when `work` completed; otherwise records why in `outcome`.
 bool guarded(CaseOutcome& outcome, const std::string& case_name, const std::function<void()>& work);
 
 // Skips each variant that supports() refuses, with its reason, and prepares the others for the
 // problem (guarded). outcomes[i] belongs to variants[i]. A variant that UsesPlanCache is given
-// `plan_cache` first; the library plans its prepare() made are returned, named by the variant.
+// `plan_cache` first, and with `ahead` its case's plan task is waited for (or taken back) before
+// its prepare(); the library plans its prepare() made are returned, named by the variant.
 std::vector<PlanEvent> prepare_variants(const Problem& problem, const std::vector<Variant*>& variants,
-                                        std::vector<CaseOutcome>& outcomes, const PlanCacheSetting& plan_cache);
+                                        std::vector<CaseOutcome>& outcomes, const PlanCacheSetting& plan_cache,
+                                        PlanAhead* ahead = nullptr);
 
 }  // namespace nb

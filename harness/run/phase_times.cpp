@@ -36,6 +36,7 @@ PhaseTotals sum_phases(const RunPhases& run, const std::vector<ProblemPhases>& p
   t.copy_ceiling = run.copy_ceiling_s;
   t.validation = run.validation_s;
   t.timing = run.timing_s;
+  t.plans_ahead = run.plans_ahead;
   for (const ProblemPhases& p : problems) {
     t.prepare += p.prepare_s;
     t.draw += p.draw_s;

@@ -56,12 +56,25 @@ struct CasePhases {
   double total() const { return validation_total() + timing_s + bracket_s + recheck_s; }
 };
 
+// The library plans built ahead on host threads during the validation (run/plan_ahead.hpp).
+struct PlanAheadStats {
+  int threads = 0;
+  int tasks = 0;
+  int planned = 0;      // built or loaded by a planning thread
+  int failed = 0;       // threw there (prepare() meets it again)
+  int taken_back = 0;   // not started when the validation reached it: prepare() built it
+  double wall_s = 0;    // from the start to the last task's end
+  double busy_s = 0;    // the tasks' seconds, summed over the threads
+  double waited_s = 0;  // the validation's waits for a task being built (inside prepare_s)
+};
+
 struct RunPhases {
   double setup_s = 0;         // provenance, NVML, the CUDA context and stream
   double copy_ceiling_s = 0;  // the bandwidth ceilings measured at the start
   double validation_s = 0;    // every problem's validation
   double timing_s = 0;        // the benchmark loop over every case and compute ceiling
   double total_s = 0;
+  PlanAheadStats plans_ahead;
 };
 
 // The run's seconds summed by phase, for the printed breakdown and the report's HTML.
@@ -72,6 +85,7 @@ struct PhaseTotals {
   // Inside prepare: library plans built or refused (plan cache misses) and loaded (hits).
   double plan_build = 0, plan_load = 0;
   int plan_misses = 0, plan_hits = 0;
+  PlanAheadStats plans_ahead;  // beside the validation, on host threads: not a part of the sum
   double audit() const { return audit_gather + audit_wait; }
   double other() const;  // what no phase accounts for
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "harness/cuda_check.hpp"
 #include "harness/errors.hpp"
@@ -16,6 +17,7 @@
 #include "harness/run/guarded_launch.hpp"
 #include "harness/run/interrupt.hpp"
 #include "harness/run/memory_footprint.hpp"
+#include "harness/run/plan_ahead.hpp"
 #include "harness/run/problem_buffers.hpp"
 #include "harness/run/problem_validator.hpp"
 #include "harness/run/progress.hpp"
@@ -135,13 +137,15 @@ void settle_runnable(std::vector<CaseOutcome>& outcomes, CaseStatus status, cons
 
 // Validates one problem's cases. An allocation that fails (device or host) makes its cases
 // errors and the run goes on; a lost CUDA context throws ContextLost; an interrupt throws RunInterrupted.
-void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStream_t stream, Progress& progress) {
+void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStream_t stream, Progress& progress,
+                    PlanAhead& ahead) {
   const RunCase& first = r.cases[group.front()];
   std::vector<Variant*> variants = variants_of(r, group);
   std::vector<CaseOutcome> outcomes = outcomes_of(r, group);
   try {
     Stopwatch clock;
-    r.phases_of(first.problem.id()).plans = prepare_variants(first.problem, variants, outcomes, r.options.plan_cache);
+    r.phases_of(first.problem.id()).plans =
+        prepare_variants(first.problem, variants, outcomes, r.options.plan_cache, &ahead);
     const ReferenceFit fit = fit_reference(r, first, variants);
     if (fit.shortfall) {
       progress.note("skipped: " + *fit.shortfall);
@@ -173,14 +177,34 @@ void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStr
   store_outcomes(r, group, outcomes);
 }
 
-void validate_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream,
-                  Progress& progress) {
+// The cases whose library plans can be built ahead, in the validation's order: those of variants
+// that use the plan cache and support their problem. None without a plan cache to hand plans over.
+std::vector<PlanAheadTask> plan_ahead_tasks(const RunRecord& r, const std::vector<std::vector<std::size_t>>& groups) {
+  std::vector<PlanAheadTask> tasks;
+  if (!r.options.plan_cache.enabled() || r.options.plan_threads == 0) return tasks;
+  for (const auto& group : groups)
+    for (std::size_t i : group) {
+      const RunCase& c = r.cases[i];
+      const auto* planner = dynamic_cast<const UsesPlanCache*>(c.variant);
+      if (planner && c.variant->supports(c.problem).ok) tasks.push_back({&c.problem, planner, c.variant->name()});
+    }
+  return tasks;
+}
+
+// Validates every problem, the library plans built ahead meanwhile; the plan threads' stats.
+PlanAheadStats validate_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream,
+                            Progress& progress) {
+  std::vector<PlanAheadTask> tasks = plan_ahead_tasks(r, groups);
+  const int threads = r.options.plan_threads < 0 ? default_plan_threads(std::thread::hardware_concurrency(), tasks.size())
+                                                 : r.options.plan_threads;
+  PlanAhead ahead(std::move(tasks), r.options.plan_cache, threads, PlanAhead::on_device(r.options.device));
   progress.set_total(static_cast<int>(groups.size()));
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (interrupt_requested()) throw RunInterrupted{};
     progress.begin(static_cast<int>(g + 1), r.cases[groups[g].front()].problem.id());
-    validate_group(r, groups[g], stream, progress);
+    validate_group(r, groups[g], stream, progress, ahead);
   }
+  return ahead.finish();
 }
 
 struct TimingContext {
@@ -422,7 +446,7 @@ RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
       r.phases.setup_s = clock.lap();
       if (options.measure_copy_ceiling) r.ceiling = measure_bandwidth_ceiling(gpu, stream.get());
       r.phases.copy_ceiling_s = clock.lap();
-      validate_all(r, groups, stream.get(), progress);
+      r.phases.plans_ahead = validate_all(r, groups, stream.get(), progress);
       r.phases.validation_s = clock.lap();
       if (!options.validate_only) {
         L2Flusher flusher(gpu.l2_bytes);

@@ -29,6 +29,9 @@ struct RunOptions {
   bool recheck_after_timing = false;
   // Where library plans are kept across runs (--plan-cache, --no-plan-cache, else the environment's).
   PlanCacheSetting plan_cache = plan_cache_from_environment();
+  // Host threads that build the library plans ahead of the validation (run/plan_ahead.hpp), through
+  // the plan cache: -1 picks default_plan_threads(), 0 builds each in its problem's prepare().
+  int plan_threads = -1;
   // Called with "samples_begin" and "samples_end" around each case's timed loop: a candidate's
   // worker tells its parent, which times the loop with its own clock (worker_protocol.hpp).
   std::function<void(const char*)> mark_samples;

@@ -35,6 +35,11 @@ json plan_event_json(const PlanEvent& e) {
           {"status", e.status}};
 }
 
+json plans_ahead_json(const PlanAheadStats& a) {
+  return {{"threads", a.threads},     {"tasks", a.tasks},   {"planned", a.planned}, {"failed", a.failed},
+          {"taken_back", a.taken_back}, {"wall_s", a.wall_s}, {"busy_s", a.busy_s},   {"waited_s", a.waited_s}};
+}
+
 json problem_phases_json(const ProblemPhases& p) {
   json plans = json::array();
   for (const PlanEvent& e : p.plans) plans.push_back(plan_event_json(e));
@@ -73,7 +78,8 @@ json run_phases_json(const RunPhases& run, const PhaseTotals& t, const std::vect
             {"audit_gather_s", t.audit_gather},
             {"audit_wait_s", t.audit_wait},
             {"upload_s", t.upload},
-            {"variants_s", t.variants}}},
+            {"variants_s", t.variants},
+            {"plans_ahead", plans_ahead_json(t.plans_ahead)}}},
           {"timing",
            {{"inputs_s", t.timing_inputs},
             {"compute_ceilings_s", t.compute_ceilings},

@@ -15,6 +15,8 @@ CasePhases case_phases_from(const nlohmann::json& j);
 // {"variant", "plan", "source": built|loaded|refused, "seconds", "runtime_compiled", "status"}
 nlohmann::ordered_json plan_event_json(const PlanEvent& e);
 nlohmann::ordered_json problem_phases_json(const ProblemPhases& p);
+// The library plans built ahead (phases.validation.plans_ahead).
+nlohmann::ordered_json plans_ahead_json(const PlanAheadStats& a);
 
 // The run's phases, the totals the printed breakdown shows, and every problem's phases.
 nlohmann::ordered_json run_phases_json(const RunPhases& run, const PhaseTotals& totals,

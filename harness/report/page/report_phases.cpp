@@ -27,6 +27,7 @@ const std::vector<PhaseLine>& phase_lines() {
       {"variants prepared, buffers allocated", "validation.prepare_s", 1},
       {"library plans built or refused (plan cache misses)", "validation.plan_build_s", 2},
       {"library plans loaded from the plan cache (hits)", "validation.plan_load_s", 2},
+      {"the wait for plans being built ahead on host threads", "validation.plans_ahead.waited_s", 2},
       {"inputs drawn", "validation.draw_s", 1},
       {"float64 reference and conditions", "validation.reference_s", 1},
       {"Eigen audit of the device reference", "validation.audit_s", 1},

@@ -43,6 +43,11 @@ std::string summary_text(const nlohmann::json& report, const std::vector<PlanRow
   std::string text = std::to_string(rows.size() - std::size_t(loaded)) + " built or refused in " +
                      format_fixed(build_s, 2) + " s, " + std::to_string(loaded) + " loaded from the plan cache in " +
                      format_fixed(load_s, 2) + " s";
+  if (const nlohmann::json* ahead = field_path(report, "phases.validation.plans_ahead");
+      ahead && ahead->is_object() && number_of(*ahead, "tasks").value_or(0) > 0)
+    text += "; built ahead beside the validation: " + text_of(*ahead, "planned") + " of " + text_of(*ahead, "tasks") +
+            " on " + text_of(*ahead, "threads") + " threads in " + format_fixed(number_of(*ahead, "wall_s").value_or(0), 2) +
+            " s (" + text_of(*ahead, "taken_back") + " taken back, " + text_of(*ahead, "failed") + " failed)";
   if (const nlohmann::json* cache = field_path(report, "settings.plan_cache"); cache && cache->is_object()) {
     const std::string folder = text_of(*cache, "folder");
     text += "; plan cache: " + (folder.empty() ? std::string("off") : folder) + " (" + text_of(*cache, "origin") + ")";

@@ -40,13 +40,17 @@ class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
       // non-blocking stream does not wait for the default stream.
       NB_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     }
+    plan_only(p);
+  }
+  void use_plan_cache(const PlanCacheSetting& setting) override { plans_.use_plan_cache(setting); }
+  std::vector<PlanEvent> take_plan_events() override { return plans_.take_events(); }
+  std::unique_ptr<UsesPlanCache> planning_twin() const override { return std::make_unique<CudnnMatmulFusion>(tail_); }
+  void plan_only(const Problem& p) override {
     plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& shape, const cudnn_backend::PlanCacheUse& cache) {
       return std::make_unique<MatmulBiasScaleStats>(
           handle, MatmulFusionShape{int(shape.m), int(shape.n), int(shape.k), shape.tf32()}, cache);
     });
   }
-  void use_plan_cache(const PlanCacheSetting& setting) override { plans_.use_plan_cache(setting); }
-  std::vector<PlanEvent> take_plan_events() override { return plans_.take_events(); }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
     const MatmulBiasScaleStats& plan = plans_.current();
     const Args a = args_of(tail_, p, t);
