@@ -56,6 +56,7 @@ class RowNormCudnn final : public Variant, public UsesPlanCache {
   }
   void use_plan_cache(const PlanCacheSetting& setting) override { plans_.use_plan_cache(setting); }
   std::vector<PlanEvent> take_plan_events() override { return plans_.take_events(); }
+  void open_library() override { plans_.open(); }
   std::unique_ptr<UsesPlanCache> planning_twin() const override { return std::make_unique<RowNormCudnn>(graph_, bind_); }
   void plan_only(const Problem& p) override { prepare(p); }  // prepare() builds the plan alone
   void launch(const Problem& p, const DeviceTensors& t, void* workspace, cudaStream_t stream) override {

@@ -92,9 +92,14 @@ class CudnnPlanCache {
   const Plan& prepare(const Key& key, Build build) {
     current_ = nullptr;
     if (const std::string* why = cache_.refusal(key)) throw Unsupported(*why);
-    if (!handle_) NB_CUDNN_CHECK(cudnnCreate(&handle_));
+    open();
     current_ = &cache_.get(key, [&] { return build(handle_, plan_cache_use()); });
     return *current_;
+  }
+
+  // Makes the handle now, if there is none (prepare() would make it on first use).
+  void open() {
+    if (!handle_) NB_CUDNN_CHECK(cudnnCreate(&handle_));
   }
 
   const Plan* find(const Key& key) const { return cache_.find(key); }

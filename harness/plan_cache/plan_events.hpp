@@ -36,6 +36,9 @@ class UsesPlanCache {
   // The plans prepare() made since the last call, in order; they are given once.
   virtual std::vector<PlanEvent> take_plan_events() = 0;
 
+  // Makes the variant's own library handle on the calling thread, if it has none: cuDNN asks for
+  // one handle made synchronously before threads make theirs (PlanAhead calls it first).
+  virtual void open_library() = 0;
   // A fresh instance of the same variant, with no plans and a library handle of its own, for a
   // planning thread: there its plan_only() runs while the run validates other problems.
   virtual std::unique_ptr<UsesPlanCache> planning_twin() const = 0;

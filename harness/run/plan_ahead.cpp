@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 
 namespace nb {
 namespace {
@@ -34,6 +35,13 @@ PlanAhead::PlanAhead(std::vector<PlanAheadTask> tasks, PlanCacheSetting setting,
   for (std::size_t i = 0; i < tasks_.size(); ++i) index_.emplace(std::pair{tasks_[i].problem->id(), tasks_[i].variant_name}, i);
   stats_.tasks = int(tasks_.size());
   if (tasks_.empty() || threads < 1) return;
+  try {
+    std::set<UsesPlanCache*> opened;
+    for (const PlanAheadTask& t : tasks_)
+      if (opened.insert(t.variant).second) t.variant->open_library();
+  } catch (...) {  // no library here: every task is left to prepare(), which reports why
+    return;
+  }
   stats_.threads = threads;
   for (int t = 0; t < threads; ++t) threads_.emplace_back([this, setup] { work(setup); });
 }

@@ -6,7 +6,7 @@
 // of the variant (UsesPlanCache::planning_twin: its own cuDNN handle) into the plan cache; the
 // validation's own prepare() then loads the plan. Before it prepares a case, the validation calls
 // wait(): a task being built is waited for, one not yet started is taken back (prepare() builds it
-// as before). A task that fails is only counted: prepare() meets the same refusal and reports it.
+// as before). Each variant's own handle is made on the validation's thread first, as cuDNN asks. A task that fails is only counted: prepare() meets the same refusal and reports it.
 // Nothing here runs while anything is timed: the run finishes it before its timing phase.
 #include <chrono>
 #include <condition_variable>
@@ -28,7 +28,7 @@ namespace nb {
 
 struct PlanAheadTask {
   const Problem* problem = nullptr;         // the run's: outlives the PlanAhead
-  const UsesPlanCache* variant = nullptr;   // the run's variant; its twins do the work
+  UsesPlanCache* variant = nullptr;         // the run's variant; its twins do the work
   std::string variant_name;                 // with problem->id(), what wait() finds the task by
 };
 
@@ -43,8 +43,9 @@ class PlanAhead {
   using ThreadSetup = std::function<bool()>;
   static ThreadSetup on_device(int device);
 
-  // Starts `threads` threads (none when tasks is empty or threads < 1), each after `setup`, on the
-  // tasks in the order given (the validation's).
+  // Opens each task variant's library on this thread (open_library), then starts `threads`
+  // threads (none when tasks is empty, threads < 1 or a library did not open), each after `setup`,
+  // on the tasks in the order given (the validation's).
   PlanAhead(std::vector<PlanAheadTask> tasks, PlanCacheSetting setting, int threads, ThreadSetup setup);
   PlanAhead(const PlanAhead&) = delete;
   PlanAhead& operator=(const PlanAhead&) = delete;

@@ -185,7 +185,7 @@ std::vector<PlanAheadTask> plan_ahead_tasks(const RunRecord& r, const std::vecto
   for (const auto& group : groups)
     for (std::size_t i : group) {
       const RunCase& c = r.cases[i];
-      const auto* planner = dynamic_cast<const UsesPlanCache*>(c.variant);
+      auto* planner = dynamic_cast<UsesPlanCache*>(c.variant);
       if (planner && c.variant->supports(c.problem).ok) tasks.push_back({&c.problem, planner, c.variant->name()});
     }
   return tasks;

@@ -24,6 +24,7 @@ class CudnnPlans {
     });
   }
   void use_plan_cache(const PlanCacheSetting& setting) { cache_.use_plan_cache(setting); }
+  void open() { cache_.open(); }  // the handle, now
   std::vector<PlanEvent> take_events() { return cache_.take_events(); }
 
   // The plan of p, or null before prepare(p) (or after a refusal).

@@ -44,6 +44,7 @@ class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
   }
   void use_plan_cache(const PlanCacheSetting& setting) override { plans_.use_plan_cache(setting); }
   std::vector<PlanEvent> take_plan_events() override { return plans_.take_events(); }
+  void open_library() override { plans_.open(); }
   std::unique_ptr<UsesPlanCache> planning_twin() const override { return std::make_unique<CudnnMatmulFusion>(tail_); }
   void plan_only(const Problem& p) override {
     plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& shape, const cudnn_backend::PlanCacheUse& cache) {

@@ -31,6 +31,7 @@ class CudnnPrologue final : public Variant, public UsesPlanCache {
   }
   void use_plan_cache(const PlanCacheSetting& setting) override { plans_.use_plan_cache(setting); }
   std::vector<PlanEvent> take_plan_events() override { return plans_.take_events(); }
+  void open_library() override { plans_.open(); }
   std::unique_ptr<UsesPlanCache> planning_twin() const override { return std::make_unique<CudnnPrologue>(); }
   void plan_only(const Problem& p) override { prepare(p); }  // prepare() builds the plans alone
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {

@@ -31,6 +31,7 @@ class PlanningVariant final : public Variant, public UsesPlanCache {
   void launch(const Problem&, const DeviceTensors&, void*, cudaStream_t) override {}
   void use_plan_cache(const PlanCacheSetting& s) override { setting = s; }
   std::vector<PlanEvent> take_plan_events() override { return std::exchange(events_, {}); }
+  void open_library() override {}
   std::unique_ptr<UsesPlanCache> planning_twin() const override { return std::make_unique<PlanningVariant>(supported_); }
   void plan_only(const Problem& p) override { prepare(p); }
 

@@ -1,8 +1,9 @@
 // The library plans built ahead on host threads (harness/run/plan_ahead.hpp), with planners that
 // record where and what they planned: every task is planned once or taken back, never both; a
 // task being built is waited for; a failing task or a thread that cannot reach the device only
-// leaves its cases to prepare(); the twins are one per variant and thread, with the run's
-// setting; and the stats reach the report's phases, the page and the printed breakdown.
+// leaves its cases to prepare(); the variant's own library opens on the validation's thread first;
+// the twins are one per variant and thread, with the run's setting; and the stats reach the
+// report's phases, the page and the printed breakdown.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -35,6 +36,8 @@ struct PlanLog {
   std::vector<std::pair<std::string, std::thread::id>> planned;  // problem id, thread
   int twins = 0;
   std::vector<PlanCacheSetting> settings;  // each twin's
+  std::vector<std::thread::id> opened_on;  // open_library()'s threads
+  bool library_missing = false;            // open_library() throws
 
   std::vector<std::string> problems() {
     std::lock_guard<std::mutex> lock(mutex);
@@ -54,6 +57,11 @@ class RecordingPlanner final : public UsesPlanCache {
     log_.settings.push_back(s);
   }
   std::vector<PlanEvent> take_plan_events() override { return {}; }
+  void open_library() override {
+    std::lock_guard<std::mutex> lock(log_.mutex);
+    log_.opened_on.push_back(std::this_thread::get_id());
+    if (log_.library_missing) throw std::runtime_error("CUDNN_STATUS_NOT_INITIALIZED");
+  }
   std::unique_ptr<UsesPlanCache> planning_twin() const override {
     std::lock_guard<std::mutex> lock(log_.mutex);
     ++log_.twins;
@@ -76,7 +84,7 @@ std::vector<Problem> problems(int count) {
   return ps;
 }
 
-std::vector<PlanAheadTask> tasks_of(const std::vector<Problem>& ps, const UsesPlanCache& variant) {
+std::vector<PlanAheadTask> tasks_of(const std::vector<Problem>& ps, UsesPlanCache& variant) {
   std::vector<PlanAheadTask> tasks;
   for (const Problem& p : ps) tasks.push_back({&p, &variant, "cudnn"});
   return tasks;
@@ -119,7 +127,7 @@ TEST(PlanAhead, DefaultThreadsAreTheCoresLessTwoAtMostSixteenAndNoMoreThanTheTas
 
 TEST(PlanAhead, EveryTaskIsPlannedOnTheThreadsWhenTheValidationComesLater) {
   PlanLog log;
-  const RecordingPlanner variant(log, [](const Problem&) { std::this_thread::sleep_for(5ms); });
+  RecordingPlanner variant(log, [](const Problem&) { std::this_thread::sleep_for(5ms); });
   const std::vector<Problem> ps = problems(24);
   PlanAhead ahead(tasks_of(ps, variant), kSetting, 4, kOnTheDevice);
   std::this_thread::sleep_for(400ms);  // 24 x 5 ms on 4 threads: done long before
@@ -141,6 +149,8 @@ TEST(PlanAhead, EveryTaskIsPlannedOnTheThreadsWhenTheValidationComesLater) {
   EXPECT_GE(threads.size(), 2u);
   EXPECT_EQ(threads.count(std::this_thread::get_id()), 0u) << "nothing planned on the validation's thread";
   EXPECT_LE(log.twins, 4) << "one twin per variant and thread";
+  ASSERT_EQ(log.opened_on.size(), 1u) << "the variant's own library opened once, before the threads";
+  EXPECT_EQ(log.opened_on[0], std::this_thread::get_id());
   ASSERT_FALSE(log.settings.empty());
   for (const PlanCacheSetting& s : log.settings) EXPECT_EQ(s, kSetting);
 }
@@ -150,7 +160,7 @@ TEST(PlanAhead, ATaskBeingBuiltIsWaitedForAndOneNotStartedIsTakenBackAndNeverBui
   Gate gate;
   const std::vector<Problem> ps = problems(3);
   const std::string first = ps[0].id();
-  const RecordingPlanner variant(log, [&](const Problem& p) {
+  RecordingPlanner variant(log, [&](const Problem& p) {
     if (p.id() == first) gate.pass();
   });
   PlanAhead ahead(tasks_of(ps, variant), kSetting, 1, kOnTheDevice);
@@ -179,7 +189,7 @@ TEST(PlanAhead, AFailingTaskIsCountedAndTheOthersArePlanned) {
   PlanLog log;
   const std::vector<Problem> ps = problems(6);
   const std::string bad = ps[3].id();
-  const RecordingPlanner variant(log, [&bad](const Problem& p) {
+  RecordingPlanner variant(log, [&bad](const Problem& p) {
     if (p.id() == bad) throw std::runtime_error("CUDNN_STATUS_NOT_SUPPORTED");
   });
   PlanAhead ahead(tasks_of(ps, variant), kSetting, 2, kOnTheDevice);
@@ -193,7 +203,7 @@ TEST(PlanAhead, AFailingTaskIsCountedAndTheOthersArePlanned) {
 
 TEST(PlanAhead, ThreadsThatCannotReachTheDeviceLeaveEveryTaskToTheValidation) {
   PlanLog log;
-  const RecordingPlanner variant(log, {});
+  RecordingPlanner variant(log, {});
   const std::vector<Problem> ps = problems(5);
   PlanAhead ahead(tasks_of(ps, variant), kSetting, 3, [] { return false; });
   std::this_thread::sleep_for(50ms);
@@ -205,9 +215,22 @@ TEST(PlanAhead, ThreadsThatCannotReachTheDeviceLeaveEveryTaskToTheValidation) {
   EXPECT_EQ(log.twins, 0);
 }
 
+TEST(PlanAhead, ALibraryThatDoesNotOpenStartsNoThreads) {
+  PlanLog log;
+  log.library_missing = true;
+  RecordingPlanner variant(log, {});
+  const std::vector<Problem> ps = problems(3);
+  PlanAhead ahead(tasks_of(ps, variant), kSetting, 2, kOnTheDevice);
+  for (const Problem& p : ps) ahead.wait(p.id(), "cudnn");
+  const PlanAheadStats stats = ahead.finish();
+  EXPECT_EQ(stats.threads, 0);
+  EXPECT_EQ(stats.taken_back, 3);
+  EXPECT_EQ(log.twins, 0);
+}
+
 TEST(PlanAhead, NoThreadsOrNoTasksPlanNothingAndACaseWithoutATaskIsNotWaitedFor) {
   PlanLog log;
-  const RecordingPlanner variant(log, {});
+  RecordingPlanner variant(log, {});
   const std::vector<Problem> ps = problems(2);
   PlanAhead none(tasks_of(ps, variant), kSetting, 0, kOnTheDevice);
   none.wait(ps[0].id(), "cudnn");
