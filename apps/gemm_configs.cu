@@ -1,12 +1,13 @@
 // gemm_configs: a developer tool for tuning the GEMM template (kernels/gemm/). It times every
 // named mainloop configuration and the Hopper GEMM (kernels/gemm/sm90/, where the GPU and shape
-// allow it), with the store epilogue into C, against cuBLAS at the same precision (fp32 or
-// tf32), with the harness's timer (warm-up, L2 flushed before each sample,
+// allow it), with the store epilogue into C, against cuBLAS at the same precision (fp32, tf32, or
+// bf16 operands with fp32 accumulation and C), with the harness's timer (warm-up, L2 flushed before each sample,
 // CUDA events), and prints per configuration the median ms, TFLOP/s and % of cuBLAS.
 //   gemm_configs [MxNxK ...] [--benchmark_filter=REGEX]   (default: the shapes in kDefaultShapes)
 // Correctness is the job of tests/gpu/kernels/gemm/ (gemm_mainloop_test.cu, wgmma_gemm_test.cu);
 // this tool only times.
 #include <benchmark/benchmark.h>
+#include <cuda_bf16.h>
 
 #include <algorithm>
 #include <cmath>
@@ -37,22 +38,82 @@ using gemm::Operands;
 constexpr int kSamples = 25, kWarmUps = 3;
 const char* const kDefaultShapes[] = {"1024x8192x8192", "16384x4096x4096", "128x512x1024"};
 
+enum class Precision { fp32, tf32, bf16 };
+const char* precision_name(Precision p) { return p == Precision::fp32 ? "fp32" : p == Precision::tf32 ? "tf32" : "bf16"; }
+
+// One shape's operands (nn.Linear's: x in U[0, 1), W in U(-1/sqrt(K), 1/sqrt(K))), their bf16
+// roundings, and its C.
+struct Problem {
+  std::string name;
+  Operands op{};
+  gemm::Bf16Operands bf16{};
+  DeviceBuffer a, b, a_bf16, b_bf16, c;
+  std::map<Precision, double> cublas_ms;  // once its benchmark has run
+
+  Problem(const std::string& shape, int m, int n, int k)
+      : name(shape),
+        a(std::size_t(m) * k * sizeof(float)),
+        b(std::size_t(n) * k * sizeof(float)),
+        a_bf16(std::size_t(m) * k * sizeof(__nv_bfloat16)),
+        b_bf16(std::size_t(n) * k * sizeof(__nv_bfloat16)),
+        c(std::size_t(m) * n * sizeof(float)) {
+    std::vector<float> host(std::size_t(m) * k);
+    draw(host, Distribution::uniform01, 2024, 1);
+    upload(host, a, a_bf16);
+    host.resize(std::size_t(n) * k);
+    const float bound = 1.0f / std::sqrt(float(k));
+    draw_uniform(host, -bound, bound, 2024, 2);
+    upload(host, b, b_bf16);
+    op = Operands{a.as<const float>(), b.as<const float>(), m, n, k};
+    bf16 = gemm::Bf16Operands{a_bf16.as<const __nv_bfloat16>(), b_bf16.as<const __nv_bfloat16>(), m, n, k};
+  }
+
+ private:
+  static void upload(const std::vector<float>& values, DeviceBuffer& fp32, DeviceBuffer& bf16) {
+    NB_CUDA_CHECK(cudaMemcpy(fp32.get(), values.data(), fp32.bytes(), cudaMemcpyHostToDevice));
+    std::vector<__nv_bfloat16> rounded(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) rounded[i] = __float2bfloat16_rn(values[i]);
+    NB_CUDA_CHECK(cudaMemcpy(bf16.get(), rounded.data(), bf16.bytes(), cudaMemcpyHostToDevice));
+  }
+};
+
 struct Config {
   const char* name;
-  bool tf32;
-  void (*launch)(const Operands&, const gemm::StoreEpilogue&, cudaStream_t);
-  std::string (*refusal)(const Operands&) = nullptr;  // why it cannot run a shape; empty: it can
+  Precision precision;
+  void (*launch)(const Problem&, const gemm::StoreEpilogue&, cudaStream_t);
+  std::string (*refusal)(const Problem&) = nullptr;  // why it cannot run a shape; empty: it can
 };
 
 template <class Mainloop>
-constexpr Config config(const char* name, bool tf32) {
-  return {name, tf32, &gemm::launch_gemm<Mainloop, gemm::StoreEpilogue>};
+void launch_simt(const Problem& p, const gemm::StoreEpilogue& e, cudaStream_t s) {
+  gemm::launch_gemm<Mainloop, gemm::StoreEpilogue>(p.op, e, s);
 }
 
-template <gemm::sm90::MmaOverlap kOverlap, gemm::sm90::TileOrder kOrder>
-constexpr Config wgmma_config(const char* name) {
-  return {name, true, &gemm::sm90::launch_wgmma_gemm_store<kOverlap, kOrder>, &gemm::sm90::wgmma_gemm_refusal};
+template <class Mainloop>
+constexpr Config config(const char* name, bool tf32) {
+  return {name, tf32 ? Precision::tf32 : Precision::fp32, &launch_simt<Mainloop>};
 }
+
+// The Hopper GEMM on the fp32 operands (read as tf32) or on their bf16 roundings.
+template <gemm::sm90::MmaOverlap kOverlap, gemm::sm90::TileOrder kOrder, Precision kPrecision>
+void launch_wgmma(const Problem& p, const gemm::StoreEpilogue& e, cudaStream_t s) {
+  if constexpr (kPrecision == Precision::bf16) gemm::sm90::launch_wgmma_gemm_store<kOverlap, kOrder>(p.bf16, e, s);
+  else gemm::sm90::launch_wgmma_gemm_store<kOverlap, kOrder>(p.op, e, s);
+}
+
+template <Precision kPrecision>
+std::string wgmma_refusal(const Problem& p) {
+  if constexpr (kPrecision == Precision::bf16) return gemm::sm90::wgmma_gemm_refusal(p.bf16);
+  else return gemm::sm90::wgmma_gemm_refusal(p.op);
+}
+
+template <gemm::sm90::MmaOverlap kOverlap, gemm::sm90::TileOrder kOrder, Precision kPrecision = Precision::tf32>
+constexpr Config wgmma_config(const char* name) {
+  return {name, kPrecision, &launch_wgmma<kOverlap, kOrder, kPrecision>, &wgmma_refusal<kPrecision>};
+}
+
+using gemm::sm90::MmaOverlap;
+using gemm::sm90::TileOrder;
 
 const Config kConfigs[] = {
     config<gemm::SimtLarge>("SimtLarge", false),
@@ -71,33 +132,13 @@ const Config kConfigs[] = {
     config<gemm::Tf32WideK16>("Tf32WideK16", true),
     config<gemm::Tf32Tall>("Tf32Tall", true),
     config<gemm::Tf32Small>("Tf32Small", true),
-    wgmma_config<gemm::sm90::MmaOverlap::none, gemm::sm90::TileOrder::m_fastest>("Wgmma128x256"),
-    wgmma_config<gemm::sm90::MmaOverlap::one_group, gemm::sm90::TileOrder::m_fastest>("Wgmma128x256Overlap"),
-    wgmma_config<gemm::sm90::MmaOverlap::none, gemm::sm90::TileOrder::grouped>("Wgmma128x256Grouped"),
-    wgmma_config<gemm::sm90::MmaOverlap::one_group, gemm::sm90::TileOrder::grouped>("Wgmma128x256GroupedOverlap"),
-};
-
-// One shape's operands (nn.Linear's: x in U[0, 1), W in U(-1/sqrt(K), 1/sqrt(K))) and its C.
-struct Problem {
-  std::string name;
-  Operands op{};
-  DeviceBuffer a, b, c;
-  std::map<bool, double> cublas_ms;  // by tf32, once its benchmark has run
-
-  Problem(const std::string& shape, int m, int n, int k)
-      : name(shape),
-        a(std::size_t(m) * k * sizeof(float)),
-        b(std::size_t(n) * k * sizeof(float)),
-        c(std::size_t(m) * n * sizeof(float)) {
-    std::vector<float> host(std::size_t(m) * k);
-    draw(host, Distribution::uniform01, 2024, 1);
-    NB_CUDA_CHECK(cudaMemcpy(a.get(), host.data(), a.bytes(), cudaMemcpyHostToDevice));
-    host.resize(std::size_t(n) * k);
-    const float bound = 1.0f / std::sqrt(float(k));
-    draw_uniform(host, -bound, bound, 2024, 2);
-    NB_CUDA_CHECK(cudaMemcpy(b.get(), host.data(), b.bytes(), cudaMemcpyHostToDevice));
-    op = Operands{a.as<const float>(), b.as<const float>(), m, n, k};
-  }
+    wgmma_config<MmaOverlap::none, TileOrder::m_fastest>("Wgmma128x256"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::m_fastest>("Wgmma128x256Overlap"),
+    wgmma_config<MmaOverlap::none, TileOrder::grouped>("Wgmma128x256Grouped"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped>("Wgmma128x256GroupedOverlap"),
+    wgmma_config<MmaOverlap::none, TileOrder::m_fastest, Precision::bf16>("Wgmma128x256Bf16"),
+    wgmma_config<MmaOverlap::none, TileOrder::grouped, Precision::bf16>("Wgmma128x256GroupedBf16"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16>("Wgmma128x256GroupedOverlapBf16"),
 };
 
 double median(std::vector<double> v) {
@@ -122,29 +163,33 @@ double time_launch(benchmark::State& state, const Problem& p, const std::functio
   return ms;
 }
 
+void cublas_gemm(const Problem& p, Precision precision, cudaStream_t stream) {
+  if (precision == Precision::bf16)
+    cublas::gemm_bf16(p.bf16.a, p.bf16.b, p.c.as<float>(), p.op.m, p.op.n, p.op.k, stream);
+  else
+    cublas::gemm(p.op.a, p.op.b, p.c.as<float>(), p.op.m, p.op.n, p.op.k, precision == Precision::tf32, false, stream);
+}
+
 void register_problem(Problem& p, L2Flusher& flusher, cudaStream_t stream) {
-  for (bool tf32 : {false, true}) {
-    const std::string name = p.name + "/cuBLAS_" + (tf32 ? "tf32" : "fp32");
-    benchmark::RegisterBenchmark(name.c_str(), [&p, &flusher, stream, tf32](benchmark::State& s) {
-      auto launch = [&p, stream, tf32] {
-        cublas::gemm(p.op.a, p.op.b, p.c.as<float>(), p.op.m, p.op.n, p.op.k, tf32, false, stream);
-      };
-      p.cublas_ms[tf32] = time_launch(s, p, launch, flusher, stream);
+  for (Precision precision : {Precision::fp32, Precision::tf32, Precision::bf16}) {
+    const std::string name = p.name + "/cuBLAS_" + precision_name(precision);
+    benchmark::RegisterBenchmark(name.c_str(), [&p, &flusher, stream, precision](benchmark::State& s) {
+      p.cublas_ms[precision] = time_launch(s, p, [&] { cublas_gemm(p, precision, stream); }, flusher, stream);
     })->UseManualTime()->Iterations(kSamples)->Unit(benchmark::kMillisecond);
   }
   for (const Config& cfg : kConfigs) {
     const std::string name = p.name + "/" + cfg.name;
     benchmark::RegisterBenchmark(name.c_str(), [&p, &flusher, stream, cfg](benchmark::State& s) {
-      const std::string refusal = cfg.refusal ? cfg.refusal(p.op) : "";
+      const std::string refusal = cfg.refusal ? cfg.refusal(p) : "";
       if (!refusal.empty()) {
         s.SkipWithError(refusal.c_str());
         return;
       }
       const gemm::StoreEpilogue epilogue{p.c.as<float>(), p.op.n, nullptr};
-      const double ms = time_launch(s, p, [&] { cfg.launch(p.op, epilogue, stream); }, flusher, stream);
-      const auto ref = p.cublas_ms.find(cfg.tf32);  // absent when a filter left cuBLAS out
+      const double ms = time_launch(s, p, [&] { cfg.launch(p, epilogue, stream); }, flusher, stream);
+      const auto ref = p.cublas_ms.find(cfg.precision);  // absent when a filter left cuBLAS out
       if (ref != p.cublas_ms.end()) s.counters["%cuBLAS"] = 100.0 * ref->second / ms;
-      s.SetLabel(cfg.tf32 ? "tf32" : "fp32");
+      s.SetLabel(precision_name(cfg.precision));
     })->UseManualTime()->Iterations(kSamples)->Unit(benchmark::kMillisecond);
   }
 }

@@ -13,14 +13,21 @@ namespace {
 
 cublasComputeType_t compute_type(bool tf32) { return tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; }
 
-// One column-major GEMM on the shared handle: c (m, n) = op_a(a) op_b(b) (+ c when accumulate).
-void column_major_gemm(cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const float* a, int lda,
-                       const float* b, int ldb, float* c, int ldc, bool tf32, bool accumulate, cudaStream_t stream) {
+// One column-major GEMM on the shared handle: c (m, n) fp32 = op_a(a) op_b(b) (+ c when
+// accumulate), a and b of `inputs` (fp32 or bf16).
+void column_major_gemm(cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const void* a, int lda,
+                       const void* b, int ldb, float* c, int ldc, cudaDataType_t inputs, cublasComputeType_t compute,
+                       bool accumulate, cudaStream_t stream) {
   cublasHandle_t h = handle();
   NB_CUBLAS_CHECK(cublasSetStream(h, stream));
   const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-  NB_CUBLAS_CHECK(cublasGemmEx(h, op_a, op_b, m, n, k, &one, a, CUDA_R_32F, lda, b, CUDA_R_32F, ldb, &beta, c,
-                               CUDA_R_32F, ldc, compute_type(tf32), CUBLAS_GEMM_DEFAULT));
+  NB_CUBLAS_CHECK(cublasGemmEx(h, op_a, op_b, m, n, k, &one, a, inputs, lda, b, inputs, ldb, &beta, c, CUDA_R_32F, ldc,
+                               compute, CUBLAS_GEMM_DEFAULT));
+}
+
+void column_major_gemm(cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const float* a, int lda,
+                       const float* b, int ldb, float* c, int ldc, bool tf32, bool accumulate, cudaStream_t stream) {
+  column_major_gemm(op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc, CUDA_R_32F, compute_type(tf32), accumulate, stream);
 }
 
 }  // namespace
@@ -37,6 +44,11 @@ cublasHandle_t handle() {
 void gemm(const float* x, const float* w, float* c, int m, int n, int k, bool tf32, bool accumulate,
           cudaStream_t stream) {
   column_major_gemm(CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, w, k, x, k, c, n, tf32, accumulate, stream);
+}
+
+void gemm_bf16(const __nv_bfloat16* x, const __nv_bfloat16* w, float* c, int m, int n, int k, cudaStream_t stream) {
+  column_major_gemm(CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, w, k, x, k, c, n, CUDA_R_16BF, CUBLAS_COMPUTE_32F, false,
+                    stream);
 }
 
 // dx row-major (M, K) is column-major (K, M) = W' (K, N) dg' (N, M), where W' and dg' are the

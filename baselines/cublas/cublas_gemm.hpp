@@ -4,6 +4,7 @@
 // fp32 runs CUBLAS_COMPUTE_32F with the default math mode (IEEE fp32, as PyTorch with
 // allow_tf32 = False); tf32 runs CUBLAS_COMPUTE_32F_FAST_TF32 (tensor cores, fp32 accumulation).
 #include <cublasLt.h>
+#include <cuda_bf16.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -18,6 +19,10 @@ cublasHandle_t handle();
 // addmm with the bias copied in first).
 void gemm(const float* x, const float* w, float* c, int m, int n, int k, bool tf32, bool accumulate,
           cudaStream_t stream);
+
+// The same GEMM on bf16 operands with fp32 accumulation and an fp32 c (CUBLAS_COMPUTE_32F): the
+// Hopper GEMM's bf16 baseline in gemm_configs.
+void gemm_bf16(const __nv_bfloat16* x, const __nv_bfloat16* w, float* c, int m, int n, int k, cudaStream_t stream);
 
 // The linear layer's backward GEMMs, row-major, for dg (M, N), W (N, K), x (M, K):
 // dx (M, K) = dg W (what autograd runs for the input's gradient) and dW (N, K) = dg^T x.

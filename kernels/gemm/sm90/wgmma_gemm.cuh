@@ -1,6 +1,7 @@
 #pragma once
-// The Hopper GEMM, C = A B^T in tf32 with fp32 accumulation: one producer warpgroup streams
-// 128 x 32 tiles of A and 256 x 32 of B by TMA into a 4-stage shared-memory ring guarded by
+// The Hopper GEMM, C = A B^T in tf32 or bf16 (wgmma_inputs.cuh) with fp32 accumulation: one
+// producer warpgroup streams 128-row tiles of A and 256-row tiles of B, 128 bytes of K deep, by
+// TMA into a 4-stage shared-memory ring guarded by
 // mbarriers, two consumer warpgroups each multiply 64 rows of the tile with wgmma (a stage goes
 // back when its MMAs are done: at once, or with the next stage's MMAs in flight, kOverlap); the
 // tile is then staged row-major and handed to an epilogue policy (tile_view.cuh). A 1-D grid,
@@ -18,17 +19,17 @@
 #include "kernels/gemm/sm90/tensor_map.hpp"
 #include "kernels/gemm/sm90/tile_order.hpp"
 #include "kernels/gemm/sm90/wgmma_gemm.hpp"
-#include "kernels/gemm/sm90/wgmma_m64n256k8.cuh"
+#include "kernels/gemm/sm90/wgmma_inputs.cuh"
 #include "kernels/gemm/tile_view.cuh"
 
 namespace nb::gemm::sm90 {
 
 struct WgmmaTile {
-  static constexpr int kBM = kWgmmaTileM, kBN = kWgmmaTileN, kBK = kBoxK, kStages = 4;
+  static constexpr int kBM = kWgmmaTileM, kBN = kWgmmaTileN, kStages = 4;
   static constexpr int kConsumers = 2;                   // warpgroups of 64 rows each
   static constexpr int kThreads = 128 * (1 + kConsumers);
-  static constexpr int kStepsPerStage = kBK / 8;         // wgmma k8 steps
-  static constexpr int kABytes = kBM * kBK * 4, kBBytes = kBN * kBK * 4;
+  static constexpr int kMmasPerStage = kSwizzleBytes / kBytesPerMma;
+  static constexpr int kABytes = kBM * kSwizzleBytes, kBBytes = kBN * kSwizzleBytes;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kRingBytes = kStages * kStageBytes;
   static constexpr int kStagedLd = kBN + 8;  // float2 stores of a half-warp land in 32 distinct banks
@@ -55,7 +56,7 @@ __device__ inline void stage_accumulators(const float (&acc)[128], float* tile, 
   }
 }
 
-template <class Epilogue, MmaOverlap kOverlap, TileOrder kOrder>
+template <class Inputs, class Epilogue, MmaOverlap kOverlap, TileOrder kOrder>
 __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map, int m,
                       int n, int k, Epilogue epilogue) {
@@ -71,7 +72,8 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
   const int warpgroup = threadIdx.x / 128;
   const TileCoord tile_id = tile_at<kOrder>(int(blockIdx.x), (m + T::kBM - 1) / T::kBM, (n + T::kBN - 1) / T::kBN);
   const int row0 = tile_id.m * T::kBM, col0 = tile_id.n * T::kBN;
-  const int k_blocks = (k + T::kBK - 1) / T::kBK;
+  constexpr int kBK = box_k(Inputs::kTma);  // elements of K per stage
+  const int k_blocks = (k + kBK - 1) / kBK;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < T::kStages; ++s) {
@@ -90,8 +92,8 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
         const int s = kb % T::kStages;
         if (kb >= T::kStages) mbarrier_wait(&empty[s], ((kb / T::kStages) - 1) & 1);
         mbarrier_arrive_expect_bytes(&full[s], T::kStageBytes);
-        tma_load_2d(a_stage(s), &a_map, kb * T::kBK, row0, &full[s]);
-        tma_load_2d(b_stage(s), &b_map, kb * T::kBK, col0, &full[s]);
+        tma_load_2d(a_stage(s), &a_map, kb * kBK, row0, &full[s]);
+        tma_load_2d(b_stage(s), &b_map, kb * kBK, col0, &full[s]);
       }
     }
   } else {
@@ -100,10 +102,10 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
       const int s = kb % T::kStages;
       mbarrier_wait(&full[s], (kb / T::kStages) & 1);
       wgmma_fence();
-      const unsigned char* a_rows = a_stage(s) + consumer * 64 * T::kBK * 4;
-      for (int step = 0; step < T::kStepsPerStage; ++step)
-        wgmma_m64n256k8_tf32(acc, swizzled_k_major_descriptor(a_rows + step * 32),
-                             swizzled_k_major_descriptor(b_stage(s) + step * 32));
+      const unsigned char* a_rows = a_stage(s) + consumer * 64 * kSwizzleBytes;
+      for (int step = 0; step < T::kMmasPerStage; ++step)
+        Inputs::mma(acc, swizzled_k_major_descriptor(a_rows + step * kBytesPerMma),
+                    swizzled_k_major_descriptor(b_stage(s) + step * kBytesPerMma));
       wgmma_commit_group();
       if constexpr (kOverlap == MmaOverlap::one_group) {
         wgmma_wait_group<1>();  // the previous stage's MMAs are done: its buffers go back
@@ -129,23 +131,22 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
 
 // C = A B^T tile by tile into `epilogue`, asynchronous on `stream`. The caller has checked that
 // wgmma_gemm_refusal(op) is empty (throws std::runtime_error if the driver refuses a tensor map).
-template <class Epilogue, MmaOverlap kOverlap, TileOrder kOrder>
-void launch_wgmma_gemm(const Operands& op, const Epilogue& epilogue, cudaStream_t stream) {
+template <class Inputs, class Epilogue, MmaOverlap kOverlap, TileOrder kOrder>
+void launch_wgmma_gemm(const OperandsOf<typename Inputs::Element>& op, const Epilogue& epilogue, cudaStream_t stream) {
   static_assert(wgmma_gemm_smem_bytes<Epilogue>() <= 227 * 1024, "the epilogue's scratch does not fit");
   if (op.m <= 0 || op.n <= 0) return;
   constexpr int kSmemBytes = int(wgmma_gemm_smem_bytes<Epilogue>());
-  static const bool configured = [] {
-    NB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_gemm_kernel<Epilogue, kOverlap, kOrder>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  auto* kernel = wgmma_gemm_kernel<Inputs, Epilogue, kOverlap, kOrder>;
+  static const bool configured = [kernel] {
+    NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;
-  const CUtensorMap a_map = k_major_tensor_map(op.a, op.m, op.k, WgmmaTile::kBM);
-  const CUtensorMap b_map = k_major_tensor_map(op.b, op.n, op.k, WgmmaTile::kBN);
+  const CUtensorMap a_map = k_major_tensor_map(op.a, Inputs::kTma, op.m, op.k, WgmmaTile::kBM);
+  const CUtensorMap b_map = k_major_tensor_map(op.b, Inputs::kTma, op.n, op.k, WgmmaTile::kBN);
   const unsigned tiles = unsigned((op.m + WgmmaTile::kBM - 1) / WgmmaTile::kBM) *
                          unsigned((op.n + WgmmaTile::kBN - 1) / WgmmaTile::kBN);  // < 2^31: the refusal
-  wgmma_gemm_kernel<Epilogue, kOverlap, kOrder>
-      <<<dim3(tiles), dim3(WgmmaTile::kThreads), kSmemBytes, stream>>>(a_map, b_map, op.m, op.n, op.k, epilogue);
+  kernel<<<dim3(tiles), dim3(WgmmaTile::kThreads), kSmemBytes, stream>>>(a_map, b_map, op.m, op.n, op.k, epilogue);
   NB_CHECK_LAUNCH();
 }
 

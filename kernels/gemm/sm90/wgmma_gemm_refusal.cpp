@@ -16,11 +16,16 @@ std::string wgmma_device_refusal() {
          std::to_string(minor);
 }
 
-std::string wgmma_gemm_refusal(const Operands& op) {
+namespace {
+
+template <class Element>
+std::string refusal_of(const OperandsOf<Element>& op, const char* precision) {
   if (op.m < 1 || op.n < 1 || op.k < 1) return "the Hopper GEMM needs M, N and K of at least 1";
   if (std::string device = wgmma_device_refusal(); !device.empty()) return device;
-  if (op.k % 4 != 0)
-    return "K = " + std::to_string(op.k) + " is not a multiple of 4: TMA needs 16-byte row strides";
+  constexpr int kElementsPer16Bytes = 16 / int(sizeof(Element));
+  if (op.k % kElementsPer16Bytes != 0)
+    return "K = " + std::to_string(op.k) + " is not a multiple of " + std::to_string(kElementsPer16Bytes) + " in " +
+           precision + ": TMA needs 16-byte row strides";
   if (reinterpret_cast<std::uintptr_t>(op.a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(op.b) % 16 != 0)
     return "an operand does not start on a 16-byte boundary, as TMA needs";
   const long long tiles = (op.m + kWgmmaTileM - 1LL) / kWgmmaTileM * ((op.n + kWgmmaTileN - 1LL) / kWgmmaTileN);
@@ -28,5 +33,10 @@ std::string wgmma_gemm_refusal(const Operands& op) {
     return std::to_string(tiles) + " output tiles: more than one launch's grid holds";
   return "";
 }
+
+}  // namespace
+
+std::string wgmma_gemm_refusal(const Operands& op) { return refusal_of(op, "fp32"); }
+std::string wgmma_gemm_refusal(const Bf16Operands& op) { return refusal_of(op, "bf16"); }
 
 }  // namespace nb::gemm::sm90

@@ -1,6 +1,8 @@
 #pragma once
 // What the GEMM tests share: a GEMM problem with nn.Linear's inputs, its float64 product, its
-// operands on the device (optionally off 16-byte alignment), and the error measures.
+// operands on the device in fp32 or bf16 (optionally off 16-byte alignment), and the error measures.
+#include <cuda_bf16.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -44,6 +46,34 @@ struct HostProblem {
         c[std::size_t(i) * shape.n + j] = sum;
       }
     return c;
+  }
+};
+
+// The problem with x and W rounded to bf16: the values a bf16 GEMM multiplies.
+inline HostProblem bf16_rounded(HostProblem h) {
+  for (std::vector<float>* v : {&h.x, &h.w})
+    for (float& e : *v) e = __bfloat162float(__float2bfloat16_rn(e));
+  return h;
+}
+
+// The problem's x and W on the device in bf16; `offset_elements` shifts them off 16-byte alignment.
+struct Bf16DeviceOperands {
+  DeviceBuffer x, w;
+  Bf16Operands op{};
+
+  explicit Bf16DeviceOperands(const HostProblem& h, int offset_elements = 0)
+      : x((h.x.size() + 8) * sizeof(__nv_bfloat16)), w((h.w.size() + 8) * sizeof(__nv_bfloat16)) {
+    upload(h.x, x.as<__nv_bfloat16>() + offset_elements);
+    upload(h.w, w.as<__nv_bfloat16>() + offset_elements);
+    op = Bf16Operands{x.as<const __nv_bfloat16>() + offset_elements, w.as<const __nv_bfloat16>() + offset_elements,
+                      h.shape.m, h.shape.n, h.shape.k};
+  }
+
+ private:
+  static void upload(const std::vector<float>& values, __nv_bfloat16* to) {
+    std::vector<__nv_bfloat16> rounded(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) rounded[i] = __float2bfloat16_rn(values[i]);
+    NB_CUDA_CHECK(cudaMemcpy(to, rounded.data(), rounded.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
   }
 };
 

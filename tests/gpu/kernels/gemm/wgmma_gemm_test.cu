@@ -1,6 +1,7 @@
 // The Hopper GEMM (kernels/gemm/sm90/): through the store epilogue against a float64 GEMM on
 // shapes that leave partial tiles in M, N and K, wrap the 4-stage ring many times, or have a
-// single k block, in each stage release and tile order; and its refusals (K not a multiple of 4,
+// single k block, in each stage release and tile order, in tf32 and in bf16 (against the float64
+// GEMM of the bf16-rounded operands); and its refusals (rows of K not a multiple of 16 bytes,
 // operands off 16-byte alignment).
 #include <gtest/gtest.h>
 
@@ -32,22 +33,42 @@ using sm90::MmaOverlap;
 using sm90::TileOrder;
 using Schedule = std::tuple<MmaOverlap, TileOrder>;
 
-using StoreLaunch = void (*)(const Operands&, const StoreEpilogue&, cudaStream_t);
-StoreLaunch store_launch(Schedule schedule) {
+// The store launch of a schedule, for fp32 operands (Launch over Operands) or bf16 ones.
+template <class Launch>
+Launch schedule_launch(Schedule schedule) {
   const auto [overlap, order] = schedule;
-  if (order == TileOrder::m_fastest)
-    return overlap == MmaOverlap::none ? &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::m_fastest>
-                                       : &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::m_fastest>;
-  return overlap == MmaOverlap::none ? &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::grouped>
-                                     : &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::grouped>;
+  Launch launch = nullptr;
+  if (order == TileOrder::m_fastest && overlap == MmaOverlap::none)
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::m_fastest>;
+  else if (order == TileOrder::m_fastest)
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::m_fastest>;
+  else if (overlap == MmaOverlap::none)
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::grouped>;
+  else
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::grouped>;
+  return launch;
 }
+using StoreLaunch = void (*)(const Operands&, const StoreEpilogue&, cudaStream_t);
+using Bf16StoreLaunch = void (*)(const Bf16Operands&, const StoreEpilogue&, cudaStream_t);
 
 std::vector<float> run_wgmma(DeviceProblem& d, bool with_bias, Schedule schedule = {}) {
   d.poison_c();
   const StoreEpilogue store{d.c.as<float>(), d.op.n, with_bias ? d.bias.as<const float>() : nullptr};
-  store_launch(schedule)(d.op, store, nullptr);
+  schedule_launch<StoreLaunch>(schedule)(d.op, store, nullptr);
   return d.read_c();
 }
+
+// C of the bf16 operands `in`, written into d's C (d's bias when with_bias).
+std::vector<float> run_wgmma_bf16(DeviceProblem& d, const Bf16DeviceOperands& in, bool with_bias,
+                                  Schedule schedule = {}) {
+  d.poison_c();
+  const StoreEpilogue store{d.c.as<float>(), d.op.n, with_bias ? d.bias.as<const float>() : nullptr};
+  schedule_launch<Bf16StoreLaunch>(schedule)(in.op, store, nullptr);
+  return d.read_c();
+}
+
+// fp32 accumulation of exact bf16 products: the float64 GEMM of the rounded operands to fp32 sums.
+double bf16_bound(int k) { return 4 * fp32_bound(k); }
 
 class WgmmaGemm : public testing::TestWithParam<Schedule> {};
 
@@ -66,6 +87,27 @@ TEST_P(WgmmaGemm, MatchesFloat64OnEveryShape) {
     // The operands go through the tensor cores as tf32: an fp32-exact product would be ~1e-7 off.
     if (s.k >= 64) EXPECT_GT(err, 1e-6) << "no tf32 rounding visible";
   }
+}
+
+TEST_P(WgmmaGemm, Bf16MatchesFloat64OfTheRoundedOperandsOnEveryShape) {
+  SKIP_UNLESS_SM90();
+  int shapes = 0;
+  for (const Shape& s : kShapes) {
+    if (s.k % 8 != 0) continue;  // bf16 rows of K must be whole 16 bytes (the refusal test)
+    SCOPED_TRACE(shape_name(s));
+    ++shapes;
+    const HostProblem h(s);
+    const HostProblem rounded = bf16_rounded(h);
+    DeviceProblem d(h);
+    const Bf16DeviceOperands in(h);
+    ASSERT_EQ(sm90::wgmma_gemm_refusal(in.op), "");
+    const std::vector<float> c = run_wgmma_bf16(d, in, false, GetParam());
+    ASSERT_EQ(first_non_finite(c), c.size()) << "element left unwritten (NaN poison) or not finite";
+    EXPECT_LT(normwise(c, rounded.reference(false)), bf16_bound(s.k));
+    // Against the unrounded operands the bf16 rounding shows (2^-9 relative per operand).
+    if (s.k >= 64) EXPECT_GT(normwise(c, h.reference(false)), 1e-4) << "no bf16 rounding visible";
+  }
+  EXPECT_GE(shapes, 6);
 }
 
 TEST_P(WgmmaGemm, StoreEpilogueAddsTheBias) {
@@ -91,6 +133,17 @@ TEST(WgmmaGemmRefusal, RefusesWhatTmaCannotRead) {
   EXPECT_NE(sm90::wgmma_gemm_refusal(off.op).find("16-byte boundary"), std::string::npos)
       << sm90::wgmma_gemm_refusal(off.op);
   EXPECT_THROW(run_wgmma(off, false), std::invalid_argument);
+
+  const HostProblem k12(Shape{33, 70, 12});
+  DeviceProblem k12_c(k12);
+  const Bf16DeviceOperands k12_in(k12);
+  EXPECT_NE(sm90::wgmma_gemm_refusal(k12_in.op).find("K = 12 is not a multiple of 8 in bf16"), std::string::npos)
+      << sm90::wgmma_gemm_refusal(k12_in.op);
+  EXPECT_THROW(run_wgmma_bf16(k12_c, k12_in, false), std::invalid_argument);
+  DeviceProblem off_c(aligned_k);
+  const Bf16DeviceOperands off_in(aligned_k, 4);  // 8 bytes past a 16-byte boundary
+  EXPECT_NE(sm90::wgmma_gemm_refusal(off_in.op).find("16-byte boundary"), std::string::npos);
+  EXPECT_THROW(run_wgmma_bf16(off_c, off_in, false), std::invalid_argument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedule, WgmmaGemm,
