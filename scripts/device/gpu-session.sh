@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One GPU-host session in one command: build, GPU tests, compute-sanitizer on the quick suite,
 # the default suite, and a short table last. Logs and the report land in $OUT (or out/).
-#   scripts/device/gpu-session.sh [steps...]   steps: build test sanitize bench ab profile torch torch_rows
+#   scripts/device/gpu-session.sh [steps...]
+#   steps: build test sanitize bench validate gemm ab profile torch torch_rows
 #   (default: build test sanitize bench; NB_BENCH_SUITE picks the bench suite, kb by default)
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -133,6 +134,31 @@ step_torch_rows() {
   PYTHONUNBUFFERED=1 python3 "$NB_ROOT/scripts/device/torch_rows.py" --out "$OUT/torch_rows.json" \
     ${NB_TORCH_ROWS_ARGS:-} > "$OUT/torch_rows.log" 2>&1
   local s=$?; summary+=("torch_rows: exit $s"); sed -n '/^median ms/,$p' "$OUT/torch_rows.log"
+}
+
+# gemm_configs (the GEMM configurations against cuBLAS): NB_GEMM_FILTER picks the rows (a
+# --benchmark_filter regex, default the Hopper GEMM's and cuBLAS's), NB_GEMM_SHAPES the shapes.
+step_gemm() {
+  local start=$SECONDS
+  "$NB_ROOT/build/release/gemm_configs" ${NB_GEMM_SHAPES:-} --benchmark_filter="${NB_GEMM_FILTER:-Wgmma|cuBLAS_tf32|cuBLAS_bf16}" \
+    > "$OUT/gemm_configs.txt" 2>&1
+  local s=$?
+  summary+=("gemm_configs: exit $s in $((SECONDS - start)) s")
+  grep -E '^[0-9]+x[0-9]+x[0-9]+/' "$OUT/gemm_configs.txt" | sed -E 's/\/iterations:[0-9]+\/manual_time//; s/ +/ /g'
+}
+
+# The quick suite validated as on a bare machine (an empty plan cache of its own), for the
+# validation's seconds (issue targets: prepare, plans built ahead, audit, variants); the report
+# lands in $OUT/validate. NB_VALIDATE_ARGS adds options (--plan-threads 0 for the old way, --op ...).
+step_validate() {
+  local start=$SECONDS cache="$OUT/validate-plan-cache"
+  rm -rf "$cache"
+  "$bin" run --suite quick --validate-only --plan-cache "$cache" --out "$OUT/validate" ${NB_VALIDATE_ARGS:-} \
+    > "$OUT/validate.log" 2> "$OUT/validate-progress.log"
+  local s=$?
+  rm -rf "$cache"
+  summary+=("quick --validate-only, bare plan cache: exit $s in $((SECONDS - start)) s")
+  sed -n '/^where the time went/,$p' "$OUT/validate.log"
 }
 
 NB_BENCH_ARGS=(${NB_BENCH_ARGS:-})
