@@ -32,7 +32,7 @@ namespace {
 constexpr std::int64_t kMostTrials = 1000000, kMostSamples = 100000000, kMostDevice = 1023, kMostPlanThreads = 256;
 constexpr double kMostSeconds = 7 * 24 * 3600.0;  // --min-time, --case-timeout: a week
 constexpr double kMostPercent = 1e6;              // --fail-on-regression, --min-noise
-constexpr double kMostSpreadK = 1000;
+constexpr double kMostSpreadK = 1000, kMostMicroseconds = 1e6;
 
 struct ListArgs {
   std::string what = "ops";
@@ -226,6 +226,9 @@ void add_report_commands(CLI::App& app, ReportArgs& a) {
       ->capture_default_str()->check(real_in(0, kMostPercent));
   compare->add_option("--spread-k", a.compare.spread_multiplier, "Multiplier on the runs' combined spread")
       ->capture_default_str()->check(real_in(0, kMostSpreadK));
+  compare->add_option("--min-us", a.compare.min_us,
+                      "Smallest change in microseconds that can count (CUDA events resolve about 0.5 us each)")
+      ->capture_default_str()->check(real_in(0, kMostMicroseconds));
   auto* fleet = app.add_subcommand("fleet", "One page comparing the best variant per problem across GPUs");
   fleet->add_option("inputs", a.fleet_inputs, "report.json files or folders")->required();
   fleet->add_option("-o,--out", a.fleet_out, "Output file (default: fleet.html)")->check(not_empty());

@@ -50,16 +50,17 @@ int html_command(const std::string& report_json_path, const std::string& out_pat
 
 int compare_command(const CompareOptions& options) {
   std::ostream& out = options.out != nullptr ? *options.out : std::cout;
-  if (!(options.min_noise_pct >= 0) || !(options.spread_multiplier >= 0) || !std::isfinite(options.min_noise_pct) ||
-      !std::isfinite(options.spread_multiplier))
-    throw UsageError("compare: the noise floor and the spread multiplier must be finite and not negative");
+  if (!(options.min_noise_pct >= 0) || !(options.spread_multiplier >= 0) || !(options.min_us >= 0) ||
+      !std::isfinite(options.min_noise_pct) || !std::isfinite(options.spread_multiplier) || !std::isfinite(options.min_us))
+    throw UsageError("compare: the noise floors and the spread multiplier must be finite and not negative");
   if (options.fail_on_regression_pct &&
       (!(*options.fail_on_regression_pct >= 0) || !std::isfinite(*options.fail_on_regression_pct)))
     throw UsageError("compare: --fail-on-regression must be a finite percentage >= 0");
   if (!options.html_out.empty()) check_output(options.html_out, {options.base_path, options.new_path}, "--html");
   nlohmann::json base = load_report_file(options.base_path);
   nlohmann::json candidate = load_report_file(options.new_path);
-  Comparison comparison = compare_reports(base, candidate, {options.min_noise_pct, options.spread_multiplier});
+  Comparison comparison =
+      compare_reports(base, candidate, {options.min_noise_pct, options.spread_multiplier, options.min_us});
   comparison.base.path = options.base_path;
   comparison.candidate.path = options.new_path;
   std::optional<RegressionCheck> check;

@@ -22,6 +22,7 @@ struct CompareOptions {
   std::optional<double> fail_on_regression_pct; // --fail-on-regression PCT
   double min_noise_pct = 2.0;                   // --min-noise PCT (the floor of the noise rule)
   double spread_multiplier = 1.0;               // --spread-k K (scales the combined spread)
+  double min_us = 1.0;                          // --min-us US (the absolute floor: the events' resolution)
   std::ostream* out = nullptr;                  // where to print; nullptr = std::cout
 };
 

@@ -65,7 +65,8 @@ std::string comparison_counts_line(const Comparison& comparison) {
 
 std::string noise_rule_text(const NoiseRule& rule) {
   return "a pair differs when |new/base - 1| > max(" + format_fixed(rule.min_pct, 1) + "%, " +
-         format_fixed(rule.spread_multiplier, 2) + " x sqrt(spread_base^2 + spread_new^2)), spread = (p90 - p10) / median";
+         format_fixed(rule.spread_multiplier, 2) + " x sqrt(spread_base^2 + spread_new^2), " +
+         format_fixed(rule.min_us, 2) + " us / base median), spread = (p90 - p10) / median";
 }
 
 std::string render_compare_text(const Comparison& comparison, const std::optional<RegressionCheck>& check) {
@@ -98,7 +99,10 @@ nlohmann::json compare_to_json(const Comparison& comparison, const std::optional
           {"base", identity_json(comparison.base)}, {"new", identity_json(comparison.candidate)},
           {"same_gpu", comparison.base.gpu == comparison.candidate.gpu}, {"warnings", comparison.warnings},
           {"context", comparison.context},
-          {"noise_rule", {{"min_pct", comparison.rule.min_pct}, {"spread_multiplier", comparison.rule.spread_multiplier}}},
+          {"noise_rule",
+           {{"min_pct", comparison.rule.min_pct},
+            {"spread_multiplier", comparison.rule.spread_multiplier},
+            {"min_us", comparison.rule.min_us}}},
           {"counts", counts}, {"rows", rows}, {"regression", regression}};
 }
 

@@ -180,13 +180,17 @@ const char* change_name(TimingChange change) {
 
 double noise_threshold_pct(const TimingSpread& base, const TimingSpread& candidate, const NoiseRule& rule) {
   double combined = std::hypot(relative_spread(base), relative_spread(candidate));
-  return std::max(rule.min_pct, 100.0 * rule.spread_multiplier * combined);
+  const double resolution_pct = base.median_ms > 0 ? 100.0 * rule.min_us * 1e-3 / base.median_ms : 0.0;
+  return std::max({rule.min_pct, 100.0 * rule.spread_multiplier * combined, resolution_pct});
 }
 
 TimingChange classify_timing(const TimingSpread& base, const TimingSpread& candidate, const NoiseRule& rule) {
   double change_pct = 100.0 * (candidate.median_ms / base.median_ms - 1.0);
   double threshold = noise_threshold_pct(base, candidate, rule);
   if (std::fabs(change_pct) <= threshold) return TimingChange::Same;
+  // The absolute floor, in absolute terms: a difference of exactly min_us is noise, whatever the
+  // rounding of its percentage.
+  if (std::fabs(candidate.median_ms - base.median_ms) <= rule.min_us * 1e-3 * (1 + 1e-9)) return TimingChange::Same;
   return change_pct > 0 ? TimingChange::Slower : TimingChange::Faster;
 }
 

@@ -15,11 +15,16 @@ enum class TimingChange { Same, Faster, Slower, Untimed, Added, Removed };
 // "SAME", "FASTER", "SLOWER", "UNTIMED", "ADDED", "REMOVED".
 const char* change_name(TimingChange change);
 
-// A difference counts only beyond max(min_pct, spread_multiplier * combined spread), where a
-// run's spread is (p90 - p10) / median and the combined spread is sqrt(base^2 + new^2).
+// A difference counts only beyond max(min_pct, spread_multiplier * combined spread, min_us of
+// the base's median), where a run's spread is (p90 - p10) / median and the combined spread is
+// sqrt(base^2 + new^2). min_us is the absolute floor of a launch-bound case: CUDA events resolve
+// about 0.5 us each (NVIDIA's documentation of cudaEventElapsedTime), so medians of two runs 1 us
+// apart are not told apart; on the H100 the same cuDNN and cuBLASLt calls moved 0.8-1.0 us
+// (7-11% of 9 us) between two runs of one session while their spreads said 5-10%.
 struct NoiseRule {
   double min_pct = 2.0;
   double spread_multiplier = 1.0;
+  double min_us = 1.0;
 };
 
 struct TimingSpread {

@@ -52,6 +52,17 @@ TEST(Cli, ThePlanCacheIsOneFolderOrNone) {
   EXPECT_NE(help.out.find("$XDG_CACHE_HOME/normbench/cudnn-plans"), std::string::npos) << help.out;
 }
 
+TEST(Cli, PlanThreadsAreAWholeNumberFromZero) {
+  expect_usage_error({"run", "--plan-threads", "-1"}, "--plan-threads");
+  expect_usage_error({"run", "--plan-threads", "2.5"}, "--plan-threads");
+  expect_usage_error({"run", "--plan-threads", "many"}, "--plan-threads");
+  expect_usage_error({"run", "--plan-threads", "100000"}, "--plan-threads");
+  expect_usage_error({"eval", "k.cu", "--op", "softmax", "--plan-threads", "-3"}, "--plan-threads");
+  const CliResult help = run_cli({"run", "--help"});
+  EXPECT_NE(help.out.find("--plan-threads"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("the cores less two, at most 16"), std::string::npos) << help.out;
+}
+
 TEST(Cli, ListWorksWithoutAGpu) {
   CliResult ops = run_cli({"list", "ops"});
   EXPECT_EQ(ops.status, kExitOk);

@@ -45,7 +45,7 @@ TEST(HostileInput, NonFiniteAndOutOfRangeOptionValues) {
   const std::string a = test::fixture_path("report_fixture.json"), b = test::fixture_path("report_fixture_new.json");
   for (const char* value : {"-5", "nan", "inf", "-inf", "1e400", "x"})
     expect_usage_error({"compare", a, b, "--fail-on-regression", value}, "--fail-on-regression");
-  for (const char* option : {"--min-noise", "--spread-k"})
+  for (const char* option : {"--min-noise", "--spread-k", "--min-us"})
     for (const char* value : {"nan", "-1", "inf", "1e400"}) expect_usage_error({"compare", a, b, option, value}, option);
   for (const char* value : {"nan", "inf", "-1", "1e400"})
     expect_usage_error({"run", "--suite", "quick", "--slow-launch-ms", value}, "--slow-launch-ms");
@@ -66,7 +66,8 @@ TEST(HostileInput, NonFiniteAndOutOfRangeOptionValues) {
     expect_usage_error({"check", "--problem", "softmax/m7_n31/fp32", "--seed", value, "--outputs", "x"}, "--seed");
   }
   // In range, they pass the parser (and the fixtures' regression still fails the gate).
-  EXPECT_EQ(run_cli({"compare", a, b, "--fail-on-regression", "0", "--min-noise", "0", "--spread-k", "0"}).status,
+  EXPECT_EQ(run_cli({"compare", a, b, "--fail-on-regression", "0", "--min-noise", "0", "--spread-k", "0", "--min-us", "0"})
+                .status,
             kExitVerdictFailed);
 }
 

@@ -49,6 +49,17 @@ TEST(ReportCompareNoise, ThresholdCombinesBothSpreads) {
   EXPECT_EQ(classify_timing(timing(1.0, 0.06), timing(1.09, 0.08), NoiseRule{2.0, 0.5}), TimingChange::Slower);
 }
 
+TEST(ReportCompareNoise, AMicrosecondIsNoiseForALaunchBoundCase) {
+  // 9.2 us with 5% spreads: the 1 us floor (10.9% of it) beats the combined 7.1%.
+  EXPECT_NEAR(noise_threshold_pct(timing(0.0092, 0.05), timing(0.0102, 0.05), NoiseRule{}), 100.0 / 9.2, 1e-9);
+  EXPECT_EQ(classify_timing(timing(0.0092, 0.05), timing(0.0102, 0.05), NoiseRule{}), TimingChange::Same);
+  EXPECT_EQ(classify_timing(timing(0.0092, 0.05), timing(0.0105, 0.05), NoiseRule{}), TimingChange::Slower);
+  EXPECT_EQ(classify_timing(timing(0.0102, 0.05), timing(0.0092, 0.05), NoiseRule{}), TimingChange::Same);
+  // Without the floor the same pair is SLOWER; at 1 ms the floor is 0.1% and the 2% rule governs.
+  EXPECT_EQ(classify_timing(timing(0.0092, 0.05), timing(0.0102, 0.05), NoiseRule{2.0, 1.0, 0.0}), TimingChange::Slower);
+  EXPECT_DOUBLE_EQ(noise_threshold_pct(timing(1.0, 0.001), timing(1.0, 0.001), NoiseRule{}), 2.0);
+}
+
 TEST(ReportCompare, MatchesRowsByProblemAndVariant) {
   Comparison c = compare_reports(load_fixture("report_fixture.json"), load_fixture("report_fixture_new.json"));
   const ComparedRow& regressed = find_row(c, "warp", "rmsnorm_rows/m4096_n4096/fp32");
