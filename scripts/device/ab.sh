@@ -6,9 +6,9 @@
 # BASE.tar.gz is the base tree, made where git is:
 #   git archive REV -- . ':!reports' ':!docs' | gzip > ab-base.tar.gz
 # (ignored by git: name it among the paths a remote run carries). The new tree is this one, built
-# by gpu-session.sh's build step first. The runs go base, new, and the reports, the comparison
-# (text and JSON) and the logs land in $OUT/ab/. Exits as compare does with --fail-on-regression
-# 1000: 1 when a verdict changed for the worse.
+# by gpu-session.sh's build step first. The runs go base, new (NB_AB_SIDES picks them), and the
+# reports, the comparison (text and JSON) and the logs land in $OUT/ab/. Exits as compare does
+# with --fail-on-regression 1000: 1 when a verdict changed for the worse.
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 base_archive="${1:?usage: ab.sh BASE.tar.gz [normbench run options]}"
@@ -22,6 +22,24 @@ mkdir -p "$out"
 new_bin="$NB_ROOT/build/release/normbench"
 [ -x "$new_bin" ] || nb_die "build this tree first (scripts/device/gpu-session.sh build)"
 
+# The runs are kept under build/ab-runs/ (on the machine, between calls while it is warm), so that
+# NB_AB_SIDES="base" in one call and NB_AB_SIDES="new" in the next split a suite too long for one
+# call; the comparison runs once both sides have a report there. Each side runs with an empty plan
+# cache of its own, as on a bare machine: neither loads the plans the other built.
+runs="$NB_ROOT/build/ab-runs"
+sides="${NB_AB_SIDES:-base new}"
+
+# Runs one tree's normbench over the suite into $runs/<side>/; its logs land in $out.
+run_side() {
+  local side="$1" bin="$2" start=$SECONDS
+  rm -rf "$runs/$side" "$runs/$side-plans" && mkdir -p "$runs/$side"
+  "$bin" run "${run_options[@]}" --plan-cache "$runs/$side-plans" --out "$runs/$side" \
+    > "$out/$side.log" 2> "$out/$side-progress.log"
+  nb_say "$side: exit $? in $((SECONDS - start)) s"
+  rm -rf "$runs/$side-plans"
+}
+report_of() { find "$runs/$1" -name report.json 2>/dev/null | head -1; }
+
 # The base tree is unpacked and built once per archive: a later call on the same machine (another
 # slice of the suite, --op ...) reuses the build.
 base_src="$NB_ROOT/build/ab-base"
@@ -30,22 +48,30 @@ if [ "$(cat "$base_src/.archive-sha256" 2>/dev/null)" != "$archive_sum" ]; then
   rm -rf "$base_src" && mkdir -p "$base_src"
   tar -xzf "$base_archive" -C "$base_src" || nb_die "cannot unpack $base_archive"
 fi
-start=$SECONDS
-(cd "$base_src" && cmake --preset release >/dev/null && cmake --build --preset release -j "$(nb_jobs)" --target normbench) \
-  > "$out/base-build.log" 2>&1 || nb_die "the base tree did not build ($out/base-build.log)"
-echo "$archive_sum" > "$base_src/.archive-sha256"
-nb_say "base built in $((SECONDS - start)) s"
-
-# Runs one tree's normbench over the suite into $out/<side>/ and prints the report's path.
-run_side() {
-  local side="$1" bin="$2" start=$SECONDS
-  "$bin" run "${run_options[@]}" --out "$out/$side" > "$out/$side.log" 2> "$out/$side-progress.log"
-  nb_say "$side: exit $? in $((SECONDS - start)) s"
-  grep -o 'report: .*' "$out/$side.log" | tail -1 | cut -d' ' -f2
+build_base() {
+  local start=$SECONDS
+  (cd "$base_src" && cmake --preset release >/dev/null && cmake --build --preset release -j "$(nb_jobs)" --target normbench) \
+    > "$out/base-build.log" 2>&1 || nb_die "the base tree did not build ($out/base-build.log)"
+  echo "$archive_sum" > "$base_src/.archive-sha256"
+  nb_say "base built in $((SECONDS - start)) s"
 }
-base_report=$(run_side base "$base_src/build/release/normbench")
-new_report=$(run_side new "$new_bin")
-[ -n "$base_report" ] && [ -n "$new_report" ] || nb_die "a side wrote no report (see $out/*.log)"
+
+for side in $sides; do
+  case "$side" in
+    base) build_base && run_side base "$base_src/build/release/normbench" ;;
+    new) run_side new "$new_bin" ;;
+    *) nb_die "NB_AB_SIDES: '$side' is neither base nor new" ;;
+  esac
+done
+base_report=$(report_of base)
+new_report=$(report_of new)
+for side in base new; do
+  [ -d "$runs/$side" ] && mkdir -p "$out/$side" && cp -r "$runs/$side/." "$out/$side/"
+done
+if [ -z "$base_report" ] || [ -z "$new_report" ]; then
+  nb_say "no comparison yet: base report '${base_report:-none}', new report '${new_report:-none}'"
+  exit 0
+fi
 "$new_bin" compare "$base_report" "$new_report" --json > "$out/compare.json"
 "$new_bin" compare "$base_report" "$new_report" --fail-on-regression 1000 > "$out/compare.txt"
 status=$?
