@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -56,10 +57,12 @@ TEST(PlanAheadOnTheGpu, EveryPlanIsBuiltAheadOrTakenBackAndTheVerdictsAreThoseOf
     const RunRecord in_turn = run_cases(cases, validate_only(in_turn_cache.path, 0));
 
     const PlanAheadStats& a = ahead.phases.plans_ahead;
+    const auto refused = std::count_if(in_turn.outcomes.begin(), in_turn.outcomes.end(),
+                                       [](const CaseOutcome& o) { return o.status == CaseStatus::skipped; });
     EXPECT_EQ(a.threads, 4);
     EXPECT_EQ(a.tasks, int(cases.size()));
-    EXPECT_EQ(a.failed, 0);
-    EXPECT_EQ(a.planned + a.taken_back, a.tasks);
+    EXPECT_LE(a.failed, refused) << "a plan failed on a thread that its case's own prepare() built";
+    EXPECT_EQ(a.planned + a.taken_back + a.failed, a.tasks);
     EXPECT_GT(a.planned, 0) << "the validation took every task back: nothing was built ahead";
     const PhaseTotals t = ahead.phase_totals();
     EXPECT_GE(t.plan_hits, a.planned) << "a plan built ahead is loaded by its case's prepare()";
