@@ -19,8 +19,8 @@ struct TileView {
 };
 
 // The CTA's view of the bm x bn tile at (row0, col0) of an m x n C, staged at `s` with leading
-// dimension `ld`, partial at the edges; the tile's indices are the CTA's (blockIdx.x along M,
-// blockIdx.y along N).
+// dimension `ld`, partial at the edges; the tile's indices follow from its corner (row0 / bm,
+// col0 / bn), whatever order the grid takes the tiles in (the Hopper GEMM's grid is 1-D).
 __device__ inline TileView staged_tile_view(float* s, int ld, int bm, int bn, int row0, int col0, int m, int n,
                                             float* scratch) {
   TileView view;
@@ -28,7 +28,7 @@ __device__ inline TileView staged_tile_view(float* s, int ld, int bm, int bn, in
   view.ld = ld;
   view.row0 = row0, view.col0 = col0;
   view.rows = min(bm, m - row0), view.cols = min(bn, n - col0);
-  view.tile_m = blockIdx.x, view.tile_n = blockIdx.y;
+  view.tile_m = row0 / bm, view.tile_n = col0 / bn;
   view.scratch = scratch;
   return view;
 }
