@@ -14,6 +14,7 @@ std::unique_ptr<Variant> make_lt_epilogue_variant(BnTail tail);     // 3_lt_epil
 std::unique_ptr<Variant> make_fused_epilogue_variant(BnTail tail);  // 4_fused_epilogue.cu
 std::unique_ptr<Variant> make_single_launch_variant(BnTail tail);   // 5_single_launch.cu
 std::unique_ptr<Variant> make_cudnn_variant(BnTail tail);           // 6_cudnn.cu
+std::unique_ptr<Variant> make_wgmma_epilogue_variant(BnTail tail);  // 7_wgmma_epilogue.cu
 
 std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail) {
   std::vector<std::unique_ptr<Variant>> table;
@@ -23,6 +24,7 @@ std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail) {
   table.push_back(make_fused_epilogue_variant(tail));
   table.push_back(make_single_launch_variant(tail));
   table.push_back(make_cudnn_variant(tail));
+  table.push_back(make_wgmma_epilogue_variant(tail));
   return table;
 }
 
