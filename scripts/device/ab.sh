@@ -48,9 +48,13 @@ if [ "$(cat "$base_src/.archive-sha256" 2>/dev/null)" != "$archive_sum" ]; then
   rm -rf "$base_src" && mkdir -p "$base_src"
   tar -xzf "$base_archive" -C "$base_src" || nb_die "cannot unpack $base_archive"
 fi
+# The base's own commit, from the archive git wrote (else "unknown"): unpacked inside this work
+# tree, the base build would otherwise take this tree's commit for its reports.
+base_commit=$(gzip -dc "$base_archive" | git get-tar-commit-id 2>/dev/null)
 build_base() {
   local start=$SECONDS
-  (cd "$base_src" && cmake --preset release >/dev/null && cmake --build --preset release -j "$(nb_jobs)" --target normbench) \
+  (cd "$base_src" && export NORMBENCH_GIT_COMMIT="${base_commit:-unknown}" NORMBENCH_GIT_DIRTY=0 &&
+    cmake --preset release >/dev/null && cmake --build --preset release -j "$(nb_jobs)" --target normbench) \
     > "$out/base-build.log" 2>&1 || nb_die "the base tree did not build ($out/base-build.log)"
   echo "$archive_sum" > "$base_src/.archive-sha256"
   nb_say "base built in $((SECONDS - start)) s"
