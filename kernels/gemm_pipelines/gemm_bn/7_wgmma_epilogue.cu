@@ -2,46 +2,31 @@
 // the bias, applies the scale, stores h and takes each column's exact statistics over its 128-row
 // tile while the tile is on chip; a tiny kernel merges the M / 128 partials the Chan way and
 // commits them, and one more pass over y normalizes (or, L2#84, runs the row softmax).
-#include <string>
-
-#include "harness/errors.hpp"
-#include "kernels/gemm/sm90/wgmma_gemm.hpp"
 #include "kernels/gemm_pipelines/epilogues.cuh"
 #include "kernels/gemm_pipelines/gemm_bn/pipeline.hpp"
-#include "kernels/gemm_pipelines/gemm_bn/wgmma_column_stats.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/gemm_pipelines/post_gemm.hpp"
+#include "kernels/gemm_pipelines/wgmma_epilogues.hpp"
+#include "kernels/gemm_pipelines/wgmma_support.hpp"
 
 namespace nb::gemm_bn {
 namespace {
 
 using linear::dev::Welford;
 
-int tiles_m(int m) { return (m + kWgmmaRowsPerTile - 1) / kWgmmaRowsPerTile; }
-
-Support supports(const Problem& p) {
-  const linear::Shape s = linear::shape_of(p);
-  if (!s.tf32())
-    return Support::no("the Hopper GEMM multiplies on tensor cores (tf32 here); an fp32 problem asks for IEEE fp32 "
-                       "products (fused_epilogue runs it on the SIMT GEMM)");
-  // The shape's refusals (the device, K's 16-byte rows); the tensors' alignment is checked at launch.
-  const std::string why = gemm::sm90::wgmma_gemm_refusal(gemm::Operands{nullptr, nullptr, int(s.m), int(s.n), int(s.k)});
-  return why.empty() ? Support::yes() : Support::no(why);
-}
-
 // The partials of the 128-row tiles, then the affine.
 std::size_t workspace(const Problem& p) {
   const linear::Shape s = linear::shape_of(p);
-  return std::size_t(tiles_m(int(s.m))) * std::size_t(s.n) * sizeof(Welford) + 2 * std::size_t(s.n) * sizeof(float) + 16;
+  return std::size_t(linear::wgmma_tiles_m(int(s.m))) * std::size_t(s.n) * sizeof(Welford) + 2 * std::size_t(s.n) * sizeof(float) + 16;
 }
 
 void launch(BnTail tail, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
   const Args a = args_of(tail, p, t);
-  if (const std::string why = gemm::sm90::wgmma_gemm_refusal(a.op); !why.empty()) throw Unsupported(why);
-  const int tiles = tiles_m(a.m);
+  linear::require_wgmma(a.op);
+  const int tiles = linear::wgmma_tiles_m(a.m);
   Welford* partials = static_cast<Welford*>(ws);
   float* affine = reinterpret_cast<float*>(partials + std::size_t(tiles) * std::size_t(a.n));
-  launch_wgmma_column_stats(a.op, linear::dev::ColumnStatsEpilogue{a.bias, a.column_scale, a.y, partials, a.n}, s);
+  linear::launch_wgmma(a.op, linear::dev::ColumnStatsEpilogue{a.bias, a.column_scale, a.y, partials, a.n}, s);
   linear::launch_commit_columns(partials, tiles, a.bn, nullptr, a.post_scale, affine, a.n, s);
   finish_in_place(a, affine, s);
 }
@@ -55,7 +40,7 @@ std::unique_ptr<Variant> make_wgmma_epilogue_variant(BnTail tail) {
                       [tail](const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
                         launch(tail, p, t, ws, s);
                       }};
-  v.supports = supports;
+  v.supports = linear::wgmma_tf32_support;
   v.workspace_bytes = workspace;
   return make_kernel_variant(std::move(v));
 }

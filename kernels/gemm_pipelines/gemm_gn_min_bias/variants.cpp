@@ -13,6 +13,7 @@ std::unique_ptr<Variant> make_unfused_variant();         // 2_unfused.cu
 std::unique_ptr<Variant> make_lt_epilogue_variant();     // 3_lt_epilogue.cu
 std::unique_ptr<Variant> make_fused_epilogue_variant();  // 4_fused_epilogue.cu
 std::unique_ptr<Variant> make_single_launch_variant();   // 5_single_launch.cu
+std::unique_ptr<Variant> make_wgmma_epilogue_variant();  // 6_wgmma_epilogue.cu
 
 std::vector<std::unique_ptr<Variant>> make_variants() {
   std::vector<std::unique_ptr<Variant>> table;
@@ -21,6 +22,7 @@ std::vector<std::unique_ptr<Variant>> make_variants() {
   table.push_back(make_lt_epilogue_variant());
   table.push_back(make_fused_epilogue_variant());
   table.push_back(make_single_launch_variant());
+  table.push_back(make_wgmma_epilogue_variant());
   return table;
 }
 

@@ -1,0 +1,26 @@
+#pragma once
+// The Hopper GEMM (kernels/gemm/sm90/) with the pipelines' epilogue policies, in tf32: C = x W^T
+// tile by tile into the epilogue, asynchronous on `stream`. Defined in wgmma_epilogues.sm90a.cu,
+// which the sm_90a library builds (the kernel cannot be instantiated in a file built for the
+// other architectures). The caller has checked the operands (require_wgmma, wgmma_support.hpp).
+#include <cuda_runtime.h>
+
+#include "kernels/gemm/operands.hpp"
+#include "kernels/gemm/sm90/wgmma_gemm.hpp"
+
+namespace nb::linear::dev {
+struct ColumnStatsEpilogue;
+struct GroupNormMinEpilogue;
+}  // namespace nb::linear::dev
+
+namespace nb::linear {
+
+// The tiles the epilogues see: per-tile partials are indexed by tile_m (BatchNorm's column
+// statistics, one per 128 rows) or tile_n (GroupNorm's row minimum, one per 256 columns).
+inline int wgmma_tiles_m(int m) { return (m + gemm::sm90::kWgmmaTileM - 1) / gemm::sm90::kWgmmaTileM; }
+inline int wgmma_tiles_n(int n) { return (n + gemm::sm90::kWgmmaTileN - 1) / gemm::sm90::kWgmmaTileN; }
+
+void launch_wgmma(const gemm::Operands& op, const dev::ColumnStatsEpilogue& epilogue, cudaStream_t stream);
+void launch_wgmma(const gemm::Operands& op, const dev::GroupNormMinEpilogue& epilogue, cudaStream_t stream);
+
+}  // namespace nb::linear
