@@ -1,12 +1,12 @@
 #pragma once
 // The Hopper GEMM, C = A B^T in tf32 or bf16 (wgmma_inputs.cuh) with fp32 accumulation: one
 // producer warpgroup streams 128-row tiles of A and 256-row tiles of B, 128 bytes of K deep, by
-// TMA into a 4-stage shared-memory ring guarded by
-// mbarriers, two consumer warpgroups each multiply 64 rows of the tile with wgmma (a stage goes
-// back when its MMAs are done: at once, or with the next stage's MMAs in flight, kOverlap); the
-// tile is then staged row-major and handed to an epilogue policy (tile_view.cuh). A 1-D grid,
-// one CTA per tile, mapped to tiles in kOrder (tile_order.hpp).
-// Included only by kernels/gemm/sm90/*.cu, which are built for sm_90a.
+// TMA into a 4-stage shared-memory ring guarded by mbarriers, two consumer warpgroups each
+// multiply 64 rows of the tile with wgmma (a stage goes back when its MMAs are done: at once, or
+// with the next stage's MMAs in flight, kOverlap); the tile is then staged row-major and handed
+// to an epilogue policy (tile_view.cuh). A 1-D grid, one CTA per tile, mapped to tiles in kOrder
+// (tile_order.hpp). Included only by files built for sm_90a: kernels/gemm/sm90/*.cu and any
+// *.sm90a.cu (kernels/CMakeLists.txt).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
