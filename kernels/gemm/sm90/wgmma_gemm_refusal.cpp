@@ -1,16 +1,21 @@
+#include <cuda_runtime.h>
+
 #include <cstdint>
 #include <string>
 
-#include "harness/cuda_check.hpp"
 #include "kernels/gemm/sm90/wgmma_gemm.hpp"
 
 namespace nb::gemm::sm90 {
 
 std::string wgmma_device_refusal() {
   int device = 0, major = 0, minor = 0;  // attributes, not the properties: cheap enough per launch
-  NB_CUDA_CHECK(cudaGetDevice(&device));
-  NB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  NB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // asked of a variant's supports(), where no CUDA error may be left behind
+    return std::string("the Hopper GEMM needs a CUDA device: ") + cudaGetErrorString(e);
+  }
   if (major == 9 && minor == 0) return "";
   return "the Hopper GEMM (TMA, wgmma) runs on sm_90 only; this GPU is sm_" + std::to_string(major) +
          std::to_string(minor);
