@@ -6,8 +6,9 @@
 // of the variant (UsesPlanCache::planning_twin: its own cuDNN handle) into the plan cache; the
 // validation's own prepare() then loads the plan. Before it prepares a case, the validation calls
 // wait(): a task being built is waited for, one not yet started is taken back (prepare() builds it
-// as before). Each variant's own handle is made on the validation's thread first, as cuDNN asks. A task that fails is only counted: prepare() meets the same refusal and reports it.
-// Nothing here runs while anything is timed: the run finishes it before its timing phase.
+// as before). Each variant's own handle is made on the validation's thread first, as cuDNN asks.
+// A task that fails is only counted: prepare() meets the same refusal and reports it. Nothing
+// here runs while anything is timed: the run finishes it before its timing phase.
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
