@@ -2,7 +2,7 @@
 # One GPU-host session in one command: build, GPU tests, compute-sanitizer on the quick suite,
 # the default suite, and a short table last. Logs and the report land in $OUT (or out/).
 #   scripts/device/gpu-session.sh [steps...]
-#   steps: build test sanitize bench validate gemm ab profile torch torch_rows
+#   steps: build test sanitize bench validate gemm gemm_profile ab profile torch torch_rows
 #   (default: build test sanitize bench; NB_BENCH_SUITE picks the bench suite, kb by default)
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -145,6 +145,27 @@ step_gemm() {
   local s=$?
   summary+=("gemm_configs: exit $s in $((SECONDS - start)) s")
   grep -E '^[0-9]+x[0-9]+x[0-9]+/' "$OUT/gemm_configs.txt" | sed -E 's/\/iterations:[0-9]+\/manual_time//; s/ +/ /g'
+}
+
+# Nsight Compute on the Hopper GEMM's kernels inside gemm_configs (the DRAM bytes each tile order
+# reads, the test of docs/notes/hopper-gemm.md's prediction): NB_GEMM_PROFILE_SHAPE (default
+# 16384x4096x4096) and NB_GEMM_PROFILE_CONFIGS (default the two tf32 orders without overlap); one
+# ncu process per configuration, two of its launches after the warm-up, one line each.
+step_gemm_profile() {
+  local config out
+  local metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+  metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct
+  metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active
+  metrics+=,launch__registers_per_thread,launch__grid_size,launch__block_size,launch__occupancy_limit_registers
+  mkdir -p "$OUT/profiles"
+  for config in ${NB_GEMM_PROFILE_CONFIGS:-Wgmma128x256 Wgmma128x256Grouped}; do
+    out="$OUT/profiles/gemm-$config.csv"
+    ncu --clock-control none --kernel-name regex:wgmma_gemm_kernel --launch-skip 3 --launch-count 2 \
+      --metrics "$metrics" --csv --page raw "$NB_ROOT/build/release/gemm_configs" \
+      "${NB_GEMM_PROFILE_SHAPE:-16384x4096x4096}" --benchmark_filter="/$config/" > "$out" 2> "$out.log"
+    summary+=("gemm_profile $config: exit $?")
+    python3 "$NB_ROOT/scripts/device/ncu-digest.py" "$out"
+  done
 }
 
 # The quick suite validated as on a bare machine (an empty plan cache of its own), for the
