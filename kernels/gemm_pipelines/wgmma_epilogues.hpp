@@ -3,6 +3,8 @@
 // tile by tile into the epilogue, asynchronous on `stream`. Defined in wgmma_epilogues.sm90a.cu,
 // which the sm_90a library builds (the kernel cannot be instantiated in a file built for the
 // other architectures). The caller has checked the operands (require_wgmma, wgmma_support.hpp).
+// Per-tile partials are indexed by tile_m (BatchNorm's column statistics, one per 128 rows) or
+// tile_n (GroupNorm's row minimum, one per 256 columns): gemm::sm90::wgmma_tiles_m and _n.
 #include <cuda_runtime.h>
 
 #include "kernels/gemm/operands.hpp"
@@ -14,11 +16,6 @@ struct GroupNormMinEpilogue;
 }  // namespace nb::linear::dev
 
 namespace nb::linear {
-
-// The tiles the epilogues see: per-tile partials are indexed by tile_m (BatchNorm's column
-// statistics, one per 128 rows) or tile_n (GroupNorm's row minimum, one per 256 columns).
-inline int wgmma_tiles_m(int m) { return (m + gemm::sm90::kWgmmaTileM - 1) / gemm::sm90::kWgmmaTileM; }
-inline int wgmma_tiles_n(int n) { return (n + gemm::sm90::kWgmmaTileN - 1) / gemm::sm90::kWgmmaTileN; }
 
 void launch_wgmma(const gemm::Operands& op, const dev::ColumnStatsEpilogue& epilogue, cudaStream_t stream);
 void launch_wgmma(const gemm::Operands& op, const dev::GroupNormMinEpilogue& epilogue, cudaStream_t stream);

@@ -13,12 +13,13 @@ Support wgmma_tf32_support(const Problem& p) {
   if (!s.tf32())
     return Support::no("the Hopper GEMM multiplies on tensor cores (tf32 here); an fp32 problem asks for IEEE fp32 "
                        "products (fused_epilogue runs it on the SIMT GEMM)");
-  const std::string why = gemm::sm90::wgmma_gemm_refusal(gemm::Operands{nullptr, nullptr, int(s.m), int(s.n), int(s.k)});
+  std::string why = gemm::sm90::wgmma_device_refusal();
+  if (why.empty()) why = gemm::sm90::wgmma_shape_refusal(int(s.m), int(s.n), int(s.k), sizeof(float));
   return why.empty() ? Support::yes() : Support::no(why);
 }
 
 void require_wgmma(const gemm::Operands& op) {
-  if (const std::string why = gemm::sm90::wgmma_gemm_refusal(op); !why.empty()) throw Unsupported(why);
+  if (const std::string why = gemm::sm90::wgmma_operands_refusal(op); !why.empty()) throw Unsupported(why);
 }
 
 }  // namespace nb::linear

@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + T::kRingBytes);  // loads landed
   std::uint64_t* empty = full + T::kStages;                                      // consumers done
   const int warpgroup = threadIdx.x / 128;
-  const TileCoord tile_id = tile_at<kOrder>(int(blockIdx.x), (m + T::kBM - 1) / T::kBM, (n + T::kBN - 1) / T::kBN);
+  const TileCoord tile_id = tile_at<kOrder>(int(blockIdx.x), wgmma_tiles_m(m), wgmma_tiles_n(n));
   const int row0 = tile_id.m * T::kBM, col0 = tile_id.n * T::kBN;
   constexpr int kBK = box_k(Inputs::kTma);  // elements of K per stage
   const int k_blocks = (k + kBK - 1) / kBK;
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
 }
 
 // C = A B^T tile by tile into `epilogue`, asynchronous on `stream`. The caller has checked that
-// wgmma_gemm_refusal(op) is empty (throws std::runtime_error if the driver refuses a tensor map).
+// wgmma_device_refusal() and wgmma_operands_refusal(op) are empty (throws std::runtime_error if the driver refuses a tensor map).
 template <class Inputs, class Epilogue, MmaOverlap kOverlap, TileOrder kOrder>
 void launch_wgmma_gemm(const OperandsOf<typename Inputs::Element>& op, const Epilogue& epilogue, cudaStream_t stream) {
   static_assert(wgmma_gemm_smem_bytes<Epilogue>() <= 227 * 1024, "the epilogue's scratch does not fit");
@@ -144,8 +144,7 @@ void launch_wgmma_gemm(const OperandsOf<typename Inputs::Element>& op, const Epi
   (void)configured;
   const CUtensorMap a_map = k_major_tensor_map(op.a, Inputs::kTma, op.m, op.k, WgmmaTile::kBM);
   const CUtensorMap b_map = k_major_tensor_map(op.b, Inputs::kTma, op.n, op.k, WgmmaTile::kBN);
-  const unsigned tiles = unsigned((op.m + WgmmaTile::kBM - 1) / WgmmaTile::kBM) *
-                         unsigned((op.n + WgmmaTile::kBN - 1) / WgmmaTile::kBN);  // < 2^31: the refusal
+  const unsigned tiles = unsigned(wgmma_tiles_m(op.m)) * unsigned(wgmma_tiles_n(op.n));  // < 2^31: the refusal
   kernel<<<dim3(tiles), dim3(WgmmaTile::kThreads), kSmemBytes, stream>>>(a_map, b_map, op.m, op.n, op.k, epilogue);
   NB_CHECK_LAUNCH();
 }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "harness/host_device.hpp"
 #include "kernels/gemm/operands.hpp"
 #include "kernels/gemm/sm90/tile_order.hpp"
 
@@ -14,15 +15,25 @@ struct StoreEpilogue;
 
 namespace nb::gemm::sm90 {
 
-// The output tile one CTA computes (the kernel's WgmmaTile), for the refusal's tile count.
+// The output tile one CTA computes (the kernel's WgmmaTile), and the tiles of C along M and N:
+// the grid's size, and the count of per-tile partials an epilogue indexes by tile_m or tile_n.
 inline constexpr int kWgmmaTileM = 128, kWgmmaTileN = 256;
+NB_HD constexpr int wgmma_tiles_m(int m) { return (m + kWgmmaTileM - 1) / kWgmmaTileM; }
+NB_HD constexpr int wgmma_tiles_n(int n) { return (n + kWgmmaTileN - 1) / kWgmmaTileN; }
 
-// Empty when the current device runs the Hopper GEMM (an sm_90 GPU); else why not.
+// Empty when the current device runs the Hopper GEMM (an sm_90 GPU); else why not. It asks the
+// driver: once per problem (a variant's supports()), not at every launch.
 std::string wgmma_device_refusal();
 
-// Empty when the Hopper GEMM can compute `op` on the current device; else why not: the device's
-// refusal, rows of K not a multiple of 16 bytes (K % 4 in fp32, K % 8 in bf16) or an operand not
-// 16-byte aligned (TMA's rules), an empty shape, more tiles than a 1-D grid holds.
+// Empty when the Hopper GEMM can compute an M x N x K product of elements of `element_bytes`
+// (4: fp32 read as tf32, 2: bf16); else why not: an empty shape, rows of K not a multiple of 16
+// bytes (TMA's stride rule: K % 4 in fp32, K % 8 in bf16), more tiles than a 1-D grid holds.
+std::string wgmma_shape_refusal(int m, int n, int k, int element_bytes);
+// The shape's refusal, or an operand off a 16-byte boundary (TMA's address rule): cheap, no
+// driver call, so the launches check it.
+std::string wgmma_operands_refusal(const Operands& op);
+std::string wgmma_operands_refusal(const Bf16Operands& op);
+// The device's refusal, then the operands': all of them, for a caller about to time or test.
 std::string wgmma_gemm_refusal(const Operands& op);
 std::string wgmma_gemm_refusal(const Bf16Operands& op);
 
@@ -32,8 +43,8 @@ std::string wgmma_gemm_refusal(const Bf16Operands& op);
 enum class MmaOverlap { none, one_group };
 
 // C = A B^T through the store epilogue, asynchronous on `stream`, in tf32 (fp32 operands) or
-// bf16; throws std::invalid_argument with the refusal when there is one. Instantiated for both
-// overlaps and both tile orders.
+// bf16; throws std::invalid_argument with the operands' refusal when there is one (the caller
+// has asked wgmma_device_refusal). Instantiated for both overlaps and both tile orders.
 template <MmaOverlap kOverlap, TileOrder kOrder>
 void launch_wgmma_gemm_store(const Operands& op, const StoreEpilogue& epilogue, cudaStream_t stream);
 template <MmaOverlap kOverlap, TileOrder kOrder>
