@@ -6,30 +6,23 @@
 #include "kernels/gemm_pipelines/epilogues.cuh"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/gemm_pipelines/mainloop_choice.cuh"
-#include "kernels/gemm_pipelines/post_gemm.hpp"
 
 namespace nb::gemm_bn {
 namespace {
 
-using linear::dev::Welford;
-
 // Partials for the smaller tiles (the most tiles_m any mainloop gives), then the affine.
 std::size_t workspace(const Problem& p) {
   const linear::Shape s = linear::shape_of(p);
-  const std::size_t tiles = std::size_t(gemm::tiles_m<gemm::SimtSquare>(int(s.m)));
-  return tiles * std::size_t(s.n) * sizeof(Welford) + 2 * std::size_t(s.n) * sizeof(float) + 16;
+  return column_stats_workspace(gemm::tiles_m<gemm::SimtSquare>(int(s.m)), int(s.n));
 }
 
 void launch(BnTail tail, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
   const Args a = args_of(tail, p, t);
   linear::with_mainloop(a.tf32, a.m, a.n, [&](auto tag) {
     using Mainloop = typename decltype(tag)::type;
-    const int tiles = gemm::tiles_m<Mainloop>(a.m);
-    Welford* partials = static_cast<Welford*>(ws);
-    float* affine = reinterpret_cast<float*>(partials + std::size_t(tiles) * std::size_t(a.n));
+    auto* partials = static_cast<linear::dev::Welford*>(ws);
     gemm::launch_gemm<Mainloop>(a.op, linear::dev::ColumnStatsEpilogue{a.bias, a.column_scale, a.y, partials, a.n}, s);
-    linear::launch_commit_columns(partials, tiles, a.bn, nullptr, a.post_scale, affine, a.n, s);
-    finish_in_place(a, affine, s);
+    finish_from_column_partials(a, ws, gemm::tiles_m<Mainloop>(a.m), s);
   });
 }
 

@@ -5,30 +5,25 @@
 #include "kernels/gemm_pipelines/epilogues.cuh"
 #include "kernels/gemm_pipelines/gemm_bn/pipeline.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
-#include "kernels/gemm_pipelines/post_gemm.hpp"
 #include "kernels/gemm_pipelines/wgmma_epilogues.hpp"
 #include "kernels/gemm_pipelines/wgmma_support.hpp"
 
 namespace nb::gemm_bn {
 namespace {
 
-using linear::dev::Welford;
+using gemm::sm90::wgmma_tiles_m;
 
-// The partials of the 128-row tiles, then the affine.
 std::size_t workspace(const Problem& p) {
   const linear::Shape s = linear::shape_of(p);
-  return std::size_t(linear::wgmma_tiles_m(int(s.m))) * std::size_t(s.n) * sizeof(Welford) + 2 * std::size_t(s.n) * sizeof(float) + 16;
+  return column_stats_workspace(wgmma_tiles_m(int(s.m)), int(s.n));
 }
 
 void launch(BnTail tail, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
   const Args a = args_of(tail, p, t);
   linear::require_wgmma(a.op);
-  const int tiles = linear::wgmma_tiles_m(a.m);
-  Welford* partials = static_cast<Welford*>(ws);
-  float* affine = reinterpret_cast<float*>(partials + std::size_t(tiles) * std::size_t(a.n));
+  auto* partials = static_cast<linear::dev::Welford*>(ws);
   linear::launch_wgmma(a.op, linear::dev::ColumnStatsEpilogue{a.bias, a.column_scale, a.y, partials, a.n}, s);
-  linear::launch_commit_columns(partials, tiles, a.bn, nullptr, a.post_scale, affine, a.n, s);
-  finish_in_place(a, affine, s);
+  finish_from_column_partials(a, ws, wgmma_tiles_m(a.m), s);
 }
 
 }  // namespace

@@ -2,24 +2,15 @@
 // the tile while it is on chip and keeps only each row's minimum over the tile's channels, so g
 // is never written; a small kernel takes the minimum over the N / BN tiles and writes the
 // (1, N, M, 1) broadcast. SIMT fp32 or tf32 tensor cores by precision.
-#include "kernels/gemm_pipelines/gemm_gn_min_bias/spec.hpp"
-#include "kernels/gemm_pipelines/epilogues.cuh"
-#include "kernels/gemm_pipelines/linear_shape.hpp"
+#include "kernels/gemm_pipelines/gemm_gn_min_bias/tile_minimum.cuh"
 #include "kernels/gemm_pipelines/mainloop_choice.cuh"
-#include "kernels/gemm_pipelines/post_gemm.hpp"
 
 namespace nb::gemm_gn_min_bias {
 namespace {
 
-// Both tile widths in use (128 and 64) must hold whole groups, unless one tile holds the row.
-Support supports(const Problem& p) {
-  const linear::Shape s = linear::shape_of(p);
-  const std::int64_t size = s.group_size();
-  if (gemm::SimtSquare::kBN % size != 0 && s.n > gemm::SimtSquare::kBN)
-    return Support::no("a group of " + std::to_string(size) + " channels would straddle tiles of " +
-                       std::to_string(gemm::SimtSquare::kBN) + " columns (the epilogue needs whole groups)");
-  return Support::yes();
-}
+// Both tile widths in use (128 and 64) must hold whole groups, unless one tile holds the row: the
+// 64-column tiles decide.
+Support supports(const Problem& p) { return whole_groups_per_tile(p, gemm::SimtSquare::kBN); }
 
 std::size_t workspace(const Problem& p) {
   const linear::Shape s = linear::shape_of(p);
@@ -31,10 +22,8 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
   float* partial_min = static_cast<float*>(ws);
   linear::with_mainloop(a.tf32, a.m, a.n, [&](auto tag) {
     using Mainloop = typename decltype(tag)::type;
-    const linear::dev::GroupNormMinEpilogue epilogue{a.bias, a.gamma,   a.beta,         a.add_bias, partial_min,
-                                                     nullptr, a.m,      a.n / a.groups, a.eps};
-    gemm::launch_gemm<Mainloop>(a.op, epilogue, s);
-    linear::launch_min_broadcast(partial_min, gemm::tiles_n<Mainloop>(a.n), a.add_bias, a.out, a.m, a.n, s);
+    gemm::launch_gemm<Mainloop>(a.op, tile_minimum_epilogue(a, partial_min), s);
+    finish_from_tile_minima(a, partial_min, gemm::tiles_n<Mainloop>(a.n), s);
   });
 }
 
