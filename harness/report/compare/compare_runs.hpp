@@ -20,7 +20,7 @@ const char* change_name(TimingChange change);
 // sqrt(base^2 + new^2). min_us is the absolute floor of a launch-bound case: CUDA events resolve
 // about 0.5 us each (NVIDIA's documentation of cudaEventElapsedTime), so medians of two runs 1 us
 // apart are not told apart; on the H100 cuDNN's LayerNorm backward, code no tree changes,
-// moved 1.0 us (10-11% of 9.2 us) between two runs of one session while its spread said 8-10%.
+// moved 1.0 us (10-11% of 9.2 us) between two runs of one session, beyond their combined spread (9.9-10.5%).
 struct NoiseRule {
   double min_pct = 2.0;
   double spread_multiplier = 1.0;
