@@ -74,8 +74,17 @@ __device__ void stage_and_finish(const typename Mainloop::Accumulators& acc, flo
   __syncthreads();  // the mainloop's buffers become the staged tile
   Mainloop::stage(acc, smem);
   __syncthreads();
-  epilogue(staged_tile_view(smem, Mainloop::kStagedLd, Mainloop::kBM, Mainloop::kBN, row0, col0, m, n,
-                            smem + scratch_offset_floats<Mainloop>()));
+  // The view is built here, not by staged_tile_view: through that helper nvcc addresses the staged
+  // tile in 64-bit generic arithmetic in these kernels, which moved the SIMT fp32 fused_epilogue
+  // pipelines by -6% (BatchNorm) and +10% (GroupNorm) on the H100 at 1024x8192x8192.
+  TileView view;
+  view.s = smem;
+  view.ld = Mainloop::kStagedLd;
+  view.row0 = row0, view.col0 = col0;
+  view.rows = min(Mainloop::kBM, m - row0), view.cols = min(Mainloop::kBN, n - col0);
+  view.tile_m = blockIdx.x, view.tile_n = blockIdx.y;
+  view.scratch = smem + scratch_offset_floats<Mainloop>();
+  epilogue(view);
 }
 
 // kVector: K % 4 == 0 and A, B 16-byte aligned (launch_gemm decides).

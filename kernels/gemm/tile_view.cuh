@@ -19,16 +19,16 @@ struct TileView {
 };
 
 // The CTA's view of the bm x bn tile at (row0, col0) of an m x n C, staged at `s` with leading
-// dimension `ld`, partial at the edges; the tile's indices follow from its corner (row0 / bm,
-// col0 / bn), whatever order the grid takes the tiles in (the Hopper GEMM's grid is 1-D).
-__device__ inline TileView staged_tile_view(float* s, int ld, int bm, int bn, int row0, int col0, int m, int n,
-                                            float* scratch) {
+// dimension `ld`, partial at the edges; (tile_m, tile_n) are the tile's indices in the tile order
+// of the Hopper GEMM's 1-D grid. (gemm_kernel.cuh builds its view in place: see there why.)
+__device__ inline TileView staged_tile_view(float* s, int ld, int bm, int bn, int row0, int col0, int tile_m,
+                                            int tile_n, int m, int n, float* scratch) {
   TileView view;
   view.s = s;
   view.ld = ld;
   view.row0 = row0, view.col0 = col0;
   view.rows = min(bm, m - row0), view.cols = min(bn, n - col0);
-  view.tile_m = row0 / bm, view.tile_n = col0 / bn;
+  view.tile_m = tile_m, view.tile_n = tile_n;
   view.scratch = scratch;
   return view;
 }

@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
   float* tile = reinterpret_cast<float*>(smem);
   if (warpgroup > 0) stage_accumulators(acc, tile, warpgroup - 1);
   __syncthreads();
-  epilogue(staged_tile_view(tile, T::kStagedLd, T::kBM, T::kBN, row0, col0, m, n,
+  epilogue(staged_tile_view(tile, T::kStagedLd, T::kBM, T::kBN, row0, col0, tile_id.m, tile_id.n, m, n,
                             reinterpret_cast<float*>(smem + T::kRingBytes + T::kBarrierBytes)));
 #else
   __trap();  // not an sm_90a build of this file: nothing here runs
