@@ -5,16 +5,12 @@
 #include <cudnn.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 
 #include "harness/device/nvml_monitor.hpp"
+#include "normbench_build_commit.hpp"
 
-#ifndef NORMBENCH_SOURCE_DIR
-#define NORMBENCH_SOURCE_DIR "."
-#endif
 #ifndef NORMBENCH_VERSION
 #define NORMBENCH_VERSION "0"
 #endif
@@ -23,17 +19,6 @@ namespace nb {
 namespace {
 
 std::string cuda_version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
-
-std::string run_command(const std::string& cmd) {
-  std::array<char, 256> buf{};
-  std::string out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return out;
-  while (fgets(buf.data(), buf.size(), pipe)) out += buf.data();
-  if (pclose(pipe) != 0) return "";
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
 
 std::string cublas_version() {
   int major = 0, minor = 0, patch = 0;
@@ -97,16 +82,16 @@ Provenance collect_provenance(const GpuInfo& gpu, const std::string& command_lin
   p.cudnn_version = cudnn_version_string(cudnnGetVersion());
   p.cudnn_header_version = std::to_string(CUDNN_MAJOR) + "." + std::to_string(CUDNN_MINOR) + "." +
                            std::to_string(CUDNN_PATCHLEVEL);
+  // The commit the binary was built from (cmake/WriteBuildCommit.cmake), not the source folder's
+  // state when it runs: a binary built from another tree (scripts/device/ab.sh's base, unpacked
+  // inside this work tree) or before a later edit says what it is. NORMBENCH_GIT_COMMIT at run time
+  // still overrides it.
   if (const char* env = std::getenv("NORMBENCH_GIT_COMMIT"); env && *env) {
     p.git_commit = env;
     if (const char* dirty = std::getenv("NORMBENCH_GIT_DIRTY"); dirty && *dirty) p.git_dirty = std::string(dirty) != "0";
-  } else {
-    const std::string git = "git -C '" NORMBENCH_SOURCE_DIR "' ";
-    std::string commit = run_command(git + "rev-parse HEAD 2>/dev/null");
-    if (!commit.empty()) {
-      p.git_commit = commit;
-      p.git_dirty = !run_command(git + "status --porcelain --untracked-files=no 2>/dev/null").empty();
-    }
+  } else if (std::string(NORMBENCH_BUILD_COMMIT) != "unknown") {
+    p.git_commit = NORMBENCH_BUILD_COMMIT;
+    p.git_dirty = NORMBENCH_BUILD_DIRTY;
   }
   p.normbench_version = NORMBENCH_VERSION;
   p.command_line = command_line;

@@ -48,8 +48,9 @@ if [ "$(cat "$base_src/.archive-sha256" 2>/dev/null)" != "$archive_sum" ]; then
   rm -rf "$base_src" && mkdir -p "$base_src"
   tar -xzf "$base_archive" -C "$base_src" || nb_die "cannot unpack $base_archive"
 fi
-# The base's own commit, from the archive git wrote (else "unknown"): unpacked inside this work
-# tree, the base build would otherwise take this tree's commit for its reports.
+# The base's own commit, from the archive git wrote (else "unknown"), for its build and its run:
+# unpacked inside this work tree, the base would otherwise take this tree's commit for its reports
+# (a base older than the build-time stamp asks git when it runs, so the run is told too).
 base_commit=$(gzip -dc "$base_archive" | git get-tar-commit-id 2>/dev/null)
 build_base() {
   local start=$SECONDS
@@ -62,7 +63,8 @@ build_base() {
 
 for side in $sides; do
   case "$side" in
-    base) build_base && run_side base "$base_src/build/release/normbench" ;;
+    base) build_base && NORMBENCH_GIT_COMMIT="${base_commit:-unknown}" NORMBENCH_GIT_DIRTY=0 \
+      run_side base "$base_src/build/release/normbench" ;;
     new) run_side new "$new_bin" ;;
     *) nb_die "NB_AB_SIDES: '$side' is neither base nor new" ;;
   esac
