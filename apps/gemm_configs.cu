@@ -2,7 +2,8 @@
 // named mainloop configuration and the Hopper GEMM (kernels/gemm/sm90/, where the GPU and shape
 // allow it), with the store epilogue into C, against cuBLAS at the same precision (fp32, tf32, or
 // bf16 operands with fp32 accumulation and C), with the harness's timer (warm-up, L2 flushed before each sample,
-// CUDA events), and prints per configuration the median ms, TFLOP/s and % of cuBLAS.
+// CUDA events), and prints per configuration the median ms, TFLOP/s and % of cuBLAS, cuBLAS timed
+// in turn with each configuration.
 //   gemm_configs [MxNxK ...] [--benchmark_filter=REGEX]   (default: the shapes in kDefaultShapes)
 // Correctness is the job of tests/gpu/kernels/gemm/ (gemm_mainloop_test.cu, wgmma_gemm_test.cu);
 // this tool only times.
@@ -14,7 +15,7 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
-#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ namespace {
 using namespace nb;
 using gemm::Operands;
 
-constexpr int kSamples = 25, kWarmUps = 3;
+constexpr int kSamples = 50, kWarmUps = 3;
 const char* const kDefaultShapes[] = {"1024x8192x8192", "16384x4096x4096", "128x512x1024"};
 
 enum class Precision { fp32, tf32, bf16 };
@@ -48,7 +49,6 @@ struct Problem {
   Operands op{};
   gemm::Bf16Operands bf16{};
   DeviceBuffer a, b, a_bf16, b_bf16, c;
-  std::map<Precision, double> cublas_ms;  // once its benchmark has run
 
   Problem(const std::string& shape, int m, int n, int k)
       : name(shape),
@@ -147,19 +147,33 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
-// Times `launch` with the harness's CaseTimer and reports its median; returns it.
+// Times `launch` with the harness's CaseTimer and reports its median; returns it. With a
+// `reference` (cuBLAS at the same precision), the two are sampled in turn, one sample each per
+// iteration, so that drift of clock or temperature within the run reaches both alike; its median
+// is reported beside and %cuBLAS is their ratio. (Timed one after the other, cuBLAS tf32 at
+// 16384 x 4096 x 4096 took 1.344 ms in one session and 1.50 ms in the next on the same H100 kind,
+// and configurations that run the same tiles differed by 5%.)
 double time_launch(benchmark::State& state, const Problem& p, const std::function<void()>& launch,
-                   L2Flusher& flusher, cudaStream_t stream) {
+                   L2Flusher& flusher, cudaStream_t stream, const std::function<void()>& reference = {}) {
   CaseTimer timer(launch, flusher, stream);
+  std::optional<CaseTimer> reference_timer;
+  if (reference) reference_timer.emplace(reference, flusher, stream);
   timer.warm_up(kWarmUps);
-  std::vector<double> samples;
+  if (reference_timer) reference_timer->warm_up(kWarmUps);
+  std::vector<double> samples, reference_samples;
   for (auto _ : state) {
     samples.push_back(timer.sample_ms());
+    if (reference_timer) reference_samples.push_back(reference_timer->sample_ms());
     state.SetIterationTime(samples.back() * 1e-3);
   }
   const double ms = median(samples);
   state.counters["ms"] = ms;
   state.counters["TFLOP/s"] = 2.0 * p.op.m * p.op.n * double(p.op.k) / (ms * 1e-3) / 1e12;
+  if (reference_timer) {
+    const double reference_ms = median(reference_samples);
+    state.counters["cuBLAS_ms"] = reference_ms;
+    state.counters["%cuBLAS"] = 100.0 * reference_ms / ms;
+  }
   return ms;
 }
 
@@ -174,7 +188,7 @@ void register_problem(Problem& p, L2Flusher& flusher, cudaStream_t stream) {
   for (Precision precision : {Precision::fp32, Precision::tf32, Precision::bf16}) {
     const std::string name = p.name + "/cuBLAS_" + precision_name(precision);
     benchmark::RegisterBenchmark(name.c_str(), [&p, &flusher, stream, precision](benchmark::State& s) {
-      p.cublas_ms[precision] = time_launch(s, p, [&] { cublas_gemm(p, precision, stream); }, flusher, stream);
+      time_launch(s, p, [&] { cublas_gemm(p, precision, stream); }, flusher, stream);
     })->UseManualTime()->Iterations(kSamples)->Unit(benchmark::kMillisecond);
   }
   for (const Config& cfg : kConfigs) {
@@ -186,9 +200,8 @@ void register_problem(Problem& p, L2Flusher& flusher, cudaStream_t stream) {
         return;
       }
       const gemm::StoreEpilogue epilogue{p.c.as<float>(), p.op.n, nullptr};
-      const double ms = time_launch(s, p, [&] { cfg.launch(p, epilogue, stream); }, flusher, stream);
-      const auto ref = p.cublas_ms.find(cfg.precision);  // absent when a filter left cuBLAS out
-      if (ref != p.cublas_ms.end()) s.counters["%cuBLAS"] = 100.0 * ref->second / ms;
+      time_launch(s, p, [&] { cfg.launch(p, epilogue, stream); }, flusher, stream,
+                  [&] { cublas_gemm(p, cfg.precision, stream); });
       s.SetLabel(precision_name(cfg.precision));
     })->UseManualTime()->Iterations(kSamples)->Unit(benchmark::kMillisecond);
   }
