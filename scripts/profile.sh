@@ -10,7 +10,7 @@ op="$1" variant="$2" problem="$3"; shift 3
 tool=ncu
 if [ "${1:-}" = "--nsys" ]; then tool=nsys; shift; fi
 bin="$NB_ROOT/build/${NB_PRESET:-release}/normbench"
-[ -x "$bin" ] || NB_PRESET="${NB_PRESET:-release}" nb_configure_and_build
+[ -x "$bin" ] || NB_PRESET="${NB_PRESET:-release}" nb_configure_and_build normbench
 # The case's NVTX range: "<op> <variant> <problem name> <dtype>" (harness/nvtx_ranges.hpp).
 rest="${problem#"$op/"}"
 range="$op $variant ${rest//\// }"

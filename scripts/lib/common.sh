@@ -35,12 +35,15 @@ nb_preset() {
 
 nb_jobs() { nproc 2>/dev/null || echo 2; }
 
+# nb_configure_and_build [TARGET...]: every target by default; the main job and the profiler name
+# normbench alone (with what it runs: the eval worker's interposer), not the tests' 150-odd files.
 nb_configure_and_build() {
-  local preset; preset="$(nb_preset)"
+  local preset target_args=(); preset="$(nb_preset)"
+  [ $# -gt 0 ] && target_args=(--target "$@")
   nb_say "configuring (preset $preset)"
   cmake --preset "$preset" >/dev/null || nb_die "cmake configure failed (preset $preset)"
-  nb_say "building with $(nb_jobs) jobs"
-  cmake --build --preset "$preset" -j "$(nb_jobs)" || nb_die "build failed"
+  nb_say "building ${*:-everything} with $(nb_jobs) jobs"
+  cmake --build --preset "$preset" -j "$(nb_jobs)" "${target_args[@]}" || nb_die "build failed"
 }
 
 nb_build_dir() { echo "$NB_ROOT/build/$(nb_preset)"; }
