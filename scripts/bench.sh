@@ -8,7 +8,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 source "$(dirname "$0")/lib/bench_args.sh"
 cd "$NB_ROOT"
-"$NB_ROOT/scripts/setup.sh"
+"$NB_ROOT/scripts/setup.sh" --required-only
 NB_PRESET="${NB_PRESET:-release}" nb_configure_and_build normbench
 bin="$NB_ROOT/build/${NB_PRESET:-release}/normbench"
 nb_bench_run_args "$NB_ROOT" "$@"  # --suite, --out, --device(s) of the user's replace the defaults

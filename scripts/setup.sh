@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing to build and test normbench, and nothing else. Idempotent: on a
 # machine that has everything (or no network, like the GPU hosts) it only checks.
+#   scripts/setup.sh [--required-only]   (--required-only: not the browser test's packages, for
+#                                         scripts/bench.sh, which runs no test)
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 
@@ -17,6 +19,11 @@ declare -A PROVIDES=(
 )
 # Wanted but not required: the browser test skips itself without it.
 OPTIONAL=(chromium fonts-liberation fonts-dejavu-core python3)
+case "${1:-}" in
+  "") ;;
+  --required-only) OPTIONAL=() ;;
+  *) nb_die "usage: scripts/setup.sh [--required-only]" ;;
+esac
 
 present() {
   local pkg="$1" file="${PROVIDES[$1]:-}"
