@@ -3,6 +3,7 @@
 
 #include "harness/cli/benchmark_flags.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/slowest.hpp"
 #include "harness/cli/summary_table.hpp"
 #include "harness/errors.hpp"
 #include "harness/files/atomic_write.hpp"
@@ -37,6 +38,7 @@ int run_command(const Registry& registry, const RunCommand& c, std::ostream& out
   }
   out << "report: " << path << "\n";
   print_phase_breakdown(record.phase_totals(), out);
+  print_slowest(record, out);
   return run_exit_status(record, metrics);
 }
 
