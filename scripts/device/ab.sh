@@ -7,7 +7,7 @@
 #   git archive REV -- . ':!reports' ':!docs' | gzip > ab-base.tar.gz
 # (ignored by git: name it among the paths a remote run carries). The new tree is this one, built
 # by gpu-session.sh's build step first. The runs go base, new (NB_AB_SIDES picks them), and the
-# reports, the comparison (text and JSON) and the logs land in $OUT/ab/. Exits as compare does
+# reports (reports.tgz), the comparison (text and JSON) and the logs land in $OUT/ab/. Exits as compare does
 # with --fail-on-regression 1000: 1 when a verdict changed for the worse.
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -71,9 +71,10 @@ for side in $sides; do
 done
 base_report=$(report_of base)
 new_report=$(report_of new)
-for side in base new; do
-  [ -d "$runs/$side" ] && mkdir -p "$out/$side" && cp -r "$runs/$side/." "$out/$side/"
-done
+# The reports as one archive: the device tool brings back no file three folders down.
+sides_run=()
+for side in base new; do [ -d "$runs/$side" ] && sides_run+=("$side"); done
+[ ${#sides_run[@]} -eq 0 ] || tar -czf "$out/reports.tgz" -C "$runs" "${sides_run[@]}"
 if [ -z "$base_report" ] || [ -z "$new_report" ]; then
   nb_say "no comparison yet: base report '${base_report:-none}', new report '${new_report:-none}'"
   exit 0
