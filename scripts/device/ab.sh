@@ -7,8 +7,8 @@
 #   git archive REV -- . ':!reports' ':!docs' | gzip > ab-base.tar.gz
 # (ignored by git: name it among the paths a remote run carries). The new tree is this one, built
 # by gpu-session.sh's build step first. The runs go base, new (NB_AB_SIDES picks them), and the
-# reports (reports.tgz), the comparison (text and JSON) and the logs land in $OUT/ab/. Exits as compare does
-# with --fail-on-regression 1000: 1 when a verdict changed for the worse.
+# reports (reports.tgz), the comparison (text and JSON) and the logs land in $OUT/ab/. Exits as
+# compare does with --fail-on-regression 1000: 1 when a verdict changed for the worse.
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 base_archive="${1:?usage: ab.sh BASE.tar.gz [normbench run options]}"
