@@ -185,13 +185,12 @@ double noise_threshold_pct(const TimingSpread& base, const TimingSpread& candida
 }
 
 TimingChange classify_timing(const TimingSpread& base, const TimingSpread& candidate, const NoiseRule& rule) {
-  double change_pct = 100.0 * (candidate.median_ms / base.median_ms - 1.0);
-  double threshold = noise_threshold_pct(base, candidate, rule);
-  if (std::fabs(change_pct) <= threshold) return TimingChange::Same;
-  // The absolute floor, in absolute terms: a difference of exactly min_us is noise, whatever the
-  // rounding of its percentage.
-  if (std::fabs(candidate.median_ms - base.median_ms) <= rule.min_us * 1e-3 * (1 + 1e-9)) return TimingChange::Same;
-  return change_pct > 0 ? TimingChange::Slower : TimingChange::Faster;
+  // Compared in milliseconds: a difference exactly at the threshold (min_us, say) is noise,
+  // whatever the rounding of the percentages in between.
+  const double difference_ms = candidate.median_ms - base.median_ms;
+  const double threshold_ms = noise_threshold_pct(base, candidate, rule) / 100.0 * base.median_ms;
+  if (std::fabs(difference_ms) <= threshold_ms * (1 + 1e-9)) return TimingChange::Same;
+  return difference_ms > 0 ? TimingChange::Slower : TimingChange::Faster;
 }
 
 bool ComparedRow::verdict_changed() const {
