@@ -10,7 +10,6 @@
 #include <benchmark/benchmark.h>
 #include <cuda_bf16.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -27,6 +26,7 @@
 #include "harness/device_buffer.hpp"
 #include "harness/distribution.hpp"
 #include "harness/timing/case_timer.hpp"
+#include "harness/timing/statistics.hpp"
 #include "kernels/gemm/gemm_kernel.cuh"
 #include "kernels/gemm/sm90/wgmma_gemm.hpp"
 #include "kernels/gemm/store_epilogue.cuh"
@@ -141,12 +141,6 @@ const Config kConfigs[] = {
     wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16>("Wgmma128x256GroupedOverlapBf16"),
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
 // Times `launch` with the harness's CaseTimer and reports its median; returns it. With a
 // `reference` (cuBLAS at the same precision), the two are sampled in turn, one sample each per
 // iteration, so that drift of clock or temperature within the run reaches both alike; its median
@@ -166,11 +160,11 @@ double time_launch(benchmark::State& state, const Problem& p, const std::functio
     if (reference_timer) reference_samples.push_back(reference_timer->sample_ms());
     state.SetIterationTime(samples.back() * 1e-3);
   }
-  const double ms = median(samples);
+  const double ms = summarize(samples).median;
   state.counters["ms"] = ms;
   state.counters["TFLOP/s"] = 2.0 * p.op.m * p.op.n * double(p.op.k) / (ms * 1e-3) / 1e12;
   if (reference_timer) {
-    const double reference_ms = median(reference_samples);
+    const double reference_ms = summarize(reference_samples).median;
     state.counters["cuBLAS_ms"] = reference_ms;
     state.counters["%cuBLAS"] = 100.0 * reference_ms / ms;
   }
