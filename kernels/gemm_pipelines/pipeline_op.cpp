@@ -80,6 +80,12 @@ class GemmCeiling final : public Variant {
 
 }  // namespace
 
+Support naive_support(const Problem& p) {
+  if (p.dtype != DType::tf32) return Support::yes();
+  return Support::no("computes in fp32 FMA, as on the fp32 problem of this shape: that row is this one's naive "
+                     "baseline (the same launch twice costs up to 12 s)");
+}
+
 std::unique_ptr<Variant> PipelineOp::ceiling_kernel(const Problem& p) const {
   return std::make_unique<GemmCeiling>(p.dtype == DType::tf32);
 }

@@ -24,6 +24,12 @@ InputDraw linear_bias_draw(const Shape& s);
 void draw_signed_uniform(std::vector<float>& v, float lo, float hi, std::uint64_t seed, std::uint32_t magnitude_salt,
                          std::uint32_t sign_salt);
 
+// Whether a naive variant runs `p`: it computes in fp32 FMA whatever the problem's precision, so
+// on a tf32 problem it would launch the fp32 problem's kernel on the same shape again (1.1 s a
+// launch at 16384x4096x4096, 11 launches a case). It declines tf32, and a tf32 row's speedup over
+// naive is taken from the fp32 problem's naive row (harness/report/case_metrics.cpp).
+Support naive_support(const Problem& p);
+
 class PipelineOp : public OpSpec {
  public:
   std::vector<DType> dtypes() const override { return {DType::f32, DType::tf32}; }

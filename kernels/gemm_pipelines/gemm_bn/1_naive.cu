@@ -1,10 +1,11 @@
-// naive: one thread per output element for the GEMM (fp32 FMA in both precisions), then one
-// thread per column for the BatchNorm and one per row for the softmax, walking memory with no
-// regard for coalescing.
+// naive: one thread per output element for the GEMM (fp32 FMA, so it declines tf32:
+// linear::naive_support), then one thread per column for the BatchNorm and one per row for the
+// softmax, walking memory with no regard for coalescing.
 #include "harness/cuda_check.hpp"
 #include "kernels/gemm/naive_gemm.cuh"
 #include "kernels/gemm_pipelines/bn_columns.cuh"
 #include "kernels/gemm_pipelines/gemm_bn/pipeline.hpp"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
 
 namespace nb::gemm_bn {
 namespace {
@@ -49,7 +50,8 @@ std::unique_ptr<Variant> make_naive_variant(BnTail tail) {
   return make_kernel_variant(
       {"naive", "naive",
        "one thread per output for x W^T + b (fp32 FMA), one per column for BatchNorm, one per row for softmax",
-       [tail](const Problem& p, const DeviceTensors& t, void*, cudaStream_t s) { launch(tail, p, t, s); }});
+       [tail](const Problem& p, const DeviceTensors& t, void*, cudaStream_t s) { launch(tail, p, t, s); },
+       linear::naive_support});
 }
 
 }  // namespace nb::gemm_bn

@@ -1,10 +1,11 @@
-// naive: one thread per output element for x W^T + b (fp32 FMA in both precisions), then one
-// thread per row for GroupNorm, the row minimum and its broadcast over the N channels, walking
-// memory with no regard for coalescing.
+// naive: one thread per output element for x W^T + b (fp32 FMA, so it declines tf32:
+// linear::naive_support), then one thread per row for GroupNorm, the row minimum and its broadcast
+// over the N channels, walking memory with no regard for coalescing.
 #include "harness/cuda_check.hpp"
 #include "kernels/gemm/naive_gemm.cuh"
 #include "kernels/gemm_pipelines/gemm_gn_min_bias/spec.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/primitives/reduce.cuh"
 
 namespace nb::gemm_gn_min_bias {
@@ -50,7 +51,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
 std::unique_ptr<Variant> make_naive_variant() {
   return make_kernel_variant({
       "naive", "naive", "one thread per output for x W^T + b (fp32 FMA), one per row for GroupNorm + min + bias",
-      launch, nullptr, workspace});
+      launch, linear::naive_support, workspace});
 }
 
 }  // namespace nb::gemm_gn_min_bias

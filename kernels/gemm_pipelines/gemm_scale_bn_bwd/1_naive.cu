@@ -4,6 +4,7 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
 
 namespace nb::gemm_scale_bn_bwd {
 namespace {
@@ -92,6 +93,7 @@ std::unique_ptr<Variant> make_naive_variant() {
                       "one kernel per step of autograd's chain, one thread per column or output element: "
                       "column sums, dh to the workspace, ds and db, then dx and dW as global-memory dot products",
                       launch};
+  v.supports = linear::naive_support;
   v.workspace_bytes = [](const Problem& p) {
     const linear::Shape s = linear::shape_of(p);
     return std::size_t(s.m) * std::size_t(s.n) * sizeof(float);

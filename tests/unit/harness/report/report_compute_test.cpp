@@ -145,6 +145,18 @@ TEST_F(ReportCompute, MetricsGiveTflopsAndPercentOfTheGemmCeiling) {
   EXPECT_EQ(run_exit_status(record, m), kExitOk);
 }
 
+TEST_F(ReportCompute, TfThirtyTwoRowWithoutNaiveTakesTheFp32ProblemsNaive) {
+  record.outcomes[0].skip("computes in fp32");  // the tf32 naive declined, as the pipelines' do
+  record.outcomes[0].timing.reset();
+  const auto m = compute_metrics(record);
+  ASSERT_TRUE(m[1].speedup_vs_naive.has_value());
+  EXPECT_NEAR(*m[1].speedup_vs_naive, 30.0 / 0.5, 1e-12) << "the fp32 naive of the same shape";
+  EXPECT_NEAR(*m[4].speedup_vs_naive, 10.0, 1e-12);
+  record.outcomes[3].skip("not selected");  // no fp32 naive either: no speedup, no guess
+  record.outcomes[3].timing.reset();
+  EXPECT_FALSE(compute_metrics(record)[1].speedup_vs_naive.has_value());
+}
+
 TEST_F(ReportCompute, NoCeilingMeansNoComputeFields) {
   record.compute_ceilings.pop_back();  // the fp32 ceiling was not timed
   const auto m = compute_metrics(record);
