@@ -6,5 +6,6 @@ source "$(dirname "$0")/lib/common.sh"
 cd "$NB_ROOT"
 "$NB_ROOT/scripts/setup.sh"
 nb_configure_and_build
+nb_seed_test_costs || nb_say "could not seed the tests' costs: ctest starts them in index order"
 nb_say "running tests"
 ctest --preset "$(nb_preset)" -j "$(nb_jobs)" "$@"

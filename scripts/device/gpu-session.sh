@@ -25,35 +25,13 @@ step_build() {
 # counts -I within the labelled tests when -L is given).
 step_test() {
   local start=$SECONDS
-  seed_test_costs
+  NB_PRESET=release nb_seed_test_costs
   timeout -s INT "${NB_CTEST_LIMIT_S:-86400}" \
     ctest --preset release -j "$(nb_jobs)" --timeout 600 ${NB_CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
   local s=$?
   summary+=("ctest ${NB_CTEST_ARGS:0:40}: exit $s in $((SECONDS - start)) s, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
   grep -E "Failed|\*\*\*|Not Run|tests passed|tests failed" "$OUT/ctest.log" | tail -25
   record_unreached_tests
-}
-# A fresh build has no CTest cost data, so ctest would start the tests in index order and a long
-# one started last stretches the run: seed it from the H100's measured seconds
-# (tests/gpu/h100_test_seconds.txt) so that the longest start first, and the tests that must run
-# alone (RUN_SERIAL) before all of them, back to back, so that none waits for the GPU to drain.
-# ctest refines the costs as it runs.
-seed_test_costs() {
-  local costs="$NB_ROOT/build/release/Testing/Temporary/CTestCostData.txt"
-  [ -f "$costs" ] && return 0
-  mkdir -p "$(dirname "$costs")"
-  ctest --preset release --show-only=json-v1 | python3 -c '
-import json, sys
-seconds = {}
-for line in open(sys.argv[1]):
-    if line.strip() and not line.startswith("#"):
-        name, value = line.split()
-        seconds[name] = float(value.lstrip("~"))
-for test in json.load(sys.stdin)["tests"]:
-    props = {p["name"]: p["value"] for p in test.get("properties", [])}
-    cost = seconds.get(test["name"], 0.0) + (10000.0 if props.get("RUN_SERIAL") else 0.0)
-    print(test["name"], 1, cost)
-print("---")' "$NB_ROOT/tests/gpu/h100_test_seconds.txt" > "$costs"
 }
 # The tests ctest -N selects that have no result line in ctest.log, as "0,0,0,n1,n2,...".
 record_unreached_tests() {
