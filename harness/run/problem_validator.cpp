@@ -46,6 +46,9 @@ StressDistribution stress_of(const OpSpec& op, const Problem& p, Distribution d)
   return {d, ""};
 }
 
+// One of normbench's naive kernels: one trial per distribution (ValidationPlan::trials_for).
+bool is_own_naive(const Variant& v) { return v.kind() == "naive" && v.external() == nullptr; }
+
 bool claims(const Variant& v, Distribution d) {
   const auto c = v.claims();
   return std::find(c.begin(), c.end(), d) != c.end();
@@ -115,7 +118,7 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
         outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, worst_condition);
         const int payload = stored::poison_payload(static_cast<std::int64_t>(d) * plan.trials + t);
         validate_one(*variants[k], *reference, seed, payload, hashes, outcomes[k], verdicts[k]);
-        if (t == 0) trials[k] = plan.trials_for(outcomes[k].validation.launch_ms_estimate);
+        if (t == 0) trials[k] = plan.trials_for(outcomes[k].validation.launch_ms_estimate, is_own_naive(*variants[k]));
         const double own = clock.lap();
         outcomes[k].phases.add_validation(dist, own);
         variants_s += own;

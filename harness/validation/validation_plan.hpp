@@ -6,8 +6,8 @@
 // `full_validation_elements` and uniform01 beyond, whose Eigen references take seconds. Problems
 // above `huge_problem_elements` (GBs per tensor) run at most `huge_problem_trials` trials. A variant
 // whose validated launch in a distribution's first trial took longer than `slow_launch_ms` (a naive
-// kernel: tens of milliseconds to seconds) gets that trial alone of the distribution; the others
-// get every trial (trials_for).
+// kernel: tens of milliseconds to seconds), and every naive kernel of normbench's own, gets that
+// trial alone of the distribution; the others get every trial (trials_for).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -52,9 +52,13 @@ struct ValidationPlan {
   double slow_launch_ms = 50;
 
   // The trials of a distribution a variant gets, given its validated launch in the distribution's
-  // first trial: all of them, or that first one alone for a launch over slow_launch_ms. It is still
-  // validated on every distribution; the trials are shared, and a slow variant skips the later ones.
-  int trials_for(double first_launch_ms) const { return first_launch_ms > slow_launch_ms ? 1 : trials; }
+  // first trial: all of them, or that first one alone for a launch over slow_launch_ms or for one of
+  // normbench's own naive kernels (`own_naive`: kind naive, not a candidate), however long its
+  // launch. It is still validated on every distribution; the trials are shared, and such a variant
+  // skips the later ones (docs/validation.md says why one trial is enough for them).
+  int trials_for(double first_launch_ms, bool own_naive = false) const {
+    return own_naive || first_launch_ms > slow_launch_ms ? 1 : trials;
+  }
 
   // Seed of trial t of distribution index d: distinct for every (d, t) of a run.
   std::uint64_t seed(std::size_t d, int t) const { return base_seed + 100 * d + static_cast<std::uint64_t>(t); }

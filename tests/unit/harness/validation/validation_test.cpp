@@ -168,6 +168,8 @@ TEST(ValidationPlan, ASlowLaunchGetsOneTrialPerDistribution) {
   EXPECT_EQ(plan.trials_for(50.0), 3) << "the bound itself is not slow";
   EXPECT_EQ(plan.trials_for(50.5), 1);
   EXPECT_EQ(plan.trials_for(1100.0), 1);  // gemm_scale_bn 16384x4096x4096's naive launch
+  EXPECT_EQ(plan.trials_for(0.02, true), 1) << "one of normbench's own naive kernels, however fast";
+  EXPECT_EQ(plan.trials_for(1100.0, true), 1);
   options.trials = 5;
   options.slow_launch_ms = 200;
   const ValidationPlan own = plan_validation(decls, options, "");
