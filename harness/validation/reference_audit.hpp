@@ -24,9 +24,10 @@ struct AuditBudget {
   std::int64_t max_slices = 64;
   std::int64_t max_elements = std::int64_t(1) << 25;  // of the slices' own elements: beyond, fewer slices (two at least)
   // A declared input of the slices is drawn on the host when its rule is uniform or it has at most
-  // this many elements; a larger normal or `wide` one is copied from the device instead (a core
-  // draws ~25M of them a second, a pinned copy moves ~6G a second: docs/validation.md).
-  std::int64_t host_drawn_elements = std::int64_t(1) << 20;
+  // this many elements (the draw sample's size: audit_draw_sample); a larger normal or `wide` one is
+  // copied from the device instead, and the host draws only its sample (a core draws ~25M of them
+  // a second, a pinned copy moves ~6G a second: docs/validation.md).
+  std::int64_t host_drawn_elements = std::int64_t(1) << 16;
 };
 
 struct DeviceTrial {
