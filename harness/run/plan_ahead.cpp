@@ -98,6 +98,13 @@ void PlanAhead::wait(const std::string& problem_id, const std::string& variant_n
   stats_.waited_s += seconds_since(started);
 }
 
+bool PlanAhead::building(const std::string& problem_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = index_.lower_bound({problem_id, ""}); it != index_.end() && it->first.first == problem_id; ++it)
+    if (state_[it->second] == State::running) return true;
+  return false;
+}
+
 PlanAheadStats PlanAhead::finish() {
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -55,6 +55,8 @@ class PlanAhead {
   // Returns once the case's task is done, or at once when it has none or it had not started (it
   // is then never started).
   void wait(const std::string& problem_id, const std::string& variant_name);
+  // Whether a thread is building a plan of the problem right now (its validation would wait).
+  bool building(const std::string& problem_id);
   // Starts no more tasks, waits for those running, joins the threads; the stats. Idempotent.
   PlanAheadStats finish();
 

@@ -185,6 +185,24 @@ TEST(PlanAhead, ATaskBeingBuiltIsWaitedForAndOneNotStartedIsTakenBackAndNeverBui
       << stats.planned << ": the second task is planned, or was not started when finish() stopped the thread";
 }
 
+TEST(PlanAhead, BuildingSaysWhetherAThreadIsOnTheProblemNow) {
+  PlanLog log;
+  Gate gate;
+  const std::vector<Problem> ps = problems(3);
+  RecordingPlanner variant(log, [&](const Problem& p) {
+    if (p.id() == ps[0].id()) gate.pass();
+  });
+  PlanAhead ahead(tasks_of(ps, variant), kSetting, 1, kOnTheDevice);
+  gate.await_arrival();
+  EXPECT_TRUE(ahead.building(ps[0].id())) << "the one thread is inside its task: the validation takes another first";
+  EXPECT_FALSE(ahead.building(ps[2].id())) << "queued, not being built";
+  EXPECT_FALSE(ahead.building("softmax/m1_n8/fp32")) << "no task at all";
+  gate.release();
+  ahead.wait(ps[0].id(), "cudnn");
+  EXPECT_FALSE(ahead.building(ps[0].id())) << "built";
+  ahead.finish();
+}
+
 TEST(PlanAhead, AFailingTaskIsCountedAndTheOthersArePlanned) {
   PlanLog log;
   const std::vector<Problem> ps = problems(6);
