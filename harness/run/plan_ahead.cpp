@@ -57,6 +57,7 @@ void PlanAhead::work(const ThreadSetup& setup) {
     if (next_ == tasks_.size()) break;
     const std::size_t i = next_++;
     state_[i] = State::running;
+    ++running_;
     lock.unlock();
     const auto started = std::chrono::steady_clock::now();
     bool planned = false;
@@ -74,6 +75,8 @@ void PlanAhead::work(const ThreadSetup& setup) {
     const double busy = seconds_since(started);
     lock.lock();
     state_[i] = State::done;
+    --running_;
+    ++completed_;
     stats_.busy_s += busy;
     ++(planned ? stats_.planned : stats_.failed);
     stats_.wall_s = seconds_since(start_);
@@ -98,11 +101,21 @@ void PlanAhead::wait(const std::string& problem_id, const std::string& variant_n
   stats_.waited_s += seconds_since(started);
 }
 
-bool PlanAhead::building(const std::string& problem_id) {
+bool PlanAhead::ready(const std::string& problem_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto it = index_.lower_bound({problem_id, ""}); it != index_.end() && it->first.first == problem_id; ++it)
-    if (state_[it->second] == State::running) return true;
-  return false;
+    if (state_[it->second] == State::queued || state_[it->second] == State::running) return false;
+  return true;
+}
+
+bool PlanAhead::wait_for_any() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (running_ == 0) return false;
+  const auto started = std::chrono::steady_clock::now();
+  const std::size_t seen = completed_;
+  done_.wait(lock, [&] { return completed_ != seen; });
+  stats_.waited_s += seconds_since(started);
+  return true;
 }
 
 PlanAheadStats PlanAhead::finish() {

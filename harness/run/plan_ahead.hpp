@@ -55,8 +55,12 @@ class PlanAhead {
   // Returns once the case's task is done, or at once when it has none or it had not started (it
   // is then never started).
   void wait(const std::string& problem_id, const std::string& variant_name);
-  // Whether a thread is building a plan of the problem right now (its validation would wait).
-  bool building(const std::string& problem_id);
+  // Whether the problem's validation would not wait: each of its tasks built, failed or taken
+  // back, or none at all.
+  bool ready(const std::string& problem_id);
+  // Returns once a task being built is done (false at once when none is: nothing will change
+  // unless the validation takes a task back). Its seconds count as waited.
+  bool wait_for_any();
   // Starts no more tasks, waits for those running, joins the threads; the stats. Idempotent.
   PlanAheadStats finish();
 
@@ -69,6 +73,7 @@ class PlanAhead {
   std::map<std::pair<std::string, std::string>, std::size_t> index_;  // (problem id, variant) -> task
   std::vector<State> state_;
   std::size_t next_ = 0;
+  std::size_t running_ = 0, completed_ = 0;
   bool stopping_ = false;
   PlanAheadStats stats_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

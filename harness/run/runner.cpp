@@ -3,7 +3,6 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -201,24 +200,25 @@ PlanAheadStats validate_all(RunRecord& r, const std::vector<std::vector<std::siz
                                                  : r.options.plan_threads;
   PlanAhead ahead(std::move(tasks), r.options.plan_cache, threads, PlanAhead::on_device(r.options.device));
   progress.set_total(static_cast<int>(groups.size()));
-  // A problem whose plan a thread is still building goes to the back of the queue, once: the
-  // validation takes the problems behind it meanwhile instead of waiting (a cuDNN RMSNorm plan for
-  // a row of 2^19 took ~25 s to build, and the quick suite's validation waited 10-17 s in all).
-  std::deque<std::size_t> queue(groups.size());
-  std::iota(queue.begin(), queue.end(), std::size_t(0));
-  std::vector<bool> deferred(groups.size(), false);
+  // The first problem in order whose plans are all settled goes next, so the validation does not
+  // stand waiting for a plan thread while other problems could run (a cuDNN RMSNorm plan for a row
+  // of 2^19 took ~25 s to build; the quick suite's validation waited 10-17 s for them in order).
+  // When none is, it waits for the next plan to be done, or, with none being built, takes the
+  // first (whose plans are then built in turn).
+  const auto id_of = [&](std::size_t g) -> const std::string& { return r.cases[groups[g].front()].problem.id(); };
+  std::vector<std::size_t> pending(groups.size());
+  std::iota(pending.begin(), pending.end(), std::size_t(0));
   int started = 0;
-  while (!queue.empty()) {
+  while (!pending.empty()) {
     if (interrupt_requested()) throw RunInterrupted{};
-    const std::size_t g = queue.front();
-    queue.pop_front();
-    const std::string& id = r.cases[groups[g].front()].problem.id();
-    if (!deferred[g] && !queue.empty() && ahead.building(id)) {
-      deferred[g] = true;
-      queue.push_back(g);
-      continue;
+    auto next = std::find_if(pending.begin(), pending.end(), [&](std::size_t g) { return ahead.ready(id_of(g)); });
+    if (next == pending.end()) {
+      if (ahead.wait_for_any()) continue;
+      next = pending.begin();
     }
-    progress.begin(++started, id);
+    const std::size_t g = *next;
+    pending.erase(next);
+    progress.begin(++started, id_of(g));
     validate_group(r, groups[g], stream, progress, ahead);
   }
   return ahead.finish();

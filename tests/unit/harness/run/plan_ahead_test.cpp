@@ -185,7 +185,7 @@ TEST(PlanAhead, ATaskBeingBuiltIsWaitedForAndOneNotStartedIsTakenBackAndNeverBui
       << stats.planned << ": the second task is planned, or was not started when finish() stopped the thread";
 }
 
-TEST(PlanAhead, BuildingSaysWhetherAThreadIsOnTheProblemNow) {
+TEST(PlanAhead, AProblemIsReadyOnceEachOfItsTasksIsSettledAndTheValidationCanWaitForAny) {
   PlanLog log;
   Gate gate;
   const std::vector<Problem> ps = problems(3);
@@ -194,13 +194,21 @@ TEST(PlanAhead, BuildingSaysWhetherAThreadIsOnTheProblemNow) {
   });
   PlanAhead ahead(tasks_of(ps, variant), kSetting, 1, kOnTheDevice);
   gate.await_arrival();
-  EXPECT_TRUE(ahead.building(ps[0].id())) << "the one thread is inside its task: the validation takes another first";
-  EXPECT_FALSE(ahead.building(ps[2].id())) << "queued, not being built";
-  EXPECT_FALSE(ahead.building("softmax/m1_n8/fp32")) << "no task at all";
-  gate.release();
-  ahead.wait(ps[0].id(), "cudnn");
-  EXPECT_FALSE(ahead.building(ps[0].id())) << "built";
-  ahead.finish();
+  EXPECT_FALSE(ahead.ready(ps[0].id())) << "being built";
+  EXPECT_FALSE(ahead.ready(ps[2].id())) << "queued";
+  EXPECT_TRUE(ahead.ready("softmax/m1_n8/fp32")) << "no task at all";
+  std::thread opener([&gate] {
+    std::this_thread::sleep_for(50ms);
+    gate.release();
+  });
+  EXPECT_TRUE(ahead.wait_for_any()) << "a task was being built";
+  opener.join();
+  EXPECT_TRUE(ahead.ready(ps[0].id())) << "built";
+  ahead.wait(ps[2].id(), "cudnn");  // taken back, or waited for if the thread took it meanwhile
+  EXPECT_TRUE(ahead.ready(ps[2].id()));
+  const PlanAheadStats stats = ahead.finish();
+  EXPECT_GE(stats.waited_s, 0.04) << "wait_for_any's seconds count as waited";
+  EXPECT_FALSE(ahead.wait_for_any()) << "nothing is being built after finish()";
 }
 
 TEST(PlanAhead, AFailingTaskIsCountedAndTheOthersArePlanned) {
