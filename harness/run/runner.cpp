@@ -205,7 +205,7 @@ PlanAheadStats validate_all(RunRecord& r, const std::vector<std::vector<std::siz
   // of 2^19 took ~25 s to build; the quick suite's validation waited 10-17 s for them in order).
   // When none is, it waits for the next plan to be done, or, with none being built, takes the
   // first (whose plans are then built in turn).
-  const auto id_of = [&](std::size_t g) -> const std::string& { return r.cases[groups[g].front()].problem.id(); };
+  const auto id_of = [&](std::size_t g) { return r.cases[groups[g].front()].problem.id(); };
   std::vector<std::size_t> pending(groups.size());
   std::iota(pending.begin(), pending.end(), std::size_t(0));
   int started = 0;
