@@ -103,6 +103,7 @@ void PlanAhead::wait(const std::string& problem_id, const std::string& variant_n
 
 bool PlanAhead::ready(const std::string& problem_id) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (threads_.empty()) return true;  // nothing is built ahead: the validation keeps its order
   for (auto it = index_.lower_bound({problem_id, ""}); it != index_.end() && it->first.first == problem_id; ++it)
     if (state_[it->second] == State::queued || state_[it->second] == State::running) return false;
   return true;

@@ -56,7 +56,7 @@ class PlanAhead {
   // is then never started).
   void wait(const std::string& problem_id, const std::string& variant_name);
   // Whether the problem's validation would not wait: each of its tasks built, failed or taken
-  // back, or none at all.
+  // back, or none at all (or no thread to build any: the validation keeps its order).
   bool ready(const std::string& problem_id);
   // Returns once a task being built is done (false at once when none is: nothing will change
   // unless the validation takes a task back). Its seconds count as waited.
