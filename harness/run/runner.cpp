@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <string>
 #include <thread>
 
 #include "harness/cuda_check.hpp"
@@ -205,20 +206,21 @@ PlanAheadStats validate_all(RunRecord& r, const std::vector<std::vector<std::siz
   // of 2^19 took ~25 s to build; the quick suite's validation waited 10-17 s for them in order).
   // When none is, it waits for the next plan to be done, or, with none being built, takes the
   // first (whose plans are then built in turn).
-  const auto id_of = [&](std::size_t g) { return r.cases[groups[g].front()].problem.id(); };
+  std::vector<std::string> ids;
+  for (const auto& group : groups) ids.push_back(r.cases[group.front()].problem.id());
   std::vector<std::size_t> pending(groups.size());
   std::iota(pending.begin(), pending.end(), std::size_t(0));
   int started = 0;
   while (!pending.empty()) {
     if (interrupt_requested()) throw RunInterrupted{};
-    auto next = std::find_if(pending.begin(), pending.end(), [&](std::size_t g) { return ahead.ready(id_of(g)); });
+    auto next = std::find_if(pending.begin(), pending.end(), [&](std::size_t g) { return ahead.ready(ids[g]); });
     if (next == pending.end()) {
       if (ahead.wait_for_any()) continue;
       next = pending.begin();
     }
     const std::size_t g = *next;
     pending.erase(next);
-    progress.begin(++started, id_of(g));
+    progress.begin(++started, ids[g]);
     validate_group(r, groups[g], stream, progress, ahead);
   }
   return ahead.finish();
