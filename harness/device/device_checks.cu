@@ -3,8 +3,10 @@
 #include "harness/device/device_checks.hpp"
 
 #include <cstring>
+#include <memory>
 
 #include "harness/cuda_check.hpp"
+#include "harness/stream_ordered_buffer.hpp"
 #include "harness/device/grid_stride.cuh"
 #include "harness/narrow_float.hpp"
 #include "harness/stored_value.hpp"
@@ -67,10 +69,9 @@ void scribble_async(void* data, std::size_t bytes, cudaStream_t stream, int payl
     NB_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(data) + whole, int(pattern & 0xff), bytes - whole, stream));
 }
 
-DeviceHasher::DeviceHasher() : accumulator_(sizeof(unsigned long long)) {}
-
 std::uint64_t DeviceHasher::hash(const void* data, std::size_t bytes, cudaStream_t stream) {
-  auto* acc = accumulator_.as<unsigned long long>();
+  const std::shared_ptr<void> accumulator = stream_ordered_buffer(sizeof(unsigned long long), stream);
+  auto* acc = static_cast<unsigned long long*>(accumulator.get());
   NB_CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, stream));
   const std::size_t words32 = bytes / 4;
   const std::int64_t words64 = std::int64_t(words32 + 1) / 2;

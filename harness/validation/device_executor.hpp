@@ -11,6 +11,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
+#include "harness/stream_ordered_buffer.hpp"
 #include "harness/validation/executor.hpp"
 
 namespace nb {
@@ -23,12 +24,15 @@ class DeviceExecutor {
   template <class F>
   void each(std::int64_t n, F f);  // device_executor.cuh
 
-  // n zeroed elements of device memory, freed with the last copy of the handle.
+  // n zeroed elements of device memory from the stream-ordered pool, given back in the stream's
+  // order with the last copy of the handle (stream_ordered_buffer: no device-wide wait as cudaFree
+  // has, around every validated launch's comparison). No handle may outlive the stream.
   template <class T>
   Scratch<T> scratch(std::int64_t n) {
-    auto owner = std::make_shared<DeviceBuffer>(static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(T));
-    NB_CUDA_CHECK(cudaMemsetAsync(owner->get(), 0, owner->bytes(), stream_));
-    return Scratch<T>(owner, owner->as<T>());
+    const std::size_t bytes = static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(T);
+    std::shared_ptr<void> owner = stream_ordered_buffer(bytes, stream_);
+    NB_CUDA_CHECK(cudaMemsetAsync(owner.get(), 0, bytes, stream_));
+    return Scratch<T>(owner, static_cast<T*>(owner.get()));
   }
 
   // n elements copied to the host once the stream has reached them.
