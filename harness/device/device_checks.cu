@@ -69,19 +69,23 @@ void scribble_async(void* data, std::size_t bytes, cudaStream_t stream, int payl
     NB_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(data) + whole, int(pattern & 0xff), bytes - whole, stream));
 }
 
-std::uint64_t DeviceHasher::hash(const void* data, std::size_t bytes, cudaStream_t stream) {
-  const std::shared_ptr<void> accumulator = stream_ordered_buffer(sizeof(unsigned long long), stream);
-  auto* acc = static_cast<unsigned long long*>(accumulator.get());
-  NB_CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof *acc, stream));
-  const std::size_t words32 = bytes / 4;
-  const std::int64_t words64 = std::int64_t(words32 + 1) / 2;
-  hash_kernel<<<grid_stride_blocks(words64), kGridStrideThreads, 0, stream>>>(static_cast<const std::uint32_t*>(data),
-                                                                             words32, acc);
-  NB_CHECK_LAUNCH();
-  unsigned long long result = 0;
-  NB_CUDA_CHECK(cudaMemcpyAsync(&result, acc, sizeof result, cudaMemcpyDeviceToHost, stream));
+std::vector<std::uint64_t> device_hashes(const std::vector<HashedBytes>& buffers, cudaStream_t stream) {
+  std::vector<unsigned long long> sums(buffers.size());
+  if (buffers.empty()) return {};
+  const std::size_t bytes = sums.size() * sizeof(unsigned long long);
+  const std::shared_ptr<void> accumulators = stream_ordered_buffer(bytes, stream);
+  auto* acc = static_cast<unsigned long long*>(accumulators.get());
+  NB_CUDA_CHECK(cudaMemsetAsync(acc, 0, bytes, stream));
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    const std::size_t words32 = buffers[b].bytes / 4;
+    const std::int64_t words64 = std::int64_t(words32 + 1) / 2;
+    hash_kernel<<<grid_stride_blocks(words64), kGridStrideThreads, 0, stream>>>(
+        static_cast<const std::uint32_t*>(buffers[b].data), words32, acc + b);
+    NB_CHECK_LAUNCH();
+  }
+  NB_CUDA_CHECK(cudaMemcpyAsync(sums.data(), acc, bytes, cudaMemcpyDeviceToHost, stream));
   NB_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return result;
+  return {sums.begin(), sums.end()};
 }
 
 std::uint64_t host_hash(const void* data, std::size_t bytes) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "harness/device_buffer.hpp"
 
@@ -24,12 +25,17 @@ void scribble_async(void* data, std::size_t bytes, cudaStream_t stream, int payl
 
 // An order-independent hash of a buffer's bytes: sum over 8-byte words of mix(word, index).
 // Any change to any word changes it with overwhelming probability.
-// Its accumulator comes from the stream-ordered pool (stream_ordered_buffer) at each hash: the
-// validation hashes the inputs around every launch.
-class DeviceHasher {
- public:
-  std::uint64_t hash(const void* data, std::size_t bytes, cudaStream_t stream);
+struct HashedBytes {
+  const void* data;
+  std::size_t bytes;
 };
+// The hashes of several buffers at one wait for the stream: the validation hashes the inputs around
+// every launch, so their accumulators share one allocation (from the stream-ordered pool) and one
+// copy back.
+std::vector<std::uint64_t> device_hashes(const std::vector<HashedBytes>& buffers, cudaStream_t stream);
+inline std::uint64_t device_hash(const void* data, std::size_t bytes, cudaStream_t stream) {
+  return device_hashes({{data, bytes}}, stream).front();
+}
 
 // The same hash on the host, for tests that cross-check the device.
 std::uint64_t host_hash(const void* data, std::size_t bytes);

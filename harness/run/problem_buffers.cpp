@@ -82,11 +82,10 @@ void ProblemBuffers::scribble_workspace(cudaStream_t stream, int payload) const 
 }
 
 std::vector<std::uint64_t> ProblemBuffers::input_hashes(cudaStream_t stream) const {
-  DeviceHasher hasher;
-  std::vector<std::uint64_t> hashes;
+  std::vector<HashedBytes> inputs;
   for (std::size_t i = 0; i < decls.size(); ++i)
-    if (decls[i].role == TensorRole::input) hashes.push_back(hasher.hash(tensors.buffers[i].get(), hashed_bytes(i), stream));
-  return hashes;
+    if (decls[i].role == TensorRole::input) inputs.push_back({tensors.buffers[i].get(), hashed_bytes(i)});
+  return device_hashes(inputs, stream);
 }
 
 std::size_t ProblemBuffers::hashed_bytes(std::size_t i) const { return (storage_bytes(decls.at(i)) + 3) / 4 * 4; }

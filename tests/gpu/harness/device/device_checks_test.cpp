@@ -28,14 +28,29 @@ TEST(DeviceChecks, DeviceHashMatchesHostHashAndSeesOneFlippedBit) {
   draw(data, Distribution::normal, 5, 0);
   DeviceBuffer buf(data.size() * sizeof(float));
   NB_CUDA_CHECK(cudaMemcpy(buf.get(), data.data(), data.size() * sizeof(float), cudaMemcpyHostToDevice));
-  DeviceHasher hasher;
-  const auto h = hasher.hash(buf.get(), buf.bytes(), nullptr);
+  const auto h = device_hash(buf.get(), buf.bytes(), nullptr);
   EXPECT_EQ(h, host_hash(data.data(), data.size() * sizeof(float)));
   unsigned char byte = 0;
   NB_CUDA_CHECK(cudaMemcpy(&byte, buf.as<char>() + 4444, 1, cudaMemcpyDeviceToHost));
   byte ^= 0x10;
   NB_CUDA_CHECK(cudaMemcpy(buf.as<char>() + 4444, &byte, 1, cudaMemcpyHostToDevice));
-  EXPECT_NE(hasher.hash(buf.get(), buf.bytes(), nullptr), h);
+  EXPECT_NE(device_hash(buf.get(), buf.bytes(), nullptr), h);
+}
+
+// Several buffers hashed at one wait: each its own accumulator, each the host's hash of its bytes.
+TEST(DeviceChecks, DeviceHashesOfSeveralBuffersAreEachBuffersOwn) {
+  std::vector<float> a(4099), b(3);
+  draw(a, Distribution::normal, 6, 0);
+  draw(b, Distribution::wide, 7, 0);
+  DeviceBuffer da(a.size() * sizeof(float)), db(b.size() * sizeof(float));
+  NB_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), da.bytes(), cudaMemcpyHostToDevice));
+  NB_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), db.bytes(), cudaMemcpyHostToDevice));
+  const std::vector<std::uint64_t> h = device_hashes({{da.get(), da.bytes()}, {db.get(), db.bytes()}, {da.get(), 8}}, nullptr);
+  ASSERT_EQ(h.size(), 3u);
+  EXPECT_EQ(h[0], host_hash(a.data(), da.bytes()));
+  EXPECT_EQ(h[1], host_hash(b.data(), db.bytes()));
+  EXPECT_EQ(h[2], host_hash(a.data(), 8));
+  EXPECT_TRUE(device_hashes({}, nullptr).empty());
 }
 
 TEST(DeviceChecks, CopyCeilingIsBelowTheTheoreticalPeak) {
