@@ -50,7 +50,7 @@ nb_build_dir() { echo "$NB_ROOT/build/$(nb_preset)"; }
 
 # A fresh build has no CTest cost data, so ctest would start the tests in index order and a long
 # one started last stretches the run: nb_seed_test_costs seeds it from the H100's measured seconds
-# (tests/gpu/h100_test_seconds.txt) so that the longest start first, and the tests that must run
+# (tests/h100_test_seconds.txt) so that the longest start first, and the tests that must run
 # alone (RUN_SERIAL) before all of them, back to back, so that none waits for the GPU to drain.
 # ctest refines the costs as it runs; a build that has them keeps its own.
 nb_seed_test_costs() {
@@ -70,5 +70,5 @@ for test in json.load(sys.stdin)["tests"]:
     props = {p["name"]: p["value"] for p in test.get("properties", [])}
     cost = seconds.get(test["name"], 0.0) + (10000.0 if props.get("RUN_SERIAL") else 0.0)
     print(test["name"], 1, cost)
-print("---")' "$NB_ROOT/tests/gpu/h100_test_seconds.txt" > "$costs"
+print("---")' "$NB_ROOT/tests/h100_test_seconds.txt" > "$costs"
 }

@@ -1,6 +1,7 @@
 // Every op's float64 reference program on the GPU, over every quick problem and distribution,
-// against the Eigen reference, the host's draws and conditions, and Eigen's audit (with a planted
-// error it must catch): the device twin of tests/unit/baselines/gpu/reference_program_test.cpp.
+// against the Eigen reference and the host's draws and conditions; Eigen's audit (with a planted
+// error it must catch) under `normal` and `special` (AuditChecks): the device twin of
+// tests/unit/baselines/gpu/reference_program_test.cpp, which audits under every distribution.
 #include <gtest/gtest.h>
 
 #include "gpu_harness.hpp"
@@ -43,7 +44,7 @@ TEST_P(DeviceReferenceProgram, MatchesEigenOnEveryDistribution) {
   DeviceExecutor device(stream.get());
   Executor ex(device);
   check_every_distribution(*op, problem, ex, [&] { return std::make_unique<DeviceProgramMemory>(stream.get()); },
-                           "on the device");
+                           "on the device", AuditChecks::normal_and_special);
 }
 
 INSTANTIATE_TEST_SUITE_P(QuickSuite, DeviceReferenceProgram, testing::ValuesIn(quick_problems(registry(), true)),
