@@ -28,8 +28,8 @@ step_test() {
   NB_PRESET=release nb_seed_test_costs
   timeout -s INT "${NB_CTEST_LIMIT_S:-86400}" \
     ctest --preset release -j "$(nb_jobs)" --timeout 600 ${NB_CTEST_ARGS:-} > "$OUT/ctest.log" 2>&1
-  local s=$?
-  summary+=("ctest ${NB_CTEST_ARGS:0:40}: exit $s in $((SECONDS - start)) s, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
+  local s=$? args=${NB_CTEST_ARGS:-}
+  summary+=("ctest ${args:0:40}: exit $s in $((SECONDS - start)) s, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log")")
   grep -E "Failed|\*\*\*|Not Run|tests passed|tests failed" "$OUT/ctest.log" | tail -25
   record_unreached_tests
 }
