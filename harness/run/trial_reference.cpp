@@ -1,5 +1,6 @@
 #include "harness/run/trial_reference.hpp"
 
+#include <array>
 #include <future>
 
 #include "harness/cuda_check.hpp"
@@ -77,7 +78,7 @@ class DeviceTrialReference final : public TrialReference {
  public:
   DeviceTrialReference(const OpSpec& op, const Problem& problem, const std::vector<TensorDecl>& decls,
                        cudaStream_t stream, const AuditBudget& budget)
-      : op_(op), problem_(problem), decls_(decls), executor_(stream), budget_(budget), staging_(true) {
+      : op_(op), problem_(problem), decls_(decls), executor_(stream), budget_(budget) {
     summary_.computed_on = "device";
     reference_.data.assign(decls_.size(), nullptr);
     for (std::size_t i = 0; i < decls_.size(); ++i) {
@@ -92,7 +93,9 @@ class DeviceTrialReference final : public TrialReference {
   }
 
   void prepare(const ProblemBuffers& buffers, Distribution d, std::uint64_t seed, ProblemPhases& phases) override {
-    settle(phases);
+    AuditLane& lane = lanes_[next_lane_];
+    next_lane_ ^= 1;
+    wait_for(lane, phases);  // the audit of two trials back, whose staging this trial's audit reuses
     tensors_ = program_tensors_of(buffers);
     draws_ = op_.input_draws(problem_, d);
     seed_ = seed;
@@ -107,20 +110,16 @@ class DeviceTrialReference final : public TrialReference {
     phases.reference_s += clock.lap();
     // What the audit takes from the device is copied now, in stream order before any variant
     // launch can write an input; Eigen checks it on a host thread while the variants run.
-    staging_.recycle();  // settle() above: no audit reads it any more
+    lane.staging.recycle();  // wait_for above: no audit reads it any more
     StagedAudit audit = stage_audit({op_, problem_, decls_, tensors_, reference_, draws_, seed_, tolerances_}, ex, budget_,
-                                    staging_);
+                                    lane.staging);
     phases.audit_gather_s += clock.lap();
-    pending_audit_ = std::async(std::launch::async,
-                                [this, audit = std::move(audit)] { check_audit(audit, summary_, audit_memory_); });
+    lane.pending = std::async(std::launch::async,
+                              [&lane, audit = std::move(audit)] { check_audit(audit, lane.found, lane.memory); });
   }
 
   void settle(ProblemPhases& phases) override {
-    if (!pending_audit_.valid()) return;
-    Stopwatch clock;
-    std::future<void> audit = std::move(pending_audit_);
-    audit.get();
-    phases.audit_wait_s += clock.lap();
+    for (AuditLane& lane : lanes_) wait_for(lane, phases);
   }
 
   void reset_inouts() override {
@@ -165,11 +164,33 @@ class DeviceTrialReference final : public TrialReference {
   ProgramTensors tensors_;
   std::vector<InputDraw> draws_;
   std::uint64_t seed_ = 0;
-  ReferenceSummary summary_;  // written by the pending audit until settle()
-  AuditStaging staging_;          // where the audit's copies land, pinned; recycled between trials
-  AuditHostMemory audit_memory_;  // the pending audit's own
-  // Last, so destroyed first: std::async's future waits for the audit before what it reads goes.
-  std::future<void> pending_audit_;
+  ReferenceSummary summary_;  // the audits' findings, each added once it is waited for
+
+  // One audit on its way: where its copies land (pinned, recycled between its trials), its host
+  // memory, what it found, and its future. Two lanes in turn, so that a trial's audit may still run
+  // on the host while the next trial's audit does: with one, the quick suite's validation waited
+  // 13 s for audits (of trials a few milliseconds long) that finished after their trial's variants.
+  struct AuditLane {
+    AuditStaging staging{true};
+    AuditHostMemory memory;
+    ReferenceSummary found;
+    // Last, so destroyed first: std::async's future waits for the audit before what it reads goes.
+    std::future<void> pending;
+  };
+
+  // Waits for the lane's audit (rethrowing its ReferenceDisagreement) and adds what it found.
+  void wait_for(AuditLane& lane, ProblemPhases& phases) {
+    if (!lane.pending.valid()) return;
+    Stopwatch clock;
+    std::future<void> audit = std::move(lane.pending);
+    audit.get();
+    phases.audit_wait_s += clock.lap();
+    summary_.add_audits(lane.found);
+    lane.found = ReferenceSummary{};
+  }
+
+  std::array<AuditLane, 2> lanes_;  // last members, so their audits end before what they read goes
+  std::size_t next_lane_ = 0;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #pragma once
 // Which float64 reference a problem's trials got, and what Eigen's audit of a device reference
 // found (docs/validation.md). The report carries it on every row of the problem.
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,18 @@ struct ReferenceSummary {
   // and elementwise with the tolerance's floor), and the largest share of the audit's bound (1e-3 of
   // the variants' tolerance) either reached: below 1 passes.
   double worst_normwise = 0, worst_elementwise = 0, worst_share_of_bound = 0;
+
+  // Another's audits added to these: trials and checked draws summed, the worst figures kept, and
+  // its families (what each trial audits) in place of these.
+  void add_audits(const ReferenceSummary& other) {
+    if (other.audited_trials == 0) return;
+    families = other.families;
+    audited_trials += other.audited_trials;
+    drawn_elements_checked += other.drawn_elements_checked;
+    worst_normwise = std::max(worst_normwise, other.worst_normwise);
+    worst_elementwise = std::max(worst_elementwise, other.worst_elementwise);
+    worst_share_of_bound = std::max(worst_share_of_bound, other.worst_share_of_bound);
+  }
 
   bool full() const {
     for (const FamilyAudit& f : families)
