@@ -80,13 +80,15 @@ step_ab() {
 }
 
 # NB_PROFILE_CASES="op:variant:problem-id ..." gets a lean Nsight Compute pass per case (kernel
-# time, DRAM bytes and throughput, issue and occupancy), one CSV each, and a digest printed.
+# time, DRAM bytes and throughput, issue and occupancy), one CSV each, and a digest printed;
+# NB_PROFILE_EXTRA_METRICS (comma-separated) adds metrics to the CSV (warp stall ratios, ...).
 step_profile() {
   local spec op variant problem out
   local metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
   metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct
   metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active
   metrics+=,launch__registers_per_thread,launch__grid_size,launch__block_size,launch__occupancy_limit_registers
+  [ -n "${NB_PROFILE_EXTRA_METRICS:-}" ] && metrics+=",$NB_PROFILE_EXTRA_METRICS"
   mkdir -p "$OUT/profiles"
   for spec in ${NB_PROFILE_CASES:-}; do
     IFS=: read -r op variant problem <<< "$spec"
