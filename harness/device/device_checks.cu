@@ -70,8 +70,8 @@ void scribble_async(void* data, std::size_t bytes, cudaStream_t stream, int payl
 }
 
 std::vector<std::uint64_t> device_hashes(const std::vector<HashedBytes>& buffers, cudaStream_t stream) {
-  std::vector<unsigned long long> sums(buffers.size());
   if (buffers.empty()) return {};
+  std::vector<unsigned long long> sums(buffers.size());
   const std::size_t bytes = sums.size() * sizeof(unsigned long long);
   const std::shared_ptr<void> accumulators = stream_ordered_buffer(bytes, stream);
   auto* acc = static_cast<unsigned long long*>(accumulators.get());

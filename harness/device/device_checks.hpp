@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/device_buffer.hpp"
 
 namespace nb {
 

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "harness/cuda_check.hpp"
-#include "harness/device_buffer.hpp"
 #include "harness/stream_ordered_buffer.hpp"
 #include "harness/validation/executor.hpp"
 

@@ -16,9 +16,6 @@
 namespace nb {
 namespace {
 
-// The input elements of one tensor whose draw the audit checks per trial, spread over the gathered ones.
-constexpr std::int64_t kDrawChecksPerTensor = std::int64_t(1) << 16;
-
 std::int64_t slice_problem_elements(const SliceFamily& f, std::size_t tensors, const std::vector<std::int64_t>& slices) {
   std::int64_t n = 0;
   for (std::size_t t = 0; t < tensors; ++t) n += run_elements(f.runs(static_cast<int>(t), slices));
@@ -312,7 +309,7 @@ void audit_reference(const DeviceTrial& t, Executor& ex, const AuditBudget& budg
 }
 
 std::vector<std::int64_t> audit_draw_sample(std::int64_t total) {
-  const std::int64_t checks = std::min(total, kDrawChecksPerTensor);
+  const std::int64_t checks = std::min(total, kAuditDrawSample);
   std::vector<std::int64_t> positions(static_cast<std::size_t>(checks));
   for (std::int64_t j = 0; j < checks; ++j) positions[std::size_t(j)] = checks == total ? j : j * (total / checks);
   return positions;

@@ -19,15 +19,19 @@
 
 namespace nb {
 
+// The input elements of one tensor whose draw the audit checks per trial, spread over the gathered
+// ones (audit_draw_sample).
+inline constexpr std::int64_t kAuditDrawSample = std::int64_t(1) << 16;
+
 struct AuditBudget {
   std::int64_t full_elements = std::int64_t(1) << 22;  // a problem this small is audited whole
   std::int64_t max_slices = 64;
   std::int64_t max_elements = std::int64_t(1) << 25;  // of the slices' own elements: beyond, fewer slices (two at least)
   // A declared input of the slices is drawn on the host when its rule is uniform or it has at most
-  // this many elements (the draw sample's size: audit_draw_sample); a larger normal or `wide` one is
+  // this many elements (the draw sample's size); a larger normal or `wide` one is
   // copied from the device instead, and the host draws only its sample (a core draws ~25M of them
   // a second, a pinned copy moves ~6G a second: docs/validation.md).
-  std::int64_t host_drawn_elements = std::int64_t(1) << 16;
+  std::int64_t host_drawn_elements = kAuditDrawSample;
 };
 
 struct DeviceTrial {
@@ -108,7 +112,7 @@ void check_audit(const StagedAudit& audit, ReferenceSummary& summary, AuditHostM
 void audit_reference(const DeviceTrial& trial, Executor& ex, const AuditBudget& budget, ReferenceSummary& summary);
 
 // The positions of a gathered order of `total` elements whose drawn bits the audit checks: every
-// one up to 2^16, else 2^16 spread evenly over them.
+// one up to kAuditDrawSample, else that many spread evenly over them.
 std::vector<std::int64_t> audit_draw_sample(std::int64_t total);
 
 }  // namespace nb

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
 #include "harness/timing/bandwidth_ceiling.hpp"
 #include "harness/device/device_checks.hpp"
 #include "harness/timing/stream_ceilings.hpp"
