@@ -95,6 +95,18 @@ class OpSpec {
                                   const ReferenceTensors& /*reference*/) const {
     return 1.0;
   }
+  // What rounding each GEMM operand to the problem's precision adds to a tensor's bounds per unit
+  // of its operand amplification (below): zero unless the precision rounds operands (tf32), then
+  // about its unit roundoff. Added to the condition-scaled bounds, not scaled by the condition:
+  // the amplification is this error's own measure (docs/tolerance.md, "Operand rounding").
+  virtual Tolerance operand_rounding(const Problem&) const { return {}; }
+  // How much this instance amplifies a relative rounding u of every GEMM product into the tensor's
+  // normwise error, per unit of u (first-order propagation through what follows the GEMM). The
+  // reference's own (ReferenceTensors::operand_amplification) for every tensor by default.
+  virtual double operand_amplification(const Problem&, int /*tensor*/, const HostTensors& /*inputs*/,
+                                       const ReferenceTensors& reference) const {
+    return reference.operand_amplification;
+  }
   virtual std::vector<StressDistribution> stress() const { return {}; }
   // The stress distributions of one problem, where they depend on it (a tf32 problem cannot
   // promise what its fp32 twin does); the op's own list by default.

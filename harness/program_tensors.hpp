@@ -39,7 +39,12 @@ struct ProgramReference {
 struct ReferenceConditions {
   double instance = 1;             // the larger of OpSpec::condition and the reference's own
   std::vector<double> per_tensor;  // OpSpec::tensor_condition per declared tensor; empty means 1 for all
+  // OpSpec::operand_amplification per declared tensor; empty means 0 for all (no operand rounding).
+  std::vector<double> operand_amplification;
   double of(std::size_t tensor) const { return tensor < per_tensor.size() ? per_tensor[tensor] : 1.0; }
+  double amplification_of(std::size_t tensor) const {
+    return tensor < operand_amplification.size() ? operand_amplification[tensor] : 0.0;
+  }
 };
 
 }  // namespace nb

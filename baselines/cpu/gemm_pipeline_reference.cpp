@@ -85,7 +85,8 @@ void normalize_columns(const Shape& s, std::vector<double>& h, const double* mea
   }, 8);
 }
 
-double groupnorm_rows(const Shape& s, std::vector<double>& g, const float* gamma, const float* beta) {
+double groupnorm_rows(const Shape& s, std::vector<double>& g, const float* gamma, const float* beta,
+                      double* invstd_out) {
   const std::int64_t size = s.group_size();
   std::vector<double> worst(std::size_t(s.m), 1.0);
   parallel_for(s.m, [&](std::int64_t r0, std::int64_t r1) {
@@ -97,6 +98,7 @@ double groupnorm_rows(const Shape& s, std::vector<double>& g, const float* gamma
         mean /= double(size);
         for (std::int64_t i = 0; i < size; ++i) sq += (v[i] - mean) * (v[i] - mean);
         const double invstd = 1.0 / std::sqrt(sq / double(size) + s.eps);
+        if (invstd_out) invstd_out[r * s.groups + c0 / size] = invstd;
         if (std::isfinite(mean * invstd))
           worst[std::size_t(r)] = std::max(worst[std::size_t(r)], std::sqrt(1.0 + mean * invstd * mean * invstd));
         for (std::int64_t i = 0; i < size; ++i)

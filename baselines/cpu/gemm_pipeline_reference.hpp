@@ -26,8 +26,10 @@ void normalize_columns(const Shape& s, std::vector<double>& h, const double* mea
                        const float* gamma, const float* beta);
 
 // GroupNorm of each row of g (M, N) over G groups of N/G channels, per-channel affine, in place.
-// Returns the largest sqrt(1 + (mean * invstd)^2) over the groups (the condition factor).
-double groupnorm_rows(const Shape& s, std::vector<double>& g, const float* gamma, const float* beta);
+// Returns the largest sqrt(1 + (mean * invstd)^2) over the groups (the condition factor); writes
+// each (row, group)'s invstd to `invstd` (M, G) where given.
+double groupnorm_rows(const Shape& s, std::vector<double>& g, const float* gamma, const float* beta,
+                      double* invstd = nullptr);
 
 // Softmax over each row of z (M, N), in place.
 void softmax_rows(const Shape& s, std::vector<double>& z);

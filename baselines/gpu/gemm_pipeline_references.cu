@@ -1,4 +1,5 @@
 #include "baselines/gpu/gemm_pipeline_references.hpp"
+#include "baselines/cpu/operand_amplification.hpp"
 #include "baselines/gpu/linear_reference.hpp"
 #include "harness/portable_math.hpp"
 #include "harness/validation/device_executor.cuh"
@@ -52,11 +53,12 @@ void softmax_rows_in_place(Ex& ex, double* z, std::int64_t m, std::int64_t n) {
 }
 
 // GroupNorm of g in place: `count` groups, each a run of `size` consecutive elements (a row of g
-// holds n / size of them), per-channel gamma and beta over a row's n channels. Returns the largest
-// sqrt(1 + (mean * invstd)^2) where it is finite, at least 1 and at most 1e5.
+// holds n / size of them), per-channel gamma and beta over a row's n channels; each group's invstd
+// to `invstd` (count). Returns the largest sqrt(1 + (mean * invstd)^2) where it is finite, at least
+// 1 and at most 1e5.
 template <class Ex>
 double groupnorm_in_place(Ex& ex, double* g, std::int64_t count, std::int64_t size, std::int64_t n,
-                          const float* gamma, const float* beta, double eps) {
+                          const float* gamma, const float* beta, double eps, double* invstd) {
   const Scratch<double> sums = slice_sums(ex, count, size, [=] NB_HD(std::int64_t s, std::int64_t i) { return g[s * size + i]; });
   const Scratch<double> means = ex.template scratch<double>(count);
   const double* sum = sums.get();
@@ -65,9 +67,9 @@ double groupnorm_in_place(Ex& ex, double* g, std::int64_t count, std::int64_t si
   const Scratch<double> deviations = slice_sums(ex, count, size, [=] NB_HD(std::int64_t s, std::int64_t i) {
     return (g[s * size + i] - mean[s]) * (g[s * size + i] - mean[s]);
   });
-  const Scratch<double> invstds = ex.template scratch<double>(count), conditions = ex.template scratch<double>(count);
+  const Scratch<double> conditions = ex.template scratch<double>(count);
   const double* dev2 = deviations.get();
-  double *invstd = invstds.get(), *k = conditions.get();
+  double* k = conditions.get();
   ex.each(count, [=] NB_HD(std::int64_t s) {
     invstd[s] = 1.0 / sqrt(dev2[s] / double(size) + eps);
     const double r = mean[s] * invstd[s];
@@ -83,46 +85,113 @@ double groupnorm_in_place(Ex& ex, double* g, std::int64_t count, std::int64_t si
   return largest < 1e5 ? largest : 1e5;
 }
 
-// The smaller of two, NaN winning (torch.min propagates NaN).
+// The operand amplification's sums (baselines/cpu/operand_amplification.hpp), each over its
+// finite terms: ||a_r||^2 of each row of a (rows, k); the sum of term(i) over [0, count).
+NB_HD inline double finite_or_zero(double v) { return portable::is_finite(v) ? v : 0.0; }
+
+template <class Ex>
+Scratch<double> row_squares(Ex& ex, const float* a, std::int64_t rows, std::int64_t k) {
+  return slice_sums(ex, rows, k, [=] NB_HD(std::int64_t r, std::int64_t q) {
+    const double v = a[r * k + q];
+    return v * v;
+  });
+}
+
+template <class Ex, class Term>
+double finite_total(Ex& ex, std::int64_t count, Term term) {
+  const Scratch<double> sum =
+      slice_sums(ex, 1, count, [=] NB_HD(std::int64_t, std::int64_t i) { return finite_or_zero(term(i)); });
+  return ex.to_host(sum.get(), 1)[0];
+}
+
+template <class Ex>
+double sum_of_squares(Ex& ex, const double* y, std::int64_t count) {
+  return finite_total(ex, count, [=] NB_HD(std::int64_t i) { return y[i] * y[i]; });
+}
+
+// gamma_j invstd_j s_j (s per column) or s gamma_j invstd_j (one s), squared, times ||w_j||^2.
+template <class Ex>
+Scratch<double> column_weights(Ex& ex, const LinearOperands& lin, const float* gamma, const double* invstd,
+                               const float* scale, bool per_column_scale) {
+  const Scratch<double> ws = row_squares(ex, lin.w, lin.n, lin.k);
+  Scratch<double> out = ex.template scratch<double>(lin.n);
+  const double* w2 = ws.get();
+  double* c = out.get();
+  ex.each(lin.n, [=] NB_HD(std::int64_t j) {
+    const double f = double(gamma[j]) * invstd[j] * double(scale[per_column_scale ? j : 0]);
+    c[j] = f * f * w2[j];
+  });
+  return out;
+}
 }  // namespace pipeline_steps
 
 template <class Ex>
-void gemm_scale_bn(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y) {
+double gemm_scale_bn(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y) {
   const std::int64_t m = lin.m, n = lin.n;
   const Scratch<double> g = linear(ex, lin.x, lin.w, lin.b, m, n, lin.k);
   double* h = g.get();
   ex.each(m * n, [=] NB_HD(std::int64_t i) { h[i] *= double(scale[i % n]); });
   pipeline_steps::batchnorm_columns(ex, h, m, n, bn, y);
+  using namespace pipeline_steps;
+  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), cs = column_weights(ex, lin, bn.gamma, bn.save_invstd, scale, true);
+  const double *x2 = xs.get(), *c = cs.get();
+  const double rows = finite_total(ex, m, [=] NB_HD(std::int64_t i) { return x2[i]; });
+  const double columns = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return c[j]; });
+  return linear::amplification_ratio(rows * columns, double(lin.k), sum_of_squares(ex, y, m * n));
 }
 
 template <class Ex>
-void gemm_bn_scale_softmax(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y) {
+double gemm_bn_scale_softmax(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y) {
   const std::int64_t m = lin.m, n = lin.n;
   const Scratch<double> g = linear(ex, lin.x, lin.w, lin.b, m, n, lin.k);
   pipeline_steps::batchnorm_columns(ex, g.get(), m, n, bn, y);
   ex.each(m * n, [=] NB_HD(std::int64_t i) { y[i] *= double(scale[0]); });
   pipeline_steps::softmax_rows_in_place(ex, y, m, n);
+  using namespace pipeline_steps;
+  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), cs = column_weights(ex, lin, bn.gamma, bn.save_invstd, scale, false);
+  const double *x2 = xs.get(), *c = cs.get();
+  const double numerator = finite_total(ex, m * n, [=] NB_HD(std::int64_t i) { return y[i] * y[i] * c[i % n] * x2[i / n]; });
+  return linear::amplification_ratio(numerator, double(lin.k), sum_of_squares(ex, y, m * n));
 }
 
 template <class Ex>
-double gemm_gn_min_bias(Ex& ex, const LinearOperands& lin, std::int64_t groups, const float* gamma, const float* beta,
-                        const float* add_bias, double eps, double* y) {
-  const std::int64_t m = lin.m, n = lin.n;
+GroupMinimumConditions gemm_gn_min_bias(Ex& ex, const LinearOperands& lin, std::int64_t groups, const float* gamma,
+                                        const float* beta, const float* add_bias, double eps, double* y) {
+  using namespace pipeline_steps;
+  const std::int64_t m = lin.m, n = lin.n, size = n / groups;
   const Scratch<double> g = linear(ex, lin.x, lin.w, lin.b, m, n, lin.k);
+  const Scratch<double> invstds = ex.template scratch<double>(m * groups);
   double* z = g.get();
-  const double condition = pipeline_steps::groupnorm_in_place(ex, z, m * groups, n / groups, n, gamma, beta, eps);
+  GroupMinimumConditions out;
+  out.condition = groupnorm_in_place(ex, z, m * groups, size, n, gamma, beta, eps, invstds.get());
   const Scratch<double> minima = slice_reduce(
       ex, m, n, INFINITY, [=] NB_HD(std::int64_t row, std::int64_t j) { return z[row * n + j]; }, NanMin{});
   const double* mn = minima.get();
   ex.each(n * m, [=] NB_HD(std::int64_t i) { y[i] = mn[i % m] + double(add_bias[i / m]); });
-  return condition;
+  // Each row's first column holding its minimum (infinite where the minimum is NaN), and the error
+  // that column's element carries into the row's N outputs.
+  const Scratch<double> firsts = slice_reduce(
+      ex, m, n, INFINITY,
+      [=] NB_HD(std::int64_t row, std::int64_t j) { return z[row * n + j] == mn[row] ? double(j) : INFINITY; },
+      Smaller{});
+  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), ws = row_squares(ex, lin.w, n, lin.k);
+  const double *first = firsts.get(), *invstd = invstds.get(), *x2 = xs.get(), *w2 = ws.get();
+  const double numerator = finite_total(ex, m, [=] NB_HD(std::int64_t r) {
+    if (!portable::is_finite(first[r])) return 0.0;
+    const std::int64_t j = std::int64_t(first[r]);
+    const double c = double(gamma[j]) * invstd[r * groups + j / size];
+    return c * c * x2[r] * w2[j];
+  });
+  out.operand_amplification =
+      linear::amplification_ratio(double(n) * numerator, double(lin.k), sum_of_squares(ex, y, n * m));
+  return out;
 }
 
-#define NB_INSTANTIATE(Ex)                                                                                          \
-  template void gemm_scale_bn<Ex>(Ex&, const LinearOperands&, const float*, const BatchNormColumns&, double*);         \
-  template void gemm_bn_scale_softmax<Ex>(Ex&, const LinearOperands&, const float*, const BatchNormColumns&, double*); \
-  template double gemm_gn_min_bias<Ex>(Ex&, const LinearOperands&, std::int64_t, const float*, const float*,           \
-                                       const float*, double, double*);
+#define NB_INSTANTIATE(Ex)                                                                                            \
+  template double gemm_scale_bn<Ex>(Ex&, const LinearOperands&, const float*, const BatchNormColumns&, double*);         \
+  template double gemm_bn_scale_softmax<Ex>(Ex&, const LinearOperands&, const float*, const BatchNormColumns&, double*); \
+  template GroupMinimumConditions gemm_gn_min_bias<Ex>(Ex&, const LinearOperands&, std::int64_t, const float*,           \
+                                                       const float*, const float*, double, double*);
 NB_INSTANTIATE(DeviceExecutor)
 NB_INSTANTIATE(HostExecutor)
 #undef NB_INSTANTIATE

@@ -30,20 +30,26 @@ struct BatchNormColumns {
   double* new_running_var;
 };
 
+// Each pipeline returns its operand amplification (baselines/cpu/operand_amplification.hpp).
+
 // y = bn_train((x W^T + b) * s), s per column (n); y is (m, n).
 template <class Ex>
-void gemm_scale_bn(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y);
+double gemm_scale_bn(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y);
 
 // y = softmax(s * bn_train(x W^T + b)) over each row, s one value; y is (m, n).
 template <class Ex>
-void gemm_bn_scale_softmax(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y);
+double gemm_bn_scale_softmax(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y);
 
 // GroupNorm of each row of g = x W^T + b over `groups` groups of channels (per-channel gamma,
 // beta), its minimum over the row, plus add_bias per channel: y (n, m), y[c][r] = min_r + add_bias[c].
-// Returns the largest sqrt(1 + (mean * invstd)^2) over the groups where it is finite, at least 1
-// and at most 1e5 (linear::groupnorm_rows' condition).
+// `condition` is the largest sqrt(1 + (mean * invstd)^2) over the groups where it is finite, at
+// least 1 and at most 1e5 (linear::groupnorm_rows' condition).
+struct GroupMinimumConditions {
+  double condition = 1;
+  double operand_amplification = 0;
+};
 template <class Ex>
-double gemm_gn_min_bias(Ex& ex, const LinearOperands& lin, std::int64_t groups, const float* gamma, const float* beta,
-                        const float* add_bias, double eps, double* y);
+GroupMinimumConditions gemm_gn_min_bias(Ex& ex, const LinearOperands& lin, std::int64_t groups, const float* gamma,
+                                        const float* beta, const float* add_bias, double eps, double* y);
 
 }  // namespace nb::gpu

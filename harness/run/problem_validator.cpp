@@ -111,11 +111,14 @@ ProblemPhases ProblemValidator::run(const ValidationPlan& plan, const std::vecto
       const std::vector<std::uint64_t> hashes = buffers().input_hashes(stream_);
       phases.upload_s += clock.lap();
       const double worst_condition = reference->tolerances().worst_condition;
+      const double worst_amplification = reference->tolerances().worst_amplification;
       double variants_s = 0;
       for (std::size_t k = 0; k < variants.size(); ++k) {
         if (!wants_trial(k)) continue;
         if (interrupt_requested()) throw RunInterrupted{};
         outcomes[k].validation.condition = std::max(outcomes[k].validation.condition, worst_condition);
+        outcomes[k].validation.operand_amplification =
+            std::max(outcomes[k].validation.operand_amplification, worst_amplification);
         const int payload = stored::poison_payload(static_cast<std::int64_t>(d) * plan.trials + t);
         validate_one(*variants[k], *reference, seed, payload, hashes, outcomes[k], verdicts[k]);
         if (t == 0) trials[k] = plan.trials_for(outcomes[k].validation.launch_ms_estimate, is_own_naive(*variants[k]));

@@ -19,6 +19,11 @@ struct Larger {
   NB_HD double operator()(double a, double b) const { return a < b ? b : a; }
 };
 
+// The smaller of two (std::min's rule: the accumulator kept unless the next is smaller).
+struct Smaller {
+  NB_HD double operator()(double a, double b) const { return b < a ? b : a; }
+};
+
 // The smaller of two, NaN winning (torch.min propagates NaN).
 struct NanMin {
   NB_HD double operator()(double a, double b) const {

@@ -6,13 +6,18 @@ namespace nb {
 
 TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
                                  const ReferenceConditions& conditions) {
-  const Tolerance base = op.tolerance(p);
+  const Tolerance base = op.tolerance(p), operand = op.operand_rounding(p);
   const double condition = conditions.instance * reduction_growth(op.reduction_length(p));
   TrialTolerances t;
   for (std::size_t i = 0; i < decls.size(); ++i) {
     const double effective = condition * std::max(1.0, conditions.of(i));
-    t.per_tensor.push_back(plus_rounding(base.scaled(effective), storage_rounding(decls[i].dtype)));
+    Tolerance bound = base.scaled(effective);
+    const double amplification = conditions.amplification_of(i);
+    bound.normwise += operand.normwise * amplification;
+    bound.elementwise += operand.elementwise * amplification;
+    t.per_tensor.push_back(plus_rounding(bound, storage_rounding(decls[i].dtype)));
     t.worst_condition = std::max(t.worst_condition, effective);
+    t.worst_amplification = std::max(t.worst_amplification, amplification);
   }
   return t;
 }
@@ -21,8 +26,10 @@ ReferenceConditions host_conditions(const OpSpec& op, const Problem& p, const st
                                     const HostTensors& inputs, const ReferenceTensors& reference) {
   ReferenceConditions c;
   c.instance = std::max(op.condition(p, inputs), reference.condition);
-  for (std::size_t i = 0; i < decls.size(); ++i)
+  for (std::size_t i = 0; i < decls.size(); ++i) {
     c.per_tensor.push_back(op.tensor_condition(p, static_cast<int>(i), inputs, reference));
+    c.operand_amplification.push_back(op.operand_amplification(p, static_cast<int>(i), inputs, reference));
+  }
   return c;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The tolerance each tensor of one trial is judged with: the op's base tolerance for the dtype,
 // scaled by the instance's condition (OpSpec::condition or the reference's own), the reduction
-// growth, and the tensor's own condition where it is larger (docs/tolerance.md).
+// growth, and the tensor's own condition where it is larger; plus, where the precision rounds a
+// GEMM's operands, OpSpec::operand_rounding times the tensor's operand amplification
+// (docs/tolerance.md).
 #include <vector>
 
 #include "harness/op_spec.hpp"
@@ -12,6 +14,7 @@ namespace nb {
 struct TrialTolerances {
   std::vector<Tolerance> per_tensor;  // in declaration order
   double worst_condition = 1;         // the largest factor applied to any tensor
+  double worst_amplification = 0;     // the largest operand amplification of any tensor
 };
 
 TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,

@@ -73,6 +73,9 @@ struct StressExcess {
 struct ValidationResult {
   Disposition disposition = Disposition::not_verified;
   double condition = 1;      // worst over the trials
+  // The largest operand amplification over the trials (TrialTolerances::worst_amplification): 0
+  // unless the precision rounds a GEMM's operands.
+  double operand_amplification = 0;
   Tolerance tolerance;       // base tolerance before scaling by the condition
   std::vector<DistributionVerdict> distributions;
   double launch_ms_estimate = 0;  // event time of the last validation launch (sets sample counts)

@@ -40,15 +40,21 @@ void draw_signed_uniform(std::vector<float>& v, float lo, float hi, std::uint64_
 }
 
 Tolerance PipelineOp::tolerance(const Problem& p) const {
-  Tolerance t = default_tolerance(p.dtype);
-  if (p.dtype == DType::tf32) t.elementwise = 3e-2;  // ten times normwise, as for fp32, once the floor is 0.5 rms
+  Tolerance t = default_tolerance(DType::f32);
   t.floor_fraction = 0.5;
+  t.ceiling = default_tolerance(p.dtype).ceiling;
   return t;
+}
+
+Tolerance PipelineOp::operand_rounding(const Problem& p) const {
+  if (p.dtype != DType::tf32) return {};
+  const double u = 0x1.0p-11;  // tf32: 10 explicit mantissa bits, round to nearest
+  return {1.5 * u, 15.0 * u, 0.5, 0, 0};
 }
 
 double PipelineOp::reduction_length(const Problem& p) const {
   const Shape s = shape_of(p);
-  return s.tf32() ? 1.0 : gemm_reduction_length(s) / 64.0 + normalization_length(s);
+  return gemm_reduction_length(s) / 64.0 + normalization_length(s);
 }
 
 namespace {

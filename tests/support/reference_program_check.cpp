@@ -176,6 +176,11 @@ ProgramAgreement check_reference_program(const OpSpec& op, const Problem& p, Dis
     agreement.worst_condition_gap = std::max(agreement.worst_condition_gap, own);
     EXPECT_LE(own, condition_allowance(expected.of(i)))
         << decls[i].name << " condition " << conditions.of(i) << ", host " << expected.of(i);
+    const double amplification_gap = gap(conditions.amplification_of(i), expected.amplification_of(i));
+    agreement.worst_condition_gap = std::max(agreement.worst_condition_gap, amplification_gap);
+    EXPECT_LE(amplification_gap, condition_allowance(expected.amplification_of(i)))
+        << decls[i].name << " operand amplification " << conditions.amplification_of(i) << ", host "
+        << expected.amplification_of(i);
     const std::vector<double> program = doubles(memory, reference[int(i)], decls[i].elements);
     const std::vector<double>& truth = eigen.data[i];
     FiniteSquares squares;

@@ -130,6 +130,7 @@ ojson validation_result_json(const ValidationResult& v, std::optional<DType> sto
   for (const auto& d : v.distributions) per.push_back(distribution_json(d, storage));
   return {{"disposition", disposition_name(v.disposition)},
           {"condition", v.condition},
+          {"operand_amplification", v.operand_amplification},
           {"tolerance",
            {{"normwise", v.tolerance.normwise},
             {"elementwise", v.tolerance.elementwise},
@@ -148,6 +149,7 @@ ValidationResult validation_result_from(const json& j) {
   ValidationResult v;
   v.disposition = parse_disposition(j.at("disposition"));
   v.condition = number(j.at("condition"));
+  v.operand_amplification = j.value("operand_amplification", 0.0);  // minor 8
   const json& t = j.at("tolerance");
   v.tolerance = {number(t.at("normwise")), number(t.at("elementwise")), number(t.at("floor_fraction"))};
   for (const auto& d : j.at("per_distribution")) v.distributions.push_back(distribution_from(d));

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "baselines/cpu/gemm_pipeline_reference.hpp"
+#include "baselines/cpu/operand_amplification.hpp"
 #include "baselines/gpu/gemm_pipeline_references.hpp"
 #include "harness/validation/device_executor.hpp"
 #include "harness/validation/host_executor.hpp"
@@ -77,6 +78,12 @@ class BnPipelineOp final : public linear::PipelineOp {
                               {out[kSaveMean].data(), out[kSaveInvstd].data(), out[kRunningMean].data(),
                                out[kRunningVar].data()});
     if (tail_ == BnTail::scale_softmax) scale_softmax(s, in, h);
+    out.operand_amplification =
+        tail_ == BnTail::normalize
+            ? linear::batchnorm_amplification(s, in[kX].data(), in[kWeight].data(), in[kGamma].data(),
+                                              out[kSaveInvstd].data(), in[kScale].data(), h.data())
+            : linear::softmax_amplification(s, in[kX].data(), in[kWeight].data(), in[kGamma].data(),
+                                            out[kSaveInvstd].data(), in[kScale][0], h.data());
     out[kY] = std::move(h);
   }
 
@@ -101,14 +108,15 @@ class BnPipelineOp final : public linear::PipelineOp {
     const gpu::BatchNormColumns bn{t.f32(kGamma), t.f32(kBeta),   t.f32(kRunningMean), t.f32(kRunningVar),
                                    s.eps,         s.momentum,     out[kSaveMean],      out[kSaveInvstd],
                                    out[kRunningMean], out[kRunningVar]};
-    ex.visit([&](auto& e) {
-      if (tail_ == BnTail::normalize) gpu::gemm_scale_bn(e, lin, t.f32(kScale), bn, out[kY]);
-      else gpu::gemm_bn_scale_softmax(e, lin, t.f32(kScale), bn, out[kY]);
+    const double amplification = ex.visit([&](auto& e) {
+      return tail_ == BnTail::normalize ? gpu::gemm_scale_bn(e, lin, t.f32(kScale), bn, out[kY])
+                                        : gpu::gemm_bn_scale_softmax(e, lin, t.f32(kScale), bn, out[kY]);
     });
     const std::vector<double> mean = to_host(ex, out[kSaveMean], s.n), invstd = to_host(ex, out[kSaveInvstd], s.n);
     const std::vector<float> gamma = to_host(ex, t.f32(kGamma), s.n), scale = to_host(ex, t.f32(kScale), t.size(kScale));
     ReferenceConditions c;
     c.per_tensor.assign(kTensorCount, condition_of_y(mean.data(), invstd.data(), gamma.data(), scale.data(), s.n));
+    c.operand_amplification.assign(kTensorCount, amplification);
     return c;
   }
   std::vector<SliceFamily> slice_families(const Problem& p) const override {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "baselines/cpu/gemm_pipeline_reference.hpp"
+#include "baselines/cpu/operand_amplification.hpp"
 #include "baselines/gpu/gemm_pipeline_references.hpp"
 #include "harness/validation/executor.hpp"
 #include "kernels/gemm_pipelines/pipeline_op.hpp"
@@ -61,16 +62,20 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
     const linear::Shape s = linear::shape_of(p);
     std::vector<double> z = linear::linear_reference(s, in[kX].data(), in[kWeight].data(), in[kBias].data());
     // A group whose mean is large against its spread amplifies the GEMM's rounding of g.
-    out.condition = linear::groupnorm_rows(s, z, in[kGamma].data(), in[kBeta].data());
+    std::vector<double> invstd(std::size_t(s.m * s.groups));
+    out.condition = linear::groupnorm_rows(s, z, in[kGamma].data(), in[kBeta].data(), invstd.data());
     std::vector<double>& y = out[kY];
+    std::vector<std::int64_t> argmin(std::size_t(s.m), -1);
     for (std::int64_t r = 0; r < s.m; ++r) {
       double mn = INFINITY;  // torch.min: a NaN anywhere in the row wins
       for (std::int64_t c = 0; c < s.n && !std::isnan(mn); ++c) {
         const double v = z[std::size_t(r * s.n + c)];
-        if (std::isnan(v) || v < mn) mn = v;
+        if (std::isnan(v) || v < mn) mn = v, argmin[std::size_t(r)] = std::isnan(v) ? -1 : c;
       }
       for (std::int64_t c = 0; c < s.n; ++c) y[std::size_t(c * s.m + r)] = mn + double(in[kAddBias][std::size_t(c)]);
     }
+    out.operand_amplification = linear::group_minimum_amplification(
+        s, in[kX].data(), in[kWeight].data(), in[kGamma].data(), invstd.data(), argmin.data(), y.data());
   }
 
   bool has_reference_program() const override { return true; }
@@ -78,10 +83,12 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
                                         Executor& ex) const override {
     const linear::Shape s = linear::shape_of(p);
     const gpu::LinearOperands lin{t.f32(kX), t.f32(kWeight), t.f32(kBias), s.m, s.n, s.k};
-    ReferenceConditions c;
-    c.instance = ex.visit([&](auto& e) {
+    const gpu::GroupMinimumConditions own = ex.visit([&](auto& e) {
       return gpu::gemm_gn_min_bias(e, lin, s.groups, t.f32(kGamma), t.f32(kBeta), t.f32(kAddBias), s.eps, out[kY]);
     });
+    ReferenceConditions c;
+    c.instance = own.condition;
+    c.operand_amplification.assign(kTensorCount, own.operand_amplification);
     return c;
   }
 

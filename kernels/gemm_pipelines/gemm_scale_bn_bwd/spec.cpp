@@ -53,16 +53,29 @@ double normalization_condition(const float* save_mean, const float* save_invstd,
   return linear::column_condition(mean.data(), invstd.data(), n);
 }
 
+// A gradient's own ratio (gemm_bwd_conditions.hpp); 1 for the inputs.
+double own_condition(int tensor, const linear::BackwardConditions& k) {
+  if (tensor < kDx) return 1.0;
+  return tensor == kDx        ? k.dx
+         : tensor == kDweight ? k.dweight
+         : tensor == kDbias   ? k.dbias
+         : tensor == kDscale  ? k.dscale
+         : tensor == kDgamma  ? k.dgamma
+                              : k.dbeta;
+}
+
 // A gradient's condition: its own ratio times the normalization's; 1 for the inputs.
 double gradient_condition(int tensor, const linear::BackwardConditions& k, double normalization) {
-  if (tensor < kDx) return 1.0;
-  const double own = tensor == kDx        ? k.dx
-                     : tensor == kDweight ? k.dweight
-                     : tensor == kDbias   ? k.dbias
-                     : tensor == kDscale  ? k.dscale
-                     : tensor == kDgamma  ? k.dgamma
-                                          : k.dbeta;
-  return own * normalization;
+  return tensor < kDx ? 1.0 : own_condition(tensor, k) * normalization;
+}
+
+// The operand amplification of a gradient is its own ratio: for dx and dW the norm that errors of
+// the size of dg's leading terms reach through the GEMM over the result's (an independent rounding
+// of each product's operands is such an error); for a column sum the norm of its terms over its
+// own, which bounds an independent rounding of each term. The normalization's condition does not
+// enter: it amplifies the rounding of h inside xhat, an fp32 error.
+double gradient_amplification(int tensor, const linear::BackwardConditions& k) {
+  return tensor < kDx ? 0.0 : own_condition(tensor, k);
 }
 
 // The backward's GEMMs alone at the problem's precision, dx = dg W then dW = dg^T x, into the
@@ -187,8 +200,10 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
     const std::vector<float> mean = to_host(ex, t.f32(kSaveMean), s.n), invstd = to_host(ex, t.f32(kSaveInvstd), s.n);
     const double normalization = normalization_condition(mean.data(), invstd.data(), s.n);
     ReferenceConditions c;
-    for (int tensor = 0; tensor < kTensorCount; ++tensor)
+    for (int tensor = 0; tensor < kTensorCount; ++tensor) {
       c.per_tensor.push_back(gradient_condition(tensor, own, normalization));
+      c.operand_amplification.push_back(gradient_amplification(tensor, own));
+    }
     return c;
   }
 
@@ -228,6 +243,11 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
     const linear::Shape s = linear::shape_of(p);
     const linear::BackwardConditions k = linear::backward_conditions(s, inputs_of(in), gradients_of(ref));
     return gradient_condition(tensor, k, normalization_condition(in[kSaveMean].data(), in[kSaveInvstd].data(), s.n));
+  }
+  double operand_amplification(const Problem& p, int tensor, const HostTensors& in,
+                               const ReferenceTensors& ref) const override {
+    if (tensor < kDx) return 0.0;
+    return gradient_amplification(tensor, linear::backward_conditions(linear::shape_of(p), inputs_of(in), gradients_of(ref)));
   }
 
   std::vector<StressDistribution> stress() const override {

@@ -1,13 +1,15 @@
 #pragma once
 // gemm_scale_bn_bwd computed in float32 arithmetic on the CPU, as a straightforward kernel would:
 // fp32 column sums in row order, fp32 dh and dg, Eigen's float GEMMs, optionally with the GEMM
-// operands rounded to tf32 (a kernel on tensor cores) or with one planted fault. The tolerance
+// operands rounded (to tf32: a kernel on tensor cores; to bf16: one passed off as tf32) or with
+// one planted fault. The tolerance
 // tests judge it against the float64 reference with the op's real tolerances.
 #include <Eigen/Core>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
+#include "harness/narrow_float.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward.hpp"
 #include "reference_trial.hpp"
@@ -31,7 +33,11 @@ inline float to_tf32(float v) {
   return v;
 }
 
-inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, bool tf32_operands = false) {
+// bf16's round to nearest even (harness/narrow_float.hpp's), as a function pointer.
+inline float to_bf16(float v) { return round_to_storage(v, DType::bf16); }
+
+// `round_operands`, where given, rounds dg, W and x before the GEMMs.
+inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, float (*round_operands)(float) = nullptr) {
   using namespace gemm_scale_bn_bwd;
   using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const linear::Shape s = linear::shape_of(t.p);
@@ -66,8 +72,8 @@ inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, b
     out[kDscale][std::size_t(c)] = dscale, out[kDbias][std::size_t(c)] = dbias;
   }
   MatrixF w = Eigen::Map<const MatrixF>(in[kWeight].data(), n, k), x = Eigen::Map<const MatrixF>(in[kX].data(), m, k);
-  if (tf32_operands)
-    for (MatrixF* a : {&dg, &w, &x}) *a = a->unaryExpr([](float v) { return to_tf32(v); });
+  if (round_operands)
+    for (MatrixF* a : {&dg, &w, &x}) *a = a->unaryExpr(round_operands);
   Eigen::Map<MatrixF>(out[kDx].data(), m, k).noalias() = dg * w;
   const MatrixF dweight = dg.transpose() * x;
   if (fault == BackwardFault::dweight_transposed)

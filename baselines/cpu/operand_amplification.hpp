@@ -1,0 +1,42 @@
+#pragma once
+// How much a GEMM pipeline instance amplifies an independent relative rounding u of every product
+// x_ik w_jk (the GEMM's operands rounded to tf32) into its output's normwise error, per unit of u.
+// Each element of g = x W^T carries e_ij ~ u sqrt(sum_k x_ik^2 w_jk^2), taken as
+// u ||x_i|| ||w_j|| / sqrt(K); the normalization after the GEMM multiplies it by its Jacobian's
+// diagonal (first order: the statistics average the errors out). docs/tolerance.md, "Operand
+// rounding"; baselines/gpu/gemm_pipeline_references.cu computes the same on the executor.
+#include <cstdint>
+#include <vector>
+
+#include "baselines/shapes/linear_shape.hpp"
+
+namespace nb::linear {
+
+// The cap of every amplification, as of the conditions (a degenerate output, norm 0, gets 0).
+inline constexpr double kMaxAmplification = 1e5;
+
+// ||a_r||^2 of each of `rows` rows of length k, in double.
+std::vector<double> row_squares(const float* a, std::int64_t rows, std::int64_t k);
+
+// sqrt(numerator / (K * sum of y^2)), capped; 0 when the output's norm is 0 or the ratio is not finite.
+double amplification_ratio(double numerator, double k, double y_squares);
+
+// BatchNorm over the columns then a per-column scale (gemm_scale_bn): y_ij gains
+// gamma_j invstd_j s_j e_ij, so A^2 = (sum_i ||x_i||^2) (sum_j (gamma_j invstd_j s_j ||w_j||)^2) / K / ||y||^2.
+// `scale` per column; non-finite terms left out.
+double batchnorm_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
+                               const double* invstd, const float* scale, const double* y);
+
+// BatchNorm, a scalar scale, then a softmax over each row (gemm_bn_scale_softmax): the softmax
+// passes y_ij times the error of its input, s gamma_j invstd_j e_ij, so each term is weighted by y_ij^2.
+double softmax_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
+                             const double* invstd, float scale, const double* y);
+
+// GroupNorm over (row, group) then the row minimum broadcast over N output columns
+// (gemm_gn_min_bias): the minimum carries the error of the element that holds it,
+// gamma_j* invstd_(r, group of j*) e_rj*, in each of the N outputs of its row. `invstd` is (M, G),
+// `argmin` each row's first minimal column (-1 where the row's minimum is NaN); y is (N, M).
+double group_minimum_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
+                                   const double* invstd, const std::int64_t* argmin, const double* y);
+
+}  // namespace nb::linear
