@@ -49,7 +49,12 @@ __device__ __forceinline__ Share share_of(const Geometry& g, long long m) {
 
 // The row sums of each row slot (blockDim.x threads, a power of two <= 32 or a multiple of 32),
 // then across the cluster's CTAs in rank order. Every thread of the slot gets the same sums.
-// warp_scratch: one RowSums per warp; cluster_slots: one per row slot.
+// warp_scratch: one RowSums per warp; cluster_slots: one per row slot. The caller passes one of
+// two buffers of each, in turn from row to row: a thread reaches the next row's barrier only
+// after reading this row's buffer, and the buffer is written again two rows on, after that
+// barrier, so one CTA barrier and one cluster barrier a row suffice (two of each had stalled the
+// row loop: docs/notes/memory-bound-round3.md). A CTA of a cluster calls leave_cluster() before it
+// exits, since the last row's slots may still be read.
 __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch, RowSums* cluster_slots, int parts) {
   if (blockDim.x <= 32) {  // lane groups: shuffles within the slot (never a cluster)
     for (int offset = blockDim.x >> 1; offset > 0; offset >>= 1) v.merge(shfl_xor(v, offset));
@@ -61,7 +66,6 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
   __syncthreads();
   v = lane < warps_per_slot ? warp_scratch[threadIdx.y * warps_per_slot + lane] : RowSums{};
   v = nb::dev::warp_merge(v);
-  __syncthreads();  // warp_scratch is rewritten by the next row
   if (parts == 1) return v;
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
@@ -69,15 +73,19 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
   cluster.sync();
   RowSums total = *cluster.map_shared_rank(cluster_slots + threadIdx.y, 0);
   for (int rank = 1; rank < parts; ++rank) total.merge(*cluster.map_shared_rank(cluster_slots + threadIdx.y, rank));
-  cluster.sync();  // every CTA has read every slot before one is rewritten or its CTA exits
   return total;
+}
+
+// Every CTA of the cluster has read every slot of the last row before any CTA exits.
+__device__ __forceinline__ void leave_cluster(int parts) {
+  if (parts > 1) cooperative_groups::this_cluster().sync();
 }
 
 // Register mode: PPT packs of VEC elements per thread, blockDim.y row slots.
 template <bool kLayer, class T, int VEC, int PPT>
 __global__ void __launch_bounds__(kMaxLanes, 2)
     fused_registers(Args<T> a, Geometry g, float* __restrict__ partials) {
-  __shared__ RowSums warp_scratch[kMaxLanes / 32], cluster_slots[kMaxLanes / 32];
+  __shared__ RowSums warp_scratch[2][kMaxLanes / 32], cluster_slots[2][kMaxLanes / 32];  // row_slot_sum's two buffers
   __shared__ float slot_sums[kMaxLanes * PPT * VEC];  // column sums of every slot, at the band's end
   const Share sh = share_of(g, a.m);
   const int owned = int(sh.end_pack - sh.first_pack) - int(threadIdx.x);  // pack k is mine if k * lanes < owned
@@ -87,7 +95,8 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
 #pragma unroll
   for (int k = 0; k < PPT; ++k) dw[k] = nb::dev::zero_float_pack<VEC>(), db[k] = nb::dev::zero_float_pack<VEC>();
 
-  for (long long base = sh.row_begin; base < sh.row_end; base += blockDim.y) {
+  unsigned round = 0;
+  for (long long base = sh.row_begin; base < sh.row_end; base += blockDim.y, ++round) {
     const long long row = base + threadIdx.y;
     const bool active = row < sh.row_end;  // slots past the band's end still take part in the sums
     const RowStats st = active ? row_stats<kLayer>(a, row) : RowStats{0.0f, 0.0f};
@@ -113,7 +122,7 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
         gk[k].v[i] = gv, xk[k].v[i] = xh;
       }
     }
-    s = row_slot_sum(s, warp_scratch, cluster_slots, g.parts);
+    s = row_slot_sum(s, warp_scratch[round & 1], cluster_slots[round & 1], g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
@@ -124,6 +133,8 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
       store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride, dx);
     }
   }
+
+  leave_cluster(g.parts);
 
   // The band's partial rows: each slot's column sums, added over the slots in order.
   const long long part_elements = (sh.end_pack - sh.first_pack) * VEC;
@@ -154,7 +165,7 @@ template <bool kLayer, class T, int VEC>
 __global__ void __launch_bounds__(kStreamLanes)
     fused_streamed(Args<T> a, Geometry g, float* __restrict__ partials) {
   extern __shared__ float column_sums[];  // [sum][i][pack of the part]: sum_at(p, i)
-  __shared__ RowSums warp_scratch[kStreamLanes / 32], cluster_slots[1];
+  __shared__ RowSums warp_scratch[2][kStreamLanes / 32], cluster_slots[2][1];  // row_slot_sum's two buffers
   const Share sh = share_of(g, a.m);
   const long long ppp = g.packs_per_part;
   float* dw_sums = column_sums;
@@ -180,7 +191,8 @@ __global__ void __launch_bounds__(kStreamLanes)
         if (kLayer) db_sums[i * ppp + p] += dyp.v[i];
       }
     }
-    s = row_slot_sum(s, warp_scratch, cluster_slots, g.parts);
+    const unsigned round = unsigned(row - sh.row_begin);
+    s = row_slot_sum(s, warp_scratch[round & 1], cluster_slots[round & 1], g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
     for (long long pack = sh.first_pack + threadIdx.x; pack < sh.end_pack; pack += blockDim.x) {
       const FloatPack<VEC> xp = load_as_float<T, VEC>(x + pack * VEC), dyp = load_as_float<T, VEC>(dy + pack * VEC);
@@ -192,6 +204,8 @@ __global__ void __launch_bounds__(kStreamLanes)
       store_from_float<T, VEC>(a.dx + row * a.n + pack * VEC, dx);
     }
   }
+
+  leave_cluster(g.parts);
 
   // Each thread wrote only its own packs' sums: no barrier before reading them back.
   for (int sum = 0; sum < (kLayer ? 2 : 1); ++sum) {
