@@ -102,10 +102,11 @@ class OpSpec {
   virtual Tolerance operand_rounding(const Problem&) const { return {}; }
   // How much this instance amplifies a relative rounding u of every GEMM product into the tensor's
   // normwise error, per unit of u (first-order propagation through what follows the GEMM). The
-  // reference's own (ReferenceTensors::operand_amplification) for every tensor by default.
-  virtual double operand_amplification(const Problem&, int /*tensor*/, const HostTensors& /*inputs*/,
+  // reference's own (ReferenceTensors::operand_amplification) by default.
+  virtual double operand_amplification(const Problem&, int tensor, const HostTensors& /*inputs*/,
                                        const ReferenceTensors& reference) const {
-    return reference.operand_amplification;
+    const auto i = static_cast<std::size_t>(tensor);
+    return i < reference.operand_amplification.size() ? reference.operand_amplification[i] : 0.0;
   }
   virtual std::vector<StressDistribution> stress() const { return {}; }
   // The stress distributions of one problem, where they depend on it (a tf32 problem cannot

@@ -52,11 +52,11 @@ struct ReferenceTensors {
   // statistics of a GEMM output that no tensor holds); reference() may raise it, the harness
   // resets it to 1 before each call and applies the larger of it and OpSpec::condition.
   double condition = 1.0;
-  // How much this instance amplifies an independent relative rounding of every GEMM product into
-  // the outputs' normwise error, where the problem's precision rounds the GEMM's operands (tf32):
-  // set by reference() of the ops that have one (OpSpec::operand_amplification), reset to 0 with
-  // `condition` before each call.
-  double operand_amplification = 0.0;
+  // How much this instance amplifies a relative rounding of every GEMM product into each tensor's
+  // normwise error, where the problem's precision rounds the GEMM's operands (tf32), per declared
+  // tensor (empty: 0 for all): set by reference() of the ops that have one
+  // (OpSpec::operand_amplification), cleared with `condition` before each call.
+  std::vector<double> operand_amplification;
 
   std::vector<double>& operator[](int i) { return data.at(static_cast<std::size_t>(i)); }
   const std::vector<double>& operator[](int i) const { return data.at(static_cast<std::size_t>(i)); }

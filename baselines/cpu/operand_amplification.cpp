@@ -35,6 +35,57 @@ double amplification_ratio(double numerator, double k, double y_squares) {
   return std::isfinite(a) ? std::min(a, kMaxAmplification) : 0.0;
 }
 
+namespace {
+// sqrt(errors / values), 0 where there are no values or it is not finite, capped.
+double relative(double errors, double values) {
+  if (!(values > 0)) return 0.0;
+  const double r = std::sqrt(errors / values);
+  return std::isfinite(r) ? std::min(r, kMaxAmplification) : 0.0;
+}
+}  // namespace
+
+BatchNormStatisticAmplifications batchnorm_statistic_amplifications(const Shape& s, const BatchNormStatisticSums& sums) {
+  BatchNormStatisticAmplifications a;
+  a.save_mean = kTruncationScale + relative(sums.mean_errors, sums.means);
+  a.save_invstd = kTruncationScale + relative(sums.invstd_errors, sums.invstds);
+  // The running statistics take the batch's with weight momentum (the variance unbiased): its
+  // scale (twice over for a variance) and its spread, against their own norm.
+  a.running_mean = s.momentum * (kTruncationScale * relative(sums.means, sums.running_means) +
+                                 relative(sums.mean_errors, sums.running_means));
+  a.running_var = s.momentum * s.unbias() * (2 * kTruncationScale * relative(sums.variances, sums.running_vars) +
+                                             relative(sums.var_errors, sums.running_vars));
+  a.running_mean = std::min(a.running_mean, kMaxAmplification);
+  a.running_var = std::min(a.running_var, kMaxAmplification);
+  return a;
+}
+
+BatchNormStatisticSums batchnorm_statistic_sums(const Shape& s, const float* x, const float* w, const float* column_scale,
+                                                const std::vector<double>& h, const BatchNormOutputs& stats) {
+  const std::vector<double> xs = row_squares(x, s.m, s.k), ws = row_squares(w, s.n, s.k);
+  double x_total = 0;
+  for (double v : xs) x_total += finite_or_zero(v);
+  BatchNormStatisticSums sums;
+  for (std::int64_t j = 0; j < s.n; ++j) {
+    double dev = 0;
+    for (std::int64_t i = 0; i < s.m; ++i) {
+      const double d = h[std::size_t(i * s.n + j)] - stats.save_mean[j];
+      dev += finite_or_zero(d * d * xs[std::size_t(i)]);
+    }
+    const double scale = column_scale ? double(column_scale[j]) : 1.0;
+    const double q = scale * scale * ws[std::size_t(j)] / (double(s.m) * double(s.m) * double(s.k));
+    const double invstd = stats.save_invstd[j], var = 1.0 / (invstd * invstd) - s.eps;
+    sums.mean_errors += finite_or_zero(q * x_total);
+    sums.means += finite_or_zero(stats.save_mean[j] * stats.save_mean[j]);
+    sums.invstd_errors += finite_or_zero(invstd * invstd * invstd * invstd * invstd * invstd * dev * q);
+    sums.invstds += finite_or_zero(invstd * invstd);
+    sums.var_errors += finite_or_zero(4.0 * dev * q);
+    sums.variances += finite_or_zero(var * var);
+    sums.running_means += finite_or_zero(stats.running_mean[j] * stats.running_mean[j]);
+    sums.running_vars += finite_or_zero(stats.running_var[j] * stats.running_var[j]);
+  }
+  return sums;
+}
+
 double batchnorm_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
                                const double* invstd, const float* scale, const double* y) {
   const std::vector<double> xs = row_squares(x, s.m, s.k), ws = row_squares(w, s.n, s.k);

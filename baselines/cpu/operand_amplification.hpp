@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "baselines/cpu/gemm_pipeline_reference.hpp"
 #include "baselines/shapes/linear_shape.hpp"
 
 namespace nb::linear {
@@ -31,6 +32,32 @@ double batchnorm_amplification(const Shape& s, const float* x, const float* w, c
 // passes y_ij times the error of its input, s gamma_j invstd_j e_ij, so each term is weighted by y_ij^2.
 double softmax_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
                              const double* invstd, float scale, const double* y);
+
+// BatchNorm's statistics. A tf32 conversion that truncates (tensor cores reading fp32 operands
+// drop their low 13 bits) also scales every product by 1 - d, d up to u per operand: the
+// normalized output removes a uniform scale of its input, the statistics keep it (measured 7.4e-4,
+// 1.5 u, on the Hopper GEMM's save_invstd). Their amplifications carry that scale in full, plus
+// the first-order spread of independent product errors e_ij ~ |s_j| ||x_i|| ||w_j|| / sqrt(K):
+// dmean_j = sqrt(sum_i ||x_i||^2) |s_j| ||w_j|| / (M sqrt K), dvar_j = 2 sqrt(dev_j) |s_j| ||w_j|| / (M sqrt K)
+// with dev_j = sum_i (h_ij - mean_j)^2 ||x_i||^2, dinvstd_j = invstd_j^3 dvar_j / 2.
+inline constexpr double kTruncationScale = 2.0;  // the product scale's bound, in u
+
+// The sums the statistics' amplifications combine, each over its finite terms.
+struct BatchNormStatisticSums {
+  double mean_errors = 0, means = 0;      // sum_j dmean_j^2, sum_j mean_j^2
+  double invstd_errors = 0, invstds = 0;  // sum_j dinvstd_j^2, sum_j invstd_j^2
+  double var_errors = 0, variances = 0;   // sum_j dvar_j^2, sum_j var_j^2 (biased, 1 / invstd^2 - eps)
+  double running_means = 0, running_vars = 0;  // sum_j of the updated running statistics squared
+};
+struct BatchNormStatisticAmplifications {
+  double save_mean = 0, save_invstd = 0, running_mean = 0, running_var = 0;
+};
+BatchNormStatisticAmplifications batchnorm_statistic_amplifications(const Shape& s, const BatchNormStatisticSums& sums);
+
+// The sums on the host: h before the normalization (after a per-column scale, null for none),
+// the statistics batchnorm_columns wrote.
+BatchNormStatisticSums batchnorm_statistic_sums(const Shape& s, const float* x, const float* w, const float* column_scale,
+                                                const std::vector<double>& h, const BatchNormOutputs& stats);
 
 // GroupNorm over (row, group) then the row minimum broadcast over N output columns
 // (gemm_gn_min_bias): the minimum carries the error of the element that holds it,

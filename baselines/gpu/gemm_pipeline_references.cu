@@ -85,6 +85,13 @@ double groupnorm_in_place(Ex& ex, double* g, std::int64_t count, std::int64_t si
   return largest < 1e5 ? largest : 1e5;
 }
 
+// The shape the host's amplification formulas read (M, N, K, eps, momentum).
+inline linear::Shape shape_of(const LinearOperands& lin, const BatchNormColumns& bn) {
+  linear::Shape s;
+  s.m = lin.m, s.n = lin.n, s.k = lin.k, s.eps = bn.eps, s.momentum = bn.momentum;
+  return s;
+}
+
 // The operand amplification's sums (baselines/cpu/operand_amplification.hpp), each over its
 // finite terms: ||a_r||^2 of each row of a (rows, k); the sum of term(i) over [0, count).
 NB_HD inline double finite_or_zero(double v) { return portable::is_finite(v) ? v : 0.0; }
@@ -109,6 +116,50 @@ double sum_of_squares(Ex& ex, const double* y, std::int64_t count) {
   return finite_total(ex, count, [=] NB_HD(std::int64_t i) { return y[i] * y[i]; });
 }
 
+// |s_j|^2 ||w_j||^2 / (M^2 K): the weight of column j's statistic errors (s_j = 1 where null).
+NB_HD inline double statistic_error_weight(const float* column_scale, const double* w2, std::int64_t j,
+                                           double m, double k) {
+  const double scale = column_scale ? double(column_scale[j]) : 1.0;
+  return scale * scale * w2[j] / (m * m * k);
+}
+
+// linear::batchnorm_statistic_sums on the executor: h before the normalization, x2 the rows' ||x_i||^2.
+template <class Ex>
+linear::BatchNormStatisticSums statistic_sums(Ex& ex, const LinearOperands& lin, const float* column_scale,
+                                              const double* h, const BatchNormColumns& bn, const double* x2) {
+  const std::int64_t m = lin.m, n = lin.n;
+  const double md = double(m), kd = double(lin.k), eps = bn.eps;
+  const Scratch<double> ws = row_squares(ex, lin.w, n, lin.k);
+  const double *w2 = ws.get(), *mean = bn.save_mean, *invstd = bn.save_invstd;
+  const double *running_mean = bn.new_running_mean, *running_var = bn.new_running_var;
+  const double x_total = finite_total(ex, m, [=] NB_HD(std::int64_t i) { return x2[i]; });
+  const Scratch<double> devs = slice_sums(ex, n, m, [=] NB_HD(std::int64_t j, std::int64_t i) {
+    const double d = h[i * n + j] - mean[j];
+    return finite_or_zero(d * d * x2[i]);
+  });
+  const double* dev = devs.get();
+  linear::BatchNormStatisticSums sums;
+  sums.mean_errors = finite_total(ex, n, [=] NB_HD(std::int64_t j) {
+    return statistic_error_weight(column_scale, w2, j, md, kd) * x_total;
+  });
+  sums.means = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return mean[j] * mean[j]; });
+  sums.invstd_errors = finite_total(ex, n, [=] NB_HD(std::int64_t j) {
+    const double v = invstd[j];
+    return v * v * v * v * v * v * dev[j] * statistic_error_weight(column_scale, w2, j, md, kd);
+  });
+  sums.invstds = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return invstd[j] * invstd[j]; });
+  sums.var_errors = finite_total(ex, n, [=] NB_HD(std::int64_t j) {
+    return 4.0 * dev[j] * statistic_error_weight(column_scale, w2, j, md, kd);
+  });
+  sums.variances = finite_total(ex, n, [=] NB_HD(std::int64_t j) {
+    const double var = 1.0 / (invstd[j] * invstd[j]) - eps;
+    return var * var;
+  });
+  sums.running_means = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return running_mean[j] * running_mean[j]; });
+  sums.running_vars = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return running_var[j] * running_var[j]; });
+  return sums;
+}
+
 // gamma_j invstd_j s_j (s per column) or s gamma_j invstd_j (one s), squared, times ||w_j||^2.
 template <class Ex>
 Scratch<double> column_weights(Ex& ex, const LinearOperands& lin, const float* gamma, const double* invstd,
@@ -126,7 +177,8 @@ Scratch<double> column_weights(Ex& ex, const LinearOperands& lin, const float* g
 }  // namespace pipeline_steps
 
 template <class Ex>
-double gemm_scale_bn(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y) {
+BatchNormPipelineAmplifications gemm_scale_bn(Ex& ex, const LinearOperands& lin, const float* scale,
+                                              const BatchNormColumns& bn, double* y) {
   const std::int64_t m = lin.m, n = lin.n;
   const Scratch<double> g = linear(ex, lin.x, lin.w, lin.b, m, n, lin.k);
   double* h = g.get();
@@ -137,11 +189,16 @@ double gemm_scale_bn(Ex& ex, const LinearOperands& lin, const float* scale, cons
   const double *x2 = xs.get(), *c = cs.get();
   const double rows = finite_total(ex, m, [=] NB_HD(std::int64_t i) { return x2[i]; });
   const double columns = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return c[j]; });
-  return linear::amplification_ratio(rows * columns, double(lin.k), sum_of_squares(ex, y, m * n));
+  BatchNormPipelineAmplifications out;
+  out.y = linear::amplification_ratio(rows * columns, double(lin.k), sum_of_squares(ex, y, m * n));
+  out.statistics = linear::batchnorm_statistic_amplifications(
+      shape_of(lin, bn), statistic_sums(ex, lin, scale, h, bn, x2));
+  return out;
 }
 
 template <class Ex>
-double gemm_bn_scale_softmax(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y) {
+BatchNormPipelineAmplifications gemm_bn_scale_softmax(Ex& ex, const LinearOperands& lin, const float* scale,
+                                                      const BatchNormColumns& bn, double* y) {
   const std::int64_t m = lin.m, n = lin.n;
   const Scratch<double> g = linear(ex, lin.x, lin.w, lin.b, m, n, lin.k);
   pipeline_steps::batchnorm_columns(ex, g.get(), m, n, bn, y);
@@ -151,7 +208,11 @@ double gemm_bn_scale_softmax(Ex& ex, const LinearOperands& lin, const float* sca
   const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), cs = column_weights(ex, lin, bn.gamma, bn.save_invstd, scale, false);
   const double *x2 = xs.get(), *c = cs.get();
   const double numerator = finite_total(ex, m * n, [=] NB_HD(std::int64_t i) { return y[i] * y[i] * c[i % n] * x2[i / n]; });
-  return linear::amplification_ratio(numerator, double(lin.k), sum_of_squares(ex, y, m * n));
+  BatchNormPipelineAmplifications out;
+  out.y = linear::amplification_ratio(numerator, double(lin.k), sum_of_squares(ex, y, m * n));
+  out.statistics = linear::batchnorm_statistic_amplifications(
+      shape_of(lin, bn), statistic_sums(ex, lin, nullptr, g.get(), bn, x2));
+  return out;
 }
 
 template <class Ex>
@@ -188,8 +249,10 @@ GroupMinimumConditions gemm_gn_min_bias(Ex& ex, const LinearOperands& lin, std::
 }
 
 #define NB_INSTANTIATE(Ex)                                                                                            \
-  template double gemm_scale_bn<Ex>(Ex&, const LinearOperands&, const float*, const BatchNormColumns&, double*);         \
-  template double gemm_bn_scale_softmax<Ex>(Ex&, const LinearOperands&, const float*, const BatchNormColumns&, double*); \
+  template BatchNormPipelineAmplifications gemm_scale_bn<Ex>(Ex&, const LinearOperands&, const float*,                 \
+                                                             const BatchNormColumns&, double*);                       \
+  template BatchNormPipelineAmplifications gemm_bn_scale_softmax<Ex>(Ex&, const LinearOperands&, const float*,         \
+                                                                     const BatchNormColumns&, double*);               \
   template GroupMinimumConditions gemm_gn_min_bias<Ex>(Ex&, const LinearOperands&, std::int64_t, const float*,           \
                                                        const float*, const float*, double, double*);
 NB_INSTANTIATE(DeviceExecutor)

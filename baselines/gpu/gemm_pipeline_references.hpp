@@ -6,6 +6,8 @@
 // Every pointer is on the executor's side; every tensor is fp32 (tf32 problems store fp32 too).
 #include <cstdint>
 
+#include "baselines/cpu/operand_amplification.hpp"
+
 namespace nb::gpu {
 
 // g = x W^T + b: x (m, k), W (n, k), b (n).
@@ -30,15 +32,21 @@ struct BatchNormColumns {
   double* new_running_var;
 };
 
-// Each pipeline returns its operand amplification (baselines/cpu/operand_amplification.hpp).
+// Each pipeline returns its operand amplifications (baselines/cpu/operand_amplification.hpp).
+struct BatchNormPipelineAmplifications {
+  double y = 0;
+  linear::BatchNormStatisticAmplifications statistics;
+};
 
 // y = bn_train((x W^T + b) * s), s per column (n); y is (m, n).
 template <class Ex>
-double gemm_scale_bn(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y);
+BatchNormPipelineAmplifications gemm_scale_bn(Ex& ex, const LinearOperands& lin, const float* scale,
+                                              const BatchNormColumns& bn, double* y);
 
 // y = softmax(s * bn_train(x W^T + b)) over each row, s one value; y is (m, n).
 template <class Ex>
-double gemm_bn_scale_softmax(Ex& ex, const LinearOperands& lin, const float* scale, const BatchNormColumns& bn, double* y);
+BatchNormPipelineAmplifications gemm_bn_scale_softmax(Ex& ex, const LinearOperands& lin, const float* scale,
+                                                      const BatchNormColumns& bn, double* y);
 
 // GroupNorm of each row of g = x W^T + b over `groups` groups of channels (per-channel gamma,
 // beta), its minimum over the row, plus add_bias per channel: y (n, m), y[c][r] = min_r + add_bias[c].

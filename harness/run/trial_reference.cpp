@@ -32,7 +32,7 @@ class HostTrialReference final : public TrialReference {
     draw_stored_inputs(op_, problem_, decls_, d, seed, inputs_);
     phases.draw_s += clock.lap();
     reference_.condition = 1.0;
-    reference_.operand_amplification = 0.0;
+    reference_.operand_amplification.clear();
     op_.reference(problem_, inputs_, reference_);
     reference_.rms.clear();
     for (const auto& values : reference_.data) reference_.rms.push_back(finite_rms(values));

@@ -73,17 +73,22 @@ class BnPipelineOp final : public linear::PipelineOp {
     std::vector<double> h = linear::linear_reference(s, in[kX].data(), in[kWeight].data(), in[kBias].data());
     if (tail_ == BnTail::normalize)
       for (std::size_t i = 0; i < h.size(); ++i) h[i] *= double(in[kScale][i % std::size_t(s.n)]);
+    const std::vector<double> h_before = h;
+    const linear::BatchNormOutputs stats{out[kSaveMean].data(), out[kSaveInvstd].data(), out[kRunningMean].data(),
+                                         out[kRunningVar].data()};
     linear::batchnorm_columns(s, h, in[kGamma].data(), in[kBeta].data(), in[kRunningMean].data(),
-                              in[kRunningVar].data(),
-                              {out[kSaveMean].data(), out[kSaveInvstd].data(), out[kRunningMean].data(),
-                               out[kRunningVar].data()});
+                              in[kRunningVar].data(), stats);
     if (tail_ == BnTail::scale_softmax) scale_softmax(s, in, h);
-    out.operand_amplification =
+    const double y =
         tail_ == BnTail::normalize
             ? linear::batchnorm_amplification(s, in[kX].data(), in[kWeight].data(), in[kGamma].data(),
                                               out[kSaveInvstd].data(), in[kScale].data(), h.data())
             : linear::softmax_amplification(s, in[kX].data(), in[kWeight].data(), in[kGamma].data(),
                                             out[kSaveInvstd].data(), in[kScale][0], h.data());
+    const float* column_scale = tail_ == BnTail::normalize ? in[kScale].data() : nullptr;
+    out.operand_amplification = amplifications(
+        y, linear::batchnorm_statistic_amplifications(
+               s, linear::batchnorm_statistic_sums(s, in[kX].data(), in[kWeight].data(), column_scale, h_before, stats)));
     out[kY] = std::move(h);
   }
 
@@ -108,7 +113,7 @@ class BnPipelineOp final : public linear::PipelineOp {
     const gpu::BatchNormColumns bn{t.f32(kGamma), t.f32(kBeta),   t.f32(kRunningMean), t.f32(kRunningVar),
                                    s.eps,         s.momentum,     out[kSaveMean],      out[kSaveInvstd],
                                    out[kRunningMean], out[kRunningVar]};
-    const double amplification = ex.visit([&](auto& e) {
+    const gpu::BatchNormPipelineAmplifications amplification = ex.visit([&](auto& e) {
       return tail_ == BnTail::normalize ? gpu::gemm_scale_bn(e, lin, t.f32(kScale), bn, out[kY])
                                         : gpu::gemm_bn_scale_softmax(e, lin, t.f32(kScale), bn, out[kY]);
     });
@@ -116,7 +121,7 @@ class BnPipelineOp final : public linear::PipelineOp {
     const std::vector<float> gamma = to_host(ex, t.f32(kGamma), s.n), scale = to_host(ex, t.f32(kScale), t.size(kScale));
     ReferenceConditions c;
     c.per_tensor.assign(kTensorCount, condition_of_y(mean.data(), invstd.data(), gamma.data(), scale.data(), s.n));
-    c.operand_amplification.assign(kTensorCount, amplification);
+    c.operand_amplification = amplifications(amplification.y, amplification.statistics);
     return c;
   }
   std::vector<SliceFamily> slice_families(const Problem& p) const override {
@@ -159,6 +164,15 @@ class BnPipelineOp final : public linear::PipelineOp {
   static void scale_softmax(const linear::Shape& s, const HostTensors& in, std::vector<double>& h) {
     for (double& v : h) v *= double(in[kScale][0]);
     linear::softmax_rows(s, h);
+  }
+
+  // Each tensor's operand amplification: y's, and each statistic's own.
+  static std::vector<double> amplifications(double y, const linear::BatchNormStatisticAmplifications& st) {
+    std::vector<double> a(kTensorCount, 0.0);
+    a[kY] = y;
+    a[kSaveMean] = st.save_mean, a[kSaveInvstd] = st.save_invstd;
+    a[kRunningMean] = st.running_mean, a[kRunningVar] = st.running_var;
+    return a;
   }
 
   // A column whose mean is large against its spread amplifies the GEMM's rounding of h in y; the
