@@ -123,14 +123,15 @@ NB_HD inline double statistic_error_weight(const float* column_scale, const doub
   return scale * scale * w2[j] / (m * m * k);
 }
 
-// linear::batchnorm_statistic_sums on the executor: h before the normalization, x2 the rows' ||x_i||^2.
+// linear::batchnorm_statistic_sums on the executor: h before the normalization, x2 and w2 the
+// rows' ||x_i||^2 and ||w_j||^2.
 template <class Ex>
 linear::BatchNormStatisticSums statistic_sums(Ex& ex, const LinearOperands& lin, const float* column_scale,
-                                              const double* h, const BatchNormColumns& bn, const double* x2) {
+                                              const double* h, const BatchNormColumns& bn, const double* x2,
+                                              const double* w2) {
   const std::int64_t m = lin.m, n = lin.n;
   const double md = double(m), kd = double(lin.k), eps = bn.eps;
-  const Scratch<double> ws = row_squares(ex, lin.w, n, lin.k);
-  const double *w2 = ws.get(), *mean = bn.save_mean, *invstd = bn.save_invstd;
+  const double *mean = bn.save_mean, *invstd = bn.save_invstd;
   const double *running_mean = bn.new_running_mean, *running_var = bn.new_running_var;
   const double x_total = finite_total(ex, m, [=] NB_HD(std::int64_t i) { return x2[i]; });
   const Scratch<double> devs = slice_sums(ex, n, m, [=] NB_HD(std::int64_t j, std::int64_t i) {
@@ -163,10 +164,8 @@ linear::BatchNormStatisticSums statistic_sums(Ex& ex, const LinearOperands& lin,
 // gamma_j invstd_j s_j (s per column) or s gamma_j invstd_j (one s), squared, times ||w_j||^2.
 template <class Ex>
 Scratch<double> column_weights(Ex& ex, const LinearOperands& lin, const float* gamma, const double* invstd,
-                               const float* scale, bool per_column_scale) {
-  const Scratch<double> ws = row_squares(ex, lin.w, lin.n, lin.k);
+                               const float* scale, bool per_column_scale, const double* w2) {
   Scratch<double> out = ex.template scratch<double>(lin.n);
-  const double* w2 = ws.get();
   double* c = out.get();
   ex.each(lin.n, [=] NB_HD(std::int64_t j) {
     const double f = double(gamma[j]) * invstd[j] * double(scale[per_column_scale ? j : 0]);
@@ -185,14 +184,15 @@ BatchNormPipelineAmplifications gemm_scale_bn(Ex& ex, const LinearOperands& lin,
   ex.each(m * n, [=] NB_HD(std::int64_t i) { h[i] *= double(scale[i % n]); });
   pipeline_steps::batchnorm_columns(ex, h, m, n, bn, y);
   using namespace pipeline_steps;
-  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), cs = column_weights(ex, lin, bn.gamma, bn.save_invstd, scale, true);
+  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), ws = row_squares(ex, lin.w, n, lin.k);
+  const Scratch<double> cs = column_weights(ex, lin, bn.gamma, bn.save_invstd, scale, true, ws.get());
   const double *x2 = xs.get(), *c = cs.get();
   const double rows = finite_total(ex, m, [=] NB_HD(std::int64_t i) { return x2[i]; });
   const double columns = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return c[j]; });
   BatchNormPipelineAmplifications out;
   out.y = linear::amplification_ratio(rows * columns, double(lin.k), sum_of_squares(ex, y, m * n));
   out.statistics = linear::batchnorm_statistic_amplifications(
-      shape_of(lin, bn), statistic_sums(ex, lin, scale, h, bn, x2));
+      shape_of(lin, bn), statistic_sums(ex, lin, scale, h, bn, x2, ws.get()));
   return out;
 }
 
@@ -205,13 +205,14 @@ BatchNormPipelineAmplifications gemm_bn_scale_softmax(Ex& ex, const LinearOperan
   ex.each(m * n, [=] NB_HD(std::int64_t i) { y[i] *= double(scale[0]); });
   pipeline_steps::softmax_rows_in_place(ex, y, m, n);
   using namespace pipeline_steps;
-  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), cs = column_weights(ex, lin, bn.gamma, bn.save_invstd, scale, false);
+  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), ws = row_squares(ex, lin.w, n, lin.k);
+  const Scratch<double> cs = column_weights(ex, lin, bn.gamma, bn.save_invstd, scale, false, ws.get());
   const double *x2 = xs.get(), *c = cs.get();
   const double numerator = finite_total(ex, m * n, [=] NB_HD(std::int64_t i) { return y[i] * y[i] * c[i % n] * x2[i / n]; });
   BatchNormPipelineAmplifications out;
   out.y = linear::amplification_ratio(numerator, double(lin.k), sum_of_squares(ex, y, m * n));
   out.statistics = linear::batchnorm_statistic_amplifications(
-      shape_of(lin, bn), statistic_sums(ex, lin, nullptr, g.get(), bn, x2));
+      shape_of(lin, bn), statistic_sums(ex, lin, nullptr, g.get(), bn, x2, ws.get()));
   return out;
 }
 

@@ -7,12 +7,13 @@ namespace nb {
 TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,
                                  const ReferenceConditions& conditions) {
   const Tolerance base = op.tolerance(p), operand = op.operand_rounding(p);
+  const bool rounds_operands = operand.normwise > 0 || operand.elementwise > 0;
   const double condition = conditions.instance * reduction_growth(op.reduction_length(p));
   TrialTolerances t;
   for (std::size_t i = 0; i < decls.size(); ++i) {
     const double effective = condition * std::max(1.0, conditions.of(i));
     Tolerance bound = base.scaled(effective);
-    const double amplification = conditions.amplification_of(i);
+    const double amplification = rounds_operands ? conditions.amplification_of(i) : 0.0;
     bound.normwise += operand.normwise * amplification;
     bound.elementwise += operand.elementwise * amplification;
     t.per_tensor.push_back(plus_rounding(bound, storage_rounding(decls[i].dtype)));

@@ -14,7 +14,7 @@ namespace nb {
 struct TrialTolerances {
   std::vector<Tolerance> per_tensor;  // in declaration order
   double worst_condition = 1;         // the largest factor applied to any tensor
-  double worst_amplification = 0;     // the largest operand amplification of any tensor
+  double worst_amplification = 0;     // the largest operand amplification applied (0: no operand rounding)
 };
 
 TrialTolerances trial_tolerances(const OpSpec& op, const Problem& p, const std::vector<TensorDecl>& decls,

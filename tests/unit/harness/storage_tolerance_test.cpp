@@ -105,5 +105,29 @@ TEST(StorageRounding, TrialTolerancesAddEachTensorsOwnStorage) {
   EXPECT_DOUBLE_EQ(t32.per_tensor.at(2).normwise, 1e-5 * growth);
 }
 
+// A tf32 pipeline problem's bound adds the operand rounding, 1.5 u_tf32 (ten times that
+// elementwise) per unit of each tensor's amplification, to fp32's condition-scaled bound; an fp32
+// problem of the same shape applies no amplification, whatever the reference reports.
+TEST(OperandRounding, AddsToTheTf32BoundPerUnitOfAmplificationOnly) {
+  const auto op = make_gemm_scale_bn_op();
+  const Params params{{"m", 8}, {"n", 16}, {"k", 32}};
+  const Problem tf32 = op->make_problem(params, DType::tf32), fp32 = op->make_problem(params, DType::f32);
+  const auto decls = op->tensors(tf32);
+  ReferenceConditions c;
+  c.instance = 3;
+  c.operand_amplification.assign(decls.size(), 0.0);
+  c.operand_amplification[8] = 2.0;  // y
+  const double growth = reduction_growth(op->reduction_length(tf32));
+  EXPECT_EQ(op->reduction_length(tf32), op->reduction_length(fp32));
+  const TrialTolerances t = trial_tolerances(*op, tf32, decls, c);
+  EXPECT_DOUBLE_EQ(t.per_tensor.at(8).normwise, 1e-5 * 3 * growth + 1.5 * 0x1p-11 * 2.0);
+  EXPECT_DOUBLE_EQ(t.per_tensor.at(8).elementwise, 1e-4 * 3 * growth + 15 * 0x1p-11 * 2.0);
+  EXPECT_DOUBLE_EQ(t.per_tensor.at(9).normwise, 1e-5 * 3 * growth);  // save_mean: no amplification given
+  EXPECT_DOUBLE_EQ(t.worst_amplification, 2.0);
+  const TrialTolerances f = trial_tolerances(*op, fp32, decls, c);
+  EXPECT_DOUBLE_EQ(f.per_tensor.at(8).normwise, 1e-5 * 3 * growth);
+  EXPECT_DOUBLE_EQ(f.worst_amplification, 0.0);
+}
+
 }  // namespace
 }  // namespace nb
