@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One GPU-host session in one command: build, GPU tests, compute-sanitizer on the quick suite,
-# the default suite, and a short table last. Logs and the report land in $OUT (or out/).
+# the default suite, and a short table last. Logs and the report land in $OUT (or out/), packed at
+# the end into $OUT/session.tgz beside summary.txt (NB_PACK_OUT=0: left as they are).
 #   scripts/device/gpu-session.sh [steps...]
 #   steps: build test sanitize bench validate gemm gemm_profile ab profile torch torch_rows
 #   (default: build test sanitize bench; NB_BENCH_SUITE picks the bench suite, kb by default)
@@ -171,3 +172,17 @@ for step in "${steps[@]}"; do
 done
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
+
+# The GPU host's device tool brings back at most 8 files from $OUT, no deeper than two folders: a
+# session's logs, reports and sanitizer folders outnumber that. So all of it goes into one archive
+# beside summary.txt (and ctest-unreached.txt, which the next call reads); NB_PACK_OUT=0 keeps the
+# files as they are.
+pack_out() {
+  printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"
+  local items
+  items=$(cd "$OUT" && ls -A | grep -vxE 'session\.tgz|summary\.txt|ctest-unreached\.txt')
+  [ -n "$items" ] || return 0
+  # shellcheck disable=SC2086  # one word per item: $OUT's names are the script's own
+  (cd "$OUT" && tar -czf session.tgz $items && rm -rf $items)
+}
+[ "${NB_PACK_OUT:-1}" = 0 ] || pack_out
