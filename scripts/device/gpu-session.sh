@@ -179,10 +179,14 @@ printf '%s\n' "${summary[@]}"
 # files as they are.
 pack_out() {
   printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"
-  local items
-  items=$(cd "$OUT" && ls -A | grep -vxE 'session\.tgz|summary\.txt|ctest-unreached\.txt')
-  [ -n "$items" ] || return 0
-  # shellcheck disable=SC2086  # one word per item: $OUT's names are the script's own
-  (cd "$OUT" && tar -czf session.tgz $items && rm -rf $items)
+  local items=() path name
+  for path in "$OUT"/* "$OUT"/.[!.]*; do
+    [ -e "$path" ] || continue
+    name=$(basename "$path")
+    case "$name" in session.tgz | summary.txt | ctest-unreached.txt) continue ;; esac
+    items+=("$name")
+  done
+  [ ${#items[@]} -gt 0 ] || return 0
+  (cd "$OUT" && tar -czf session.tgz "${items[@]}" && rm -rf "${items[@]}")
 }
 [ "${NB_PACK_OUT:-1}" = 0 ] || pack_out
