@@ -7,11 +7,10 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
-#include "harness/narrow_float.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward.hpp"
+#include "operand_rounding.hpp"
 #include "reference_trial.hpp"
 
 namespace nb::test {
@@ -24,19 +23,7 @@ enum class BackwardFault {
   mean_term_dropped,   // dh = gamma * invstd * dy: the inference backward
 };
 
-// Round to nearest, ties away, to 10 explicit mantissa bits: cvt.rna.tf32.f32.
-inline float to_tf32(float v) {
-  std::uint32_t u;
-  std::memcpy(&u, &v, 4);
-  u = (u + 0x1000u) & 0xffffe000u;
-  std::memcpy(&v, &u, 4);
-  return v;
-}
-
-// bf16's round to nearest even (harness/narrow_float.hpp's), as a function pointer.
-inline float to_bf16(float v) { return round_to_storage(v, DType::bf16); }
-
-// `round_operands`, where given, rounds dg, W and x before the GEMMs.
+// `round_operands` (operand_rounding.hpp), where given, rounds dg, W and x before the GEMMs.
 inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, float (*round_operands)(float) = nullptr) {
   using namespace gemm_scale_bn_bwd;
   using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

@@ -8,16 +8,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
 #include "baselines/cpu/gemm_pipeline_reference.hpp"
 #include "harness/errors.hpp"
-#include "harness/narrow_float.hpp"
 #include "harness/validation/compare.hpp"
 #include "harness/validation/trial_tolerance.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/ops.hpp"
+#include "operand_rounding.hpp"
 #include "reference_trial.hpp"
 
 namespace nb::test {
@@ -174,28 +173,8 @@ TEST(GemmPipelineSpec, EveryGemmProblemNamesItsCeilingKernel) {
   EXPECT_EQ(op_named("softmax")->ceiling_kernel(op_named("softmax")->problems_in("kb").front()), nullptr);
 }
 
-// x and W rounded to tf32 (round to nearest, ties away: cvt.rna.tf32.f32) stand in for a kernel
-// whose products ran on tensor cores; the rest of the pipeline stays exact.
-float to_tf32(float v) {
-  std::uint32_t u;
-  std::memcpy(&u, &v, 4);
-  u = (u + 0x1000u) & 0xffffe000u;
-  std::memcpy(&v, &u, 4);
-  return v;
-}
-
-// Toward zero, as a tensor core reading fp32 operands as tf32 drops their low 13 bits.
-float truncated_to_tf32(float v) {
-  std::uint32_t u;
-  std::memcpy(&u, &v, 4);
-  u &= 0xffffe000u;
-  std::memcpy(&v, &u, 4);
-  return v;
-}
-
-float to_bf16(float v) { return round_to_storage(v, DType::bf16); }
-
-// Outputs computed from x and W rounded by `round` (the rest of the pipeline exact), judged against
+// Outputs computed from x and W rounded by `round` (operand_rounding.hpp: tf32 stands in for a
+// kernel whose products ran on tensor cores) (the rest of the pipeline exact), judged against
 // the exact reference of `p` with its own tolerances.
 TrialJudgement rounded_products_judged(const OpSpec& op, const Problem& p, Distribution d, std::uint64_t seed,
                                        float (*round)(float)) {
