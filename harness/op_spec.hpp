@@ -96,18 +96,11 @@ class OpSpec {
     return 1.0;
   }
   // What rounding each GEMM operand to the problem's precision adds to a tensor's bounds per unit
-  // of its operand amplification (below): zero unless the precision rounds operands (tf32), then
+  // of its operand amplification (ReferenceTensors::operand_amplification from reference(), the
+  // ReferenceConditions' from reference_program()): zero unless the precision rounds operands (tf32), then
   // about its unit roundoff. Added to the condition-scaled bounds, not scaled by the condition:
   // the amplification is this error's own measure (docs/tolerance.md, "Operand rounding").
   virtual Tolerance operand_rounding(const Problem&) const { return {}; }
-  // How much this instance amplifies a relative rounding u of every GEMM product into the tensor's
-  // normwise error, per unit of u (first-order propagation through what follows the GEMM). The
-  // reference's own (ReferenceTensors::operand_amplification) by default.
-  virtual double operand_amplification(const Problem&, int tensor, const HostTensors& /*inputs*/,
-                                       const ReferenceTensors& reference) const {
-    const auto i = static_cast<std::size_t>(tensor);
-    return i < reference.operand_amplification.size() ? reference.operand_amplification[i] : 0.0;
-  }
   virtual std::vector<StressDistribution> stress() const { return {}; }
   // The stress distributions of one problem, where they depend on it (a tf32 problem cannot
   // promise what its fp32 twin does); the op's own list by default.

@@ -48,6 +48,8 @@ NB_HD inline bool is_nan(double x) {
 #endif
 }
 NB_HD inline double abs(double x) { return fabs(x); }
+// x where it is finite, else 0: a sum over the finite terms only.
+NB_HD inline double finite_or_zero(double x) { return is_finite(x) ? x : 0.0; }
 
 // Horner's rule: c[0] + x (c[1] + x (c[2] + ...)), n coefficients.
 NB_HD inline double horner(const double* c, int n, double x) {

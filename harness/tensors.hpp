@@ -54,8 +54,8 @@ struct ReferenceTensors {
   double condition = 1.0;
   // How much this instance amplifies a relative rounding of every GEMM product into each tensor's
   // normwise error, where the problem's precision rounds the GEMM's operands (tf32), per declared
-  // tensor (empty: 0 for all): set by reference() of the ops that have one
-  // (OpSpec::operand_amplification), cleared with `condition` before each call.
+  // tensor (empty: 0 for all): set by reference() of the ops that have one (OpSpec::operand_rounding
+  // says what it is worth), cleared with `condition` before each call.
   std::vector<double> operand_amplification;
 
   std::vector<double>& operator[](int i) { return data.at(static_cast<std::size_t>(i)); }

@@ -4,18 +4,24 @@
 #include <cmath>
 
 #include "harness/parallel.hpp"
+#include "harness/portable_math.hpp"
 
 namespace nb::linear {
 
 namespace {
-double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
+using portable::finite_or_zero;
 
 double sum_of_squares(const double* y, std::int64_t n) {
   double sum = 0;
   for (std::int64_t i = 0; i < n; ++i) sum += finite_or_zero(y[i] * y[i]);
   return sum;
 }
-}  // namespace
+
+double finite_sum(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += finite_or_zero(x);
+  return sum;
+}
 
 std::vector<double> row_squares(const float* a, std::int64_t rows, std::int64_t k) {
   std::vector<double> out(std::size_t(rows), 0.0);
@@ -28,42 +34,38 @@ std::vector<double> row_squares(const float* a, std::int64_t rows, std::int64_t 
   });
   return out;
 }
+}  // namespace
 
-double amplification_ratio(double numerator, double k, double y_squares) {
-  if (!(y_squares > 0)) return 0.0;
-  const double a = std::sqrt(numerator / (k * y_squares));
-  return std::isfinite(a) ? std::min(a, kMaxAmplification) : 0.0;
+OperandNorms operand_norms(const Shape& s, const float* x, const float* w) {
+  return {row_squares(x, s.m, s.k), row_squares(w, s.n, s.k)};
 }
 
-namespace {
-// sqrt(errors / values), 0 where there are no values or it is not finite, capped.
-double relative(double errors, double values) {
+double relative_amplification(double errors, double values) {
   if (!(values > 0)) return 0.0;
   const double r = std::sqrt(errors / values);
   return std::isfinite(r) ? std::min(r, kMaxAmplification) : 0.0;
 }
-}  // namespace
+
 
 BatchNormStatisticAmplifications batchnorm_statistic_amplifications(const Shape& s, const BatchNormStatisticSums& sums) {
   BatchNormStatisticAmplifications a;
-  a.save_mean = kTruncationScale + relative(sums.mean_errors, sums.means);
-  a.save_invstd = kTruncationScale + relative(sums.invstd_errors, sums.invstds);
+  a.save_mean = kTruncationScale + relative_amplification(sums.mean_errors, sums.means);
+  a.save_invstd = kTruncationScale + relative_amplification(sums.invstd_errors, sums.invstds);
   // The running statistics take the batch's with weight momentum (the variance unbiased): its
   // scale (twice over for a variance) and its spread, against their own norm.
-  a.running_mean = s.momentum * (kTruncationScale * relative(sums.means, sums.running_means) +
-                                 relative(sums.mean_errors, sums.running_means));
-  a.running_var = s.momentum * s.unbias() * (2 * kTruncationScale * relative(sums.variances, sums.running_vars) +
-                                             relative(sums.var_errors, sums.running_vars));
+  a.running_mean = s.momentum * (kTruncationScale * relative_amplification(sums.means, sums.running_means) +
+                                 relative_amplification(sums.mean_errors, sums.running_means));
+  a.running_var = s.momentum * s.unbias() * (2 * kTruncationScale * relative_amplification(sums.variances, sums.running_vars) +
+                                             relative_amplification(sums.var_errors, sums.running_vars));
   a.running_mean = std::min(a.running_mean, kMaxAmplification);
   a.running_var = std::min(a.running_var, kMaxAmplification);
   return a;
 }
 
-BatchNormStatisticSums batchnorm_statistic_sums(const Shape& s, const float* x, const float* w, const float* column_scale,
+BatchNormStatisticSums batchnorm_statistic_sums(const Shape& s, const OperandNorms& norms, const float* column_scale,
                                                 const std::vector<double>& h, const BatchNormOutputs& stats) {
-  const std::vector<double> xs = row_squares(x, s.m, s.k), ws = row_squares(w, s.n, s.k);
-  double x_total = 0;
-  for (double v : xs) x_total += finite_or_zero(v);
+  const std::vector<double>&xs = norms.x, &ws = norms.w;
+  const double x_total = finite_sum(xs);
   BatchNormStatisticSums sums;
   for (std::int64_t j = 0; j < s.n; ++j) {
     double dev = 0;
@@ -86,21 +88,19 @@ BatchNormStatisticSums batchnorm_statistic_sums(const Shape& s, const float* x, 
   return sums;
 }
 
-double batchnorm_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
-                               const double* invstd, const float* scale, const double* y) {
-  const std::vector<double> xs = row_squares(x, s.m, s.k), ws = row_squares(w, s.n, s.k);
-  double rows = 0, columns = 0;
-  for (double v : xs) rows += finite_or_zero(v);
+double batchnorm_amplification(const Shape& s, const OperandNorms& norms, const float* gamma, const double* invstd,
+                               const float* scale, const double* y) {
+  double columns = 0;
   for (std::int64_t j = 0; j < s.n; ++j) {
     const double c = double(gamma[j]) * invstd[j] * double(scale[j]);
-    columns += finite_or_zero(c * c * ws[std::size_t(j)]);
+    columns += finite_or_zero(c * c * norms.w[std::size_t(j)]);
   }
-  return amplification_ratio(rows * columns, double(s.k), sum_of_squares(y, s.m * s.n));
+  return relative_amplification(finite_sum(norms.x) * columns, double(s.k) * sum_of_squares(y, s.m * s.n));
 }
 
-double softmax_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
-                             const double* invstd, float scale, const double* y) {
-  const std::vector<double> xs = row_squares(x, s.m, s.k), ws = row_squares(w, s.n, s.k);
+double softmax_amplification(const Shape& s, const OperandNorms& norms, const float* gamma, const double* invstd,
+                             float scale, const double* y) {
+  const std::vector<double>&xs = norms.x, &ws = norms.w;
   std::vector<double> column(std::size_t(s.n));
   for (std::int64_t j = 0; j < s.n; ++j) {
     const double c = double(scale) * double(gamma[j]) * invstd[j];
@@ -112,23 +112,20 @@ double softmax_amplification(const Shape& s, const float* x, const float* w, con
       const double v = y[i * s.n + j];
       numerator += finite_or_zero(v * v * column[std::size_t(j)] * xs[std::size_t(i)]);
     }
-  return amplification_ratio(numerator, double(s.k), sum_of_squares(y, s.m * s.n));
+  return relative_amplification(numerator, double(s.k) * sum_of_squares(y, s.m * s.n));
 }
 
-double group_minimum_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
+double group_minimum_amplification(const Shape& s, const OperandNorms& norms, const float* gamma,
                                    const double* invstd, const std::int64_t* argmin, const double* y) {
-  const std::vector<double> xs = row_squares(x, s.m, s.k);
   const std::int64_t size = s.group_size();
   double numerator = 0;
   for (std::int64_t r = 0; r < s.m; ++r) {
     const std::int64_t j = argmin[r];
     if (j < 0) continue;
-    double wj = 0;
-    for (std::int64_t q = 0; q < s.k; ++q) wj += double(w[j * s.k + q]) * double(w[j * s.k + q]);
     const double c = double(gamma[j]) * invstd[r * s.groups + j / size];
-    numerator += finite_or_zero(c * c * xs[std::size_t(r)] * wj);
+    numerator += finite_or_zero(c * c * norms.x[std::size_t(r)] * norms.w[std::size_t(j)]);
   }
-  return amplification_ratio(double(s.n) * numerator, double(s.k), sum_of_squares(y, s.n * s.m));
+  return relative_amplification(double(s.n) * numerator, double(s.k) * sum_of_squares(y, s.n * s.m));
 }
 
 }  // namespace nb::linear

@@ -16,22 +16,25 @@ namespace nb::linear {
 // The cap of every amplification, as of the conditions (a degenerate output, norm 0, gets 0).
 inline constexpr double kMaxAmplification = 1e5;
 
-// ||a_r||^2 of each of `rows` rows of length k, in double.
-std::vector<double> row_squares(const float* a, std::int64_t rows, std::int64_t k);
+// ||x_i||^2 and ||w_j||^2 of the GEMM's operands, in double: what every amplification reads.
+struct OperandNorms {
+  std::vector<double> x, w;
+};
+OperandNorms operand_norms(const Shape& s, const float* x, const float* w);
 
-// sqrt(numerator / (K * sum of y^2)), capped; 0 when the output's norm is 0 or the ratio is not finite.
-double amplification_ratio(double numerator, double k, double y_squares);
+// sqrt(errors / values), capped; 0 where there are no values or the ratio is not finite.
+double relative_amplification(double errors, double values);
 
 // BatchNorm over the columns then a per-column scale (gemm_scale_bn): y_ij gains
 // gamma_j invstd_j s_j e_ij, so A^2 = (sum_i ||x_i||^2) (sum_j (gamma_j invstd_j s_j ||w_j||)^2) / K / ||y||^2.
 // `scale` per column; non-finite terms left out.
-double batchnorm_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
-                               const double* invstd, const float* scale, const double* y);
+double batchnorm_amplification(const Shape& s, const OperandNorms& norms, const float* gamma, const double* invstd,
+                               const float* scale, const double* y);
 
 // BatchNorm, a scalar scale, then a softmax over each row (gemm_bn_scale_softmax): the softmax
 // passes y_ij times the error of its input, s gamma_j invstd_j e_ij, so each term is weighted by y_ij^2.
-double softmax_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
-                             const double* invstd, float scale, const double* y);
+double softmax_amplification(const Shape& s, const OperandNorms& norms, const float* gamma, const double* invstd,
+                             float scale, const double* y);
 
 // BatchNorm's statistics. A tf32 conversion that truncates (tensor cores reading fp32 operands
 // drop their low 13 bits) also scales every product by 1 - d, d up to u per operand: the
@@ -56,14 +59,14 @@ BatchNormStatisticAmplifications batchnorm_statistic_amplifications(const Shape&
 
 // The sums on the host: h before the normalization (after a per-column scale, null for none),
 // the statistics batchnorm_columns wrote.
-BatchNormStatisticSums batchnorm_statistic_sums(const Shape& s, const float* x, const float* w, const float* column_scale,
+BatchNormStatisticSums batchnorm_statistic_sums(const Shape& s, const OperandNorms& norms, const float* column_scale,
                                                 const std::vector<double>& h, const BatchNormOutputs& stats);
 
 // GroupNorm over (row, group) then the row minimum broadcast over N output columns
 // (gemm_gn_min_bias): the minimum carries the error of the element that holds it,
 // gamma_j* invstd_(r, group of j*) e_rj*, in each of the N outputs of its row. `invstd` is (M, G),
 // `argmin` each row's first minimal column (-1 where the row's minimum is NaN); y is (N, M).
-double group_minimum_amplification(const Shape& s, const float* x, const float* w, const float* gamma,
+double group_minimum_amplification(const Shape& s, const OperandNorms& norms, const float* gamma,
                                    const double* invstd, const std::int64_t* argmin, const double* y);
 
 }  // namespace nb::linear

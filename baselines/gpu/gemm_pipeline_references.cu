@@ -94,7 +94,7 @@ inline linear::Shape shape_of(const LinearOperands& lin, const BatchNormColumns&
 
 // The operand amplification's sums (baselines/cpu/operand_amplification.hpp), each over its
 // finite terms: ||a_r||^2 of each row of a (rows, k); the sum of term(i) over [0, count).
-NB_HD inline double finite_or_zero(double v) { return portable::is_finite(v) ? v : 0.0; }
+using portable::finite_or_zero;
 
 template <class Ex>
 Scratch<double> row_squares(Ex& ex, const float* a, std::int64_t rows, std::int64_t k) {
@@ -190,7 +190,7 @@ BatchNormPipelineAmplifications gemm_scale_bn(Ex& ex, const LinearOperands& lin,
   const double rows = finite_total(ex, m, [=] NB_HD(std::int64_t i) { return x2[i]; });
   const double columns = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return c[j]; });
   BatchNormPipelineAmplifications out;
-  out.y = linear::amplification_ratio(rows * columns, double(lin.k), sum_of_squares(ex, y, m * n));
+  out.y = linear::relative_amplification(rows * columns, double(lin.k) * sum_of_squares(ex, y, m * n));
   out.statistics = linear::batchnorm_statistic_amplifications(
       shape_of(lin, bn), statistic_sums(ex, lin, scale, h, bn, x2, ws.get()));
   return out;
@@ -210,7 +210,7 @@ BatchNormPipelineAmplifications gemm_bn_scale_softmax(Ex& ex, const LinearOperan
   const double *x2 = xs.get(), *c = cs.get();
   const double numerator = finite_total(ex, m * n, [=] NB_HD(std::int64_t i) { return y[i] * y[i] * c[i % n] * x2[i / n]; });
   BatchNormPipelineAmplifications out;
-  out.y = linear::amplification_ratio(numerator, double(lin.k), sum_of_squares(ex, y, m * n));
+  out.y = linear::relative_amplification(numerator, double(lin.k) * sum_of_squares(ex, y, m * n));
   out.statistics = linear::batchnorm_statistic_amplifications(
       shape_of(lin, bn), statistic_sums(ex, lin, nullptr, g.get(), bn, x2, ws.get()));
   return out;
@@ -245,7 +245,7 @@ GroupMinimumConditions gemm_gn_min_bias(Ex& ex, const LinearOperands& lin, std::
     return c * c * x2[r] * w2[j];
   });
   out.operand_amplification =
-      linear::amplification_ratio(double(n) * numerator, double(lin.k), sum_of_squares(ex, y, n * m));
+      linear::relative_amplification(double(n) * numerator, double(lin.k) * sum_of_squares(ex, y, n * m));
   return out;
 }
 

@@ -79,16 +79,16 @@ class BnPipelineOp final : public linear::PipelineOp {
     linear::batchnorm_columns(s, h, in[kGamma].data(), in[kBeta].data(), in[kRunningMean].data(),
                               in[kRunningVar].data(), stats);
     if (tail_ == BnTail::scale_softmax) scale_softmax(s, in, h);
-    const double y =
-        tail_ == BnTail::normalize
-            ? linear::batchnorm_amplification(s, in[kX].data(), in[kWeight].data(), in[kGamma].data(),
-                                              out[kSaveInvstd].data(), in[kScale].data(), h.data())
-            : linear::softmax_amplification(s, in[kX].data(), in[kWeight].data(), in[kGamma].data(),
-                                            out[kSaveInvstd].data(), in[kScale][0], h.data());
+    const linear::OperandNorms norms = linear::operand_norms(s, in[kX].data(), in[kWeight].data());
+    const double y = tail_ == BnTail::normalize
+                         ? linear::batchnorm_amplification(s, norms, in[kGamma].data(), out[kSaveInvstd].data(),
+                                                           in[kScale].data(), h.data())
+                         : linear::softmax_amplification(s, norms, in[kGamma].data(), out[kSaveInvstd].data(),
+                                                         in[kScale][0], h.data());
     const float* column_scale = tail_ == BnTail::normalize ? in[kScale].data() : nullptr;
     out.operand_amplification = amplifications(
         y, linear::batchnorm_statistic_amplifications(
-               s, linear::batchnorm_statistic_sums(s, in[kX].data(), in[kWeight].data(), column_scale, h_before, stats)));
+               s, linear::batchnorm_statistic_sums(s, norms, column_scale, h_before, stats)));
     out[kY] = std::move(h);
   }
 

@@ -74,8 +74,9 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
       }
       for (std::int64_t c = 0; c < s.n; ++c) y[std::size_t(c * s.m + r)] = mn + double(in[kAddBias][std::size_t(c)]);
     }
-    out.operand_amplification.assign(kTensorCount, linear::group_minimum_amplification(
-        s, in[kX].data(), in[kWeight].data(), in[kGamma].data(), invstd.data(), argmin.data(), y.data()));
+    out.operand_amplification.assign(
+        kTensorCount, linear::group_minimum_amplification(s, linear::operand_norms(s, in[kX].data(), in[kWeight].data()),
+                                                          in[kGamma].data(), invstd.data(), argmin.data(), y.data()));
   }
 
   bool has_reference_program() const override { return true; }

@@ -180,7 +180,12 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
   }
 
   void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
-    linear::backward_reference(linear::shape_of(p), inputs_of(in), outputs_of(out));
+    const linear::Shape s = linear::shape_of(p);
+    linear::backward_reference(s, inputs_of(in), outputs_of(out));
+    const linear::BackwardConditions own = linear::backward_conditions(s, inputs_of(in), gradients_of(out));
+    out.operand_amplification.clear();
+    for (int tensor = 0; tensor < kTensorCount; ++tensor)
+      out.operand_amplification.push_back(gradient_amplification(tensor, own));
   }
 
   bool has_reference_program() const override { return true; }
@@ -243,11 +248,6 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
     const linear::Shape s = linear::shape_of(p);
     const linear::BackwardConditions k = linear::backward_conditions(s, inputs_of(in), gradients_of(ref));
     return gradient_condition(tensor, k, normalization_condition(in[kSaveMean].data(), in[kSaveInvstd].data(), s.n));
-  }
-  double operand_amplification(const Problem& p, int tensor, const HostTensors& in,
-                               const ReferenceTensors& ref) const override {
-    if (tensor < kDx) return 0.0;
-    return gradient_amplification(tensor, linear::backward_conditions(linear::shape_of(p), inputs_of(in), gradients_of(ref)));
   }
 
   std::vector<StressDistribution> stress() const override {
