@@ -39,7 +39,7 @@ struct ProgramReference {
 struct ReferenceConditions {
   double instance = 1;             // the larger of OpSpec::condition and the reference's own
   std::vector<double> per_tensor;  // OpSpec::tensor_condition per declared tensor; empty means 1 for all
-  // OpSpec::operand_amplification per declared tensor; empty means 0 for all (no operand rounding).
+  // Each declared tensor's operand amplification (ReferenceTensors'); empty means 0 for all.
   std::vector<double> operand_amplification;
   double of(std::size_t tensor) const { return tensor < per_tensor.size() ? per_tensor[tensor] : 1.0; }
   double amplification_of(std::size_t tensor) const {
