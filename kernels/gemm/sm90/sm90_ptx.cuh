@@ -1,6 +1,6 @@
 #pragma once
-// The sm_90a instructions the Hopper GEMM is built from, one inline-PTX wrapper each: mbarriers
-// (arrive, expected transaction bytes, parity wait), TMA tile loads, warpgroup MMA fences and
+// The sm_90a instructions the Hopper GEMM is built from, one inline-PTX wrapper each: the mbarriers
+// of kernels/primitives/mbarrier.cuh, TMA tile loads, warpgroup MMA fences and
 // groups, and the shared-memory matrix descriptor wgmma reads its operands through. Only code
 // compiled for sm_90a may call them (kernels/gemm/sm90/ is built for that architecture alone).
 #include <cuda.h>
@@ -8,56 +8,16 @@
 
 #include <cstdint>
 
+#include "kernels/primitives/mbarrier.cuh"
+
 namespace nb::gemm::sm90 {
 
-__device__ inline std::uint32_t shared_address(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// --- mbarriers (64-bit, in shared memory) ---
-
-__device__ inline void mbarrier_init(std::uint64_t* bar, int arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(arrivals));
-}
-
-// Makes the initialised barriers visible to the async proxy (the TMA unit) and to other threads.
-__device__ inline void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
-
-// One arrival that also announces `bytes` of transactions (TMA loads) the phase must see land.
-__device__ inline void mbarrier_arrive_expect_bytes(std::uint64_t* bar, std::uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)), "r"(bytes)
-               : "memory");
-}
-
-__device__ inline void mbarrier_arrive(std::uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
-}
-
-// Waits until the phase of parity `parity` has completed. A wait that lasts ~10 s of SM clock
-// traps: a pipeline that lost an arrival fails its launch with an error instead of hanging the
-// process (and a test run) for good.
-__device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
-  constexpr long long kGiveUpCycles = 20'000'000'000LL;
-  long long start = 0;
-  for (;;) {
-    std::uint32_t done = 0;
-    asm volatile(
-        "{\n"
-        ".reg .pred complete;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, complete;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(shared_address(bar)), "r"(parity)
-        : "memory");
-    if (done) return;
-    if (start == 0) {
-      start = clock64();
-    } else if (clock64() - start > kGiveUpCycles) {
-      __trap();
-    }
-  }
-}
+using nb::dev::fence_barrier_init;
+using nb::dev::mbarrier_arrive;
+using nb::dev::mbarrier_arrive_expect_bytes;
+using nb::dev::mbarrier_init;
+using nb::dev::mbarrier_wait;
+using nb::dev::shared_address;
 
 // --- TMA ---
 

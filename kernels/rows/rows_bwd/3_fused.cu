@@ -12,6 +12,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/errors.hpp"
 #include "kernels/primitives/alignment.cuh"
+#include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/merge.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
 #include "kernels/rows/rows_bwd/column_totals.hpp"
@@ -47,15 +48,40 @@ __device__ __forceinline__ Share share_of(const Geometry& g, long long m) {
           first + g.packs_per_part < g.packs ? first + g.packs_per_part : g.packs, band};
 }
 
+// A cluster's row sums: each CTA pushes its slot's sums into every CTA's value[buffer][slot][rank]
+// (st.async), whose bytes complete on that CTA's arrived[buffer]; a CTA waits on its own barrier,
+// never on a cluster-wide one (whose release fence had waited on each row's dx stores: the membar
+// stalls of docs/notes/memory-bound-round3.md). Two buffers used in turn, row by row: a CTA pushes
+// row r + 2 into a peer's buffer only after the peer's push of row r + 1 reached it, which the
+// peer makes after reading row r's sums.
+template <int kSlots, int kParts>
+struct ClusterSums {
+  RowSums value[2][kSlots][kParts];
+  std::uint64_t arrived[2];
+};
+
+// Once, before any push: each barrier takes one arrival a phase (its CTA's own, announcing the
+// bytes), initialised where every CTA of the cluster sees it.
+template <int kSlots, int kParts>
+__device__ __forceinline__ void enter_cluster(ClusterSums<kSlots, kParts>& c, int parts) {
+  if (parts == 1) return;
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    nb::dev::mbarrier_init(&c.arrived[0], 1);
+    nb::dev::mbarrier_init(&c.arrived[1], 1);
+    nb::dev::fence_barrier_init();
+  }
+  cooperative_groups::this_cluster().sync();
+}
+
 // The row sums of each row slot (blockDim.x threads, a power of two <= 32 or a multiple of 32),
 // then across the cluster's CTAs in rank order. Every thread of the slot gets the same sums.
-// warp_scratch: one RowSums per warp; cluster_slots: one per row slot. The caller passes one of
-// two buffers of each, in turn from row to row: a thread reaches the next row's barrier only
-// after reading this row's buffer, and the buffer is written again two rows on, after that
-// barrier, so one CTA barrier and one cluster barrier a row suffice (two of each had stalled the
-// row loop: docs/notes/memory-bound-round3.md). A CTA of a cluster calls leave_cluster() before it
-// exits, since the last row's slots may still be read.
-__device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch, RowSums* cluster_slots, int parts) {
+// warp_scratch: one RowSums per warp, one of two buffers in turn from row to row (`round`): a
+// thread reaches the next row's barrier only after reading this row's buffer, and the buffer is
+// written again two rows on, after that barrier, so one CTA barrier a row suffices. A CTA of a
+// cluster calls leave_cluster() before it exits.
+template <int kSlots, int kParts>
+__device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch, ClusterSums<kSlots, kParts>& c,
+                                                unsigned round, int parts) {
   if (blockDim.x <= 32) {  // lane groups: shuffles within the slot (never a cluster)
     for (int offset = blockDim.x >> 1; offset > 0; offset >>= 1) v.merge(shfl_xor(v, offset));
     return v;
@@ -67,16 +93,21 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
   v = lane < warps_per_slot ? warp_scratch[threadIdx.y * warps_per_slot + lane] : RowSums{};
   v = nb::dev::warp_merge(v);
   if (parts == 1) return v;
-  namespace cg = cooperative_groups;
-  cg::cluster_group cluster = cg::this_cluster();
-  if (threadIdx.x == 0) cluster_slots[threadIdx.y] = v;
-  cluster.sync();
-  RowSums total = *cluster.map_shared_rank(cluster_slots + threadIdx.y, 0);
-  for (int rank = 1; rank < parts; ++rank) total.merge(*cluster.map_shared_rank(cluster_slots + threadIdx.y, rank));
+  const unsigned buffer = round & 1;
+  if (threadIdx.x == 0 && threadIdx.y == 0)
+    nb::dev::mbarrier_arrive_expect_bytes(&c.arrived[buffer], unsigned(parts) * blockDim.y * unsigned(sizeof(RowSums)));
+  if (threadIdx.x < unsigned(parts)) {  // lane r of the slot's first warp pushes to rank r
+    const unsigned me = cooperative_groups::this_cluster().block_rank(), rank = threadIdx.x;
+    nb::dev::push_pair(nb::dev::cluster_address(&c.value[buffer][threadIdx.y][me], rank), v.g, v.gx,
+                       nb::dev::cluster_address(&c.arrived[buffer], rank));
+  }
+  nb::dev::mbarrier_wait(&c.arrived[buffer], (round >> 1) & 1);
+  RowSums total = c.value[buffer][threadIdx.y][0];
+  for (int rank = 1; rank < parts; ++rank) total.merge(c.value[buffer][threadIdx.y][rank]);
   return total;
 }
 
-// Every CTA of the cluster has read every slot of the last row before any CTA exits.
+// No CTA of the cluster exits while a push of the last row may still be on its way to it.
 __device__ __forceinline__ void leave_cluster(int parts) {
   if (parts > 1) cooperative_groups::this_cluster().sync();
 }
@@ -85,8 +116,10 @@ __device__ __forceinline__ void leave_cluster(int parts) {
 template <bool kLayer, class T, int VEC, int PPT>
 __global__ void __launch_bounds__(kMaxLanes, 2)
     fused_registers(Args<T> a, Geometry g, float* __restrict__ partials) {
-  __shared__ RowSums warp_scratch[2][kMaxLanes / 32], cluster_slots[2][kMaxLanes / 32];  // row_slot_sum's two buffers
+  __shared__ RowSums warp_scratch[2][kMaxLanes / 32];  // row_slot_sum's two buffers
+  __shared__ ClusterSums<kMaxLanes / 32, kMaxRegisterParts> cluster_sums;
   __shared__ float slot_sums[kMaxLanes * PPT * VEC];  // column sums of every slot, at the band's end
+  enter_cluster(cluster_sums, g.parts);
   const Share sh = share_of(g, a.m);
   const int owned = int(sh.end_pack - sh.first_pack) - int(threadIdx.x);  // pack k is mine if k * lanes < owned
   const long long first = (sh.first_pack + threadIdx.x) * VEC;             // my first element of the row
@@ -122,7 +155,7 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
         gk[k].v[i] = gv, xk[k].v[i] = xh;
       }
     }
-    s = row_slot_sum(s, warp_scratch[round & 1], cluster_slots[round & 1], g.parts);
+    s = row_slot_sum(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
@@ -165,7 +198,9 @@ template <bool kLayer, class T, int VEC>
 __global__ void __launch_bounds__(kStreamLanes)
     fused_streamed(Args<T> a, Geometry g, float* __restrict__ partials) {
   extern __shared__ float column_sums[];  // [sum][i][pack of the part]: sum_at(p, i)
-  __shared__ RowSums warp_scratch[2][kStreamLanes / 32], cluster_slots[2][1];  // row_slot_sum's two buffers
+  __shared__ RowSums warp_scratch[2][kStreamLanes / 32];  // row_slot_sum's two buffers
+  __shared__ ClusterSums<1, kMaxStreamParts> cluster_sums;
+  enter_cluster(cluster_sums, g.parts);
   const Share sh = share_of(g, a.m);
   const long long ppp = g.packs_per_part;
   float* dw_sums = column_sums;
@@ -192,7 +227,7 @@ __global__ void __launch_bounds__(kStreamLanes)
       }
     }
     const unsigned round = unsigned(row - sh.row_begin);
-    s = row_slot_sum(s, warp_scratch[round & 1], cluster_slots[round & 1], g.parts);
+    s = row_slot_sum(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
     for (long long pack = sh.first_pack + threadIdx.x; pack < sh.end_pack; pack += blockDim.x) {
       const FloatPack<VEC> xp = load_as_float<T, VEC>(x + pack * VEC), dyp = load_as_float<T, VEC>(dy + pack * VEC);
