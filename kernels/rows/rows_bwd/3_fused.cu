@@ -101,9 +101,11 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
     nb::dev::push_pair(nb::dev::cluster_address(&c.value[buffer][threadIdx.y][me], rank), v.g, v.gx,
                        nb::dev::cluster_address(&c.arrived[buffer], rank));
   }
+  const RowSums* sums = c.value[buffer][threadIdx.y];
   nb::dev::mbarrier_wait(&c.arrived[buffer], (round >> 1) & 1);
-  RowSums total = c.value[buffer][threadIdx.y][0];
-  for (int rank = 1; rank < parts; ++rank) total.merge(c.value[buffer][threadIdx.y][rank]);
+  RowSums total = sums[0];
+#pragma unroll 1
+  for (int rank = 1; rank < parts; ++rank) total.merge(sums[rank]);
   return total;
 }
 
