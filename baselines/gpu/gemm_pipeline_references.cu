@@ -97,7 +97,7 @@ inline linear::Shape shape_of(const LinearOperands& lin, const BatchNormColumns&
 using portable::finite_or_zero;
 
 template <class Ex>
-Scratch<double> row_squares(Ex& ex, const float* a, std::int64_t rows, std::int64_t k) {
+Scratch<double> row_squares(Ex& ex, stored::Tensor a, std::int64_t rows, std::int64_t k) {
   return slice_sums(ex, rows, k, [=] NB_HD(std::int64_t r, std::int64_t q) {
     const double v = a[r * k + q];
     return v * v;
@@ -116,42 +116,64 @@ double sum_of_squares(Ex& ex, const double* y, std::int64_t count) {
   return finite_total(ex, count, [=] NB_HD(std::int64_t i) { return y[i] * y[i]; });
 }
 
-// |s_j|^2 ||w_j||^2 / (M^2 K): the weight of column j's statistic errors (s_j = 1 where null).
-NB_HD inline double statistic_error_weight(const float* column_scale, const double* w2, std::int64_t j,
-                                           double m, double k) {
-  const double scale = column_scale ? double(column_scale[j]) : 1.0;
-  return scale * scale * w2[j] / (m * m * k);
+// linear::RoundingErrors on the executor: the products' (the operands' row norms, kept in the
+// scratch beside them), or the values of h, the normalization's input, for a bf16 problem.
+struct ExecutorRoundingErrors {
+  Scratch<double> x2, w2;
+  linear::RoundingErrors e;
+};
+template <class Ex>
+ExecutorRoundingErrors rounding_errors(Ex& ex, const LinearOperands& lin, const float* column_scale, const double* h) {
+  ExecutorRoundingErrors out;
+  out.e.n = lin.n;
+  if (lin.rounds_output) {
+    out.e.values = h;
+    return out;
+  }
+  out.x2 = row_squares(ex, lin.x, lin.m, lin.k);
+  out.w2 = row_squares(ex, lin.w, lin.n, lin.k);
+  out.e.x2 = out.x2.get(), out.e.w2 = out.w2.get(), out.e.column_scale = column_scale, out.e.k = double(lin.k);
+  return out;
 }
 
-// linear::batchnorm_statistic_sums on the executor: h before the normalization, x2 and w2 the
-// rows' ||x_i||^2 and ||w_j||^2.
+// A copy of `count` doubles: a value the next step overwrites in place, kept for the errors.
 template <class Ex>
-linear::BatchNormStatisticSums statistic_sums(Ex& ex, const LinearOperands& lin, const float* column_scale,
-                                              const double* h, const BatchNormColumns& bn, const double* x2,
-                                              const double* w2) {
-  const std::int64_t m = lin.m, n = lin.n;
-  const double md = double(m), kd = double(lin.k), eps = bn.eps;
+Scratch<double> copy_of(Ex& ex, const double* values, std::int64_t count) {
+  Scratch<double> out = ex.template scratch<double>(count);
+  double* o = out.get();
+  ex.each(count, [=] NB_HD(std::int64_t i) { o[i] = values[i]; });
+  return out;
+}
+
+// What a scale common to every product may add to the statistics, in u: a truncating tf32
+// conversion's; none for bf16's rounding of h to nearest.
+inline double uniform_scale(const LinearOperands& lin) { return lin.rounds_output ? 0.0 : linear::kTruncationScale; }
+
+// linear::batchnorm_statistic_sums on the executor: h before the normalization, e its errors.
+template <class Ex>
+linear::BatchNormStatisticSums statistic_sums(Ex& ex, const LinearOperands& lin, const linear::RoundingErrors& e,
+                                              const double* h, const BatchNormColumns& bn) {
+  const std::int64_t n = lin.n;
+  const double mm = double(lin.m) * double(lin.m), eps = bn.eps;
   const double *mean = bn.save_mean, *invstd = bn.save_invstd;
   const double *running_mean = bn.new_running_mean, *running_var = bn.new_running_var;
-  const double x_total = finite_total(ex, m, [=] NB_HD(std::int64_t i) { return x2[i]; });
-  const Scratch<double> devs = slice_sums(ex, n, m, [=] NB_HD(std::int64_t j, std::int64_t i) {
+  const Scratch<double> error_sums = slice_sums(ex, n, lin.m, [=] NB_HD(std::int64_t j, std::int64_t i) {
+    return finite_or_zero(e.squared(i, j));
+  });
+  const Scratch<double> devs = slice_sums(ex, n, lin.m, [=] NB_HD(std::int64_t j, std::int64_t i) {
     const double d = h[i * n + j] - mean[j];
-    return finite_or_zero(d * d * x2[i]);
+    return finite_or_zero(d * d * e.squared(i, j));
   });
-  const double* dev = devs.get();
+  const double *errors = error_sums.get(), *dev = devs.get();
   linear::BatchNormStatisticSums sums;
-  sums.mean_errors = finite_total(ex, n, [=] NB_HD(std::int64_t j) {
-    return statistic_error_weight(column_scale, w2, j, md, kd) * x_total;
-  });
+  sums.mean_errors = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return errors[j] / mm; });
   sums.means = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return mean[j] * mean[j]; });
   sums.invstd_errors = finite_total(ex, n, [=] NB_HD(std::int64_t j) {
     const double v = invstd[j];
-    return v * v * v * v * v * v * dev[j] * statistic_error_weight(column_scale, w2, j, md, kd);
+    return v * v * v * v * v * v * dev[j] / mm;
   });
   sums.invstds = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return invstd[j] * invstd[j]; });
-  sums.var_errors = finite_total(ex, n, [=] NB_HD(std::int64_t j) {
-    return 4.0 * dev[j] * statistic_error_weight(column_scale, w2, j, md, kd);
-  });
+  sums.var_errors = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return 4.0 * dev[j] / mm; });
   sums.variances = finite_total(ex, n, [=] NB_HD(std::int64_t j) {
     const double var = 1.0 / (invstd[j] * invstd[j]) - eps;
     return var * var;
@@ -159,19 +181,6 @@ linear::BatchNormStatisticSums statistic_sums(Ex& ex, const LinearOperands& lin,
   sums.running_means = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return running_mean[j] * running_mean[j]; });
   sums.running_vars = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return running_var[j] * running_var[j]; });
   return sums;
-}
-
-// gamma_j invstd_j s_j (s per column) or s gamma_j invstd_j (one s), squared, times ||w_j||^2.
-template <class Ex>
-Scratch<double> column_weights(Ex& ex, const LinearOperands& lin, const float* gamma, const double* invstd,
-                               const float* scale, bool per_column_scale, const double* w2) {
-  Scratch<double> out = ex.template scratch<double>(lin.n);
-  double* c = out.get();
-  ex.each(lin.n, [=] NB_HD(std::int64_t j) {
-    const double f = double(gamma[j]) * invstd[j] * double(scale[per_column_scale ? j : 0]);
-    c[j] = f * f * w2[j];
-  });
-  return out;
 }
 }  // namespace pipeline_steps
 
@@ -184,15 +193,18 @@ BatchNormPipelineAmplifications gemm_scale_bn(Ex& ex, const LinearOperands& lin,
   ex.each(m * n, [=] NB_HD(std::int64_t i) { h[i] *= double(scale[i % n]); });
   pipeline_steps::batchnorm_columns(ex, h, m, n, bn, y);
   using namespace pipeline_steps;
-  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), ws = row_squares(ex, lin.w, n, lin.k);
-  const Scratch<double> cs = column_weights(ex, lin, bn.gamma, bn.save_invstd, scale, true, ws.get());
-  const double *x2 = xs.get(), *c = cs.get();
-  const double rows = finite_total(ex, m, [=] NB_HD(std::int64_t i) { return x2[i]; });
-  const double columns = finite_total(ex, n, [=] NB_HD(std::int64_t j) { return c[j]; });
+  const ExecutorRoundingErrors errors = rounding_errors(ex, lin, scale, h);
+  const linear::RoundingErrors e = errors.e;
+  const float* gamma = bn.gamma;
+  const double* invstd = bn.save_invstd;
+  const double numerator = finite_total(ex, m * n, [=] NB_HD(std::int64_t i) {
+    const double c = double(gamma[i % n]) * invstd[i % n];
+    return c * c * e.squared(i / n, i % n);
+  });
   BatchNormPipelineAmplifications out;
-  out.y = linear::relative_amplification(rows * columns, double(lin.k) * sum_of_squares(ex, y, m * n));
-  out.statistics = linear::batchnorm_statistic_amplifications(
-      shape_of(lin, bn), statistic_sums(ex, lin, scale, h, bn, x2, ws.get()));
+  out.y = linear::relative_amplification(numerator, sum_of_squares(ex, y, m * n));
+  out.statistics = linear::batchnorm_statistic_amplifications(shape_of(lin, bn), statistic_sums(ex, lin, e, h, bn),
+                                                              uniform_scale(lin));
   return out;
 }
 
@@ -202,17 +214,26 @@ BatchNormPipelineAmplifications gemm_bn_scale_softmax(Ex& ex, const LinearOperan
   const std::int64_t m = lin.m, n = lin.n;
   const Scratch<double> g = linear(ex, lin.x, lin.w, lin.b, m, n, lin.k);
   pipeline_steps::batchnorm_columns(ex, g.get(), m, n, bn, y);
+  using namespace pipeline_steps;
+  // BatchNorm's output z, before the softmax overwrites it: autocast rounds it to bf16 as well.
+  Scratch<double> normalized;
+  if (lin.rounds_output) normalized = copy_of(ex, y, m * n);
   ex.each(m * n, [=] NB_HD(std::int64_t i) { y[i] *= double(scale[0]); });
   pipeline_steps::softmax_rows_in_place(ex, y, m, n);
-  using namespace pipeline_steps;
-  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), ws = row_squares(ex, lin.w, n, lin.k);
-  const Scratch<double> cs = column_weights(ex, lin, bn.gamma, bn.save_invstd, scale, false, ws.get());
-  const double *x2 = xs.get(), *c = cs.get();
-  const double numerator = finite_total(ex, m * n, [=] NB_HD(std::int64_t i) { return y[i] * y[i] * c[i % n] * x2[i / n]; });
+  const ExecutorRoundingErrors errors = rounding_errors(ex, lin, nullptr, g.get());
+  const linear::RoundingErrors e = errors.e;
+  const float* gamma = bn.gamma;
+  const double *invstd = bn.save_invstd, *z = normalized.get();
+  const double numerator = finite_total(ex, m * n, [=] NB_HD(std::int64_t i) {
+    const double s = double(scale[0]), c = s * double(gamma[i % n]) * invstd[i % n];
+    double term = c * c * e.squared(i / n, i % n);
+    if (z) term += s * s * z[i] * z[i];
+    return y[i] * y[i] * term;
+  });
   BatchNormPipelineAmplifications out;
-  out.y = linear::relative_amplification(numerator, double(lin.k) * sum_of_squares(ex, y, m * n));
+  out.y = linear::relative_amplification(numerator, sum_of_squares(ex, y, m * n));
   out.statistics = linear::batchnorm_statistic_amplifications(
-      shape_of(lin, bn), statistic_sums(ex, lin, nullptr, g.get(), bn, x2, ws.get()));
+      shape_of(lin, bn), statistic_sums(ex, lin, e, g.get(), bn), uniform_scale(lin));
   return out;
 }
 
@@ -222,6 +243,9 @@ GroupMinimumConditions gemm_gn_min_bias(Ex& ex, const LinearOperands& lin, std::
   using namespace pipeline_steps;
   const std::int64_t m = lin.m, n = lin.n, size = n / groups;
   const Scratch<double> g = linear(ex, lin.x, lin.w, lin.b, m, n, lin.k);
+  // h before the normalization overwrites it, where its own rounding is the error (bf16).
+  Scratch<double> h_values;
+  if (lin.rounds_output) h_values = copy_of(ex, g.get(), m * n);
   const Scratch<double> invstds = ex.template scratch<double>(m * groups);
   double* z = g.get();
   GroupMinimumConditions out;
@@ -236,16 +260,16 @@ GroupMinimumConditions gemm_gn_min_bias(Ex& ex, const LinearOperands& lin, std::
       ex, m, n, INFINITY,
       [=] NB_HD(std::int64_t row, std::int64_t j) { return z[row * n + j] == mn[row] ? double(j) : INFINITY; },
       Smaller{});
-  const Scratch<double> xs = row_squares(ex, lin.x, m, lin.k), ws = row_squares(ex, lin.w, n, lin.k);
-  const double *first = firsts.get(), *invstd = invstds.get(), *x2 = xs.get(), *w2 = ws.get();
+  const ExecutorRoundingErrors errors = rounding_errors(ex, lin, nullptr, h_values.get());
+  const linear::RoundingErrors e = errors.e;
+  const double *first = firsts.get(), *invstd = invstds.get();
   const double numerator = finite_total(ex, m, [=] NB_HD(std::int64_t r) {
     if (!portable::is_finite(first[r])) return 0.0;
     const std::int64_t j = std::int64_t(first[r]);
     const double c = double(gamma[j]) * invstd[r * groups + j / size];
-    return c * c * x2[r] * w2[j];
+    return c * c * e.squared(r, j);
   });
-  out.operand_amplification =
-      linear::relative_amplification(double(n) * numerator, double(lin.k) * sum_of_squares(ex, y, n * m));
+  out.operand_amplification = linear::relative_amplification(double(n) * numerator, sum_of_squares(ex, y, n * m));
   return out;
 }
 

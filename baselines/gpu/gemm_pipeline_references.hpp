@@ -3,19 +3,22 @@
 // (linear_reference), then the normalization that follows it, with per-column or per-group
 // statistics by slice_sums and one thread per output. The same formulas, in the same order of
 // operations, as baselines/cpu/gemm_pipeline_reference.cpp, whose Eigen references audit them.
-// Every pointer is on the executor's side; every tensor is fp32 (tf32 problems store fp32 too).
+// Every pointer is on the executor's side; x, W and b in their storage (bf16 for a bf16 problem),
+// every other tensor fp32.
 #include <cstdint>
 
 #include "baselines/cpu/operand_amplification.hpp"
+#include "harness/stored_value.hpp"
 
 namespace nb::gpu {
 
-// g = x W^T + b: x (m, k), W (n, k), b (n).
+// g = x W^T + b: x (m, k), W (n, k), b (n). `rounds_output`: the problem's GEMM rounds h, its
+// output, to bf16 (autocast), rather than each product (tf32): which rounding the operand
+// amplifications measure (linear::RoundingErrors).
 struct LinearOperands {
-  const float* x;
-  const float* w;
-  const float* b;
+  stored::Tensor x, w, b;
   std::int64_t m, n, k;
+  bool rounds_output = false;
 };
 
 // BatchNorm1d in training mode over the m rows of each column: the per-column parameters, the

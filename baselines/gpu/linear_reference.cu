@@ -6,7 +6,7 @@
 namespace nb::gpu {
 
 template <class Ex>
-Scratch<double> widened(Ex& ex, const float* values, std::int64_t n) {
+Scratch<double> widened(Ex& ex, stored::Tensor values, std::int64_t n) {
   Scratch<double> out = ex.template scratch<double>(n);
   double* o = out.get();
   ex.each(n, [=] NB_HD(std::int64_t i) { o[i] = double(values[i]); });
@@ -14,12 +14,12 @@ Scratch<double> widened(Ex& ex, const float* values, std::int64_t n) {
 }
 
 template <class Ex>
-Scratch<double> linear(Ex& ex, const float* x, const float* w, const float* b, std::int64_t m, std::int64_t n,
+Scratch<double> linear(Ex& ex, stored::Tensor x, stored::Tensor w, stored::Tensor b, std::int64_t m, std::int64_t n,
                        std::int64_t k) {
   const Scratch<double> xd = widened(ex, x, m * k), wd = widened(ex, w, n * k);
   Scratch<double> g = ex.template scratch<double>(m * n);
   ex.gemm({m, n, k, false, true}, xd.get(), wd.get(), g.get());
-  if (b) {
+  if (b.data) {
     double* out = g.get();
     ex.each(m * n, [=] NB_HD(std::int64_t i) { out[i] += double(b[i % n]); });
   }
@@ -27,8 +27,8 @@ Scratch<double> linear(Ex& ex, const float* x, const float* w, const float* b, s
 }
 
 #define NB_INSTANTIATE(Ex)                                                     \
-  template Scratch<double> widened<Ex>(Ex&, const float*, std::int64_t);       \
-  template Scratch<double> linear<Ex>(Ex&, const float*, const float*, const float*, std::int64_t, std::int64_t, \
+  template Scratch<double> widened<Ex>(Ex&, stored::Tensor, std::int64_t);                                     \
+  template Scratch<double> linear<Ex>(Ex&, stored::Tensor, stored::Tensor, stored::Tensor, std::int64_t, std::int64_t, \
                                       std::int64_t);
 NB_INSTANTIATE(DeviceExecutor)
 NB_INSTANTIATE(HostExecutor)
