@@ -173,7 +173,7 @@ double time_launch(benchmark::State& state, const Problem& p, const std::functio
 
 void cublas_gemm(const Problem& p, Precision precision, cudaStream_t stream) {
   if (precision == Precision::bf16)
-    cublas::gemm_bf16(p.bf16.a, p.bf16.b, p.c.as<float>(), p.op.m, p.op.n, p.op.k, stream);
+    cublas::gemm_bf16(p.bf16.a, p.bf16.b, p.c.as<float>(), p.op.m, p.op.n, p.op.k, false, stream);
   else
     cublas::gemm(p.op.a, p.op.b, p.c.as<float>(), p.op.m, p.op.n, p.op.k, precision == Precision::tf32, false, stream);
 }

@@ -35,9 +35,10 @@ double flops_per_clock_per_sm(const std::string& compute_capability, DType dtype
     switch (dtype) {
       case DType::f32: return peak.fp32;
       case DType::tf32: return peak.tf32;
-      // bf16 and fp16 problems store narrow values and compute in fp32 (no tensor-core math).
+      // bf16 and fp16: the tensor cores' dense rate, twice tf32's on these parts (the GEMM
+      // pipelines' bf16 GEMMs run there; the row ops compute in fp32, memory-bound far below it).
       case DType::bf16:
-      case DType::f16: return peak.fp32;
+      case DType::f16: return 2 * peak.tf32;
     }
     return 0;
   }

@@ -105,9 +105,10 @@ std::vector<CaseMetrics> compute_metrics(const RunRecord& r) {
     if (ref != refs.end() && ref->second.baseline_ms) all[i].speedup_vs_baseline = *ref->second.baseline_ms / median;
     if (ref != refs.end() && ref->second.naive_ms) {
       all[i].speedup_vs_naive = *ref->second.naive_ms / median;
-    } else if (problem.dtype == DType::tf32) {
+    } else if (problem.dtype == DType::tf32 || problem.dtype == DType::bf16) {
       // A naive kernel computes a tf32 problem in fp32, as it does the fp32 problem of the same
-      // shape, and declines it (the same launch twice): its fp32 row is the baseline.
+      // shape, and declines it (the same launch twice): its fp32 row is the baseline. So for a
+      // large bf16 problem, which its naive kernel declines for the seconds a launch would take.
       Problem fp32_twin = problem;
       fp32_twin.dtype = DType::f32;
       const auto twin = refs.find(fp32_twin.id());

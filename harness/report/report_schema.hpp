@@ -13,9 +13,10 @@ inline constexpr const char* kReportSchema = "normbench.report";
 // timing.device_ms_per_sample, validation.hidden_shape, the flags timed_output_mismatch,
 // persisting_l2, event_timer_mismatch and forged_result, containment forged; the audit's phase
 // split in two, settings.slow_launch_ms; 6: one JSON form for a case's validation and timing;
-// 7: phases.validation.plans_ahead; 8: validation.operand_amplification); a report without
+// 7: phases.validation.plans_ahead; 8: validation.operand_amplification; 9: the bf16 compute peak,
+// bf16 GEMM pipeline problems); a report without
 // schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
-inline constexpr int kReportSchemaMinorVersion = 8;
+inline constexpr int kReportSchemaMinorVersion = 9;
 
 }  // namespace nb

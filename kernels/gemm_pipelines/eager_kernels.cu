@@ -20,6 +20,11 @@ constexpr int kPartialRows = 256;  // rows per Welford partial: M / 256 CTAs per
 
 unsigned blocks_for(long long count) { return unsigned((count + kThreads - 1) / kThreads); }
 
+__global__ void widen_kernel(const __nv_bfloat16* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __bfloat162float(in[i]);
+}
+
 __global__ void bias_rows_kernel(float* g, const float* bias, int m, int n) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < (long long)m * n) g[i] = bias[i % n];
@@ -196,6 +201,12 @@ __global__ void min_broadcast4_kernel(const float* partial_min, int tiles, const
 
 void launch_bias_rows(float* g, const float* bias, int m, int n, cudaStream_t s) {
   bias_rows_kernel<<<blocks_for((long long)m * n), kThreads, 0, s>>>(g, bias, m, n);
+  NB_CHECK_LAUNCH();
+}
+
+void launch_widen(const __nv_bfloat16* in, float* out, int n, cudaStream_t s) {
+  if (n <= 0) return;
+  widen_kernel<<<blocks_for(n), kThreads, 0, s>>>(in, out, n);
   NB_CHECK_LAUNCH();
 }
 

@@ -2,6 +2,7 @@
 // The kernels that run after a GEMM in the pipeline variants, as host launchers on a stream
 // (for .cu files: it names the device Welford state). Matrices are row-major (M, N); `affine`
 // holds 2N floats, scale[0..N) then shift[0..N).
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include "kernels/gemm_pipelines/bn_columns.cuh"
@@ -11,6 +12,8 @@ namespace nb::linear {
 // --- what PyTorch eager runs, one kernel per step (the unfused baselines) ---
 // g[r][c] = bias[c]: addmm copies the bias into the output before the GEMM accumulates.
 void launch_bias_rows(float* g, const float* bias, int m, int n, cudaStream_t s);
+// out[i] = in[i] widened: a bf16 problem's bias for a GEMM epilogue that adds an fp32 one.
+void launch_widen(const __nv_bfloat16* in, float* out, int n, cudaStream_t s);
 // out = in * scale[c] (per_column) or in * scale[0].
 void launch_scale(const float* in, float* out, const float* scale, int m, int n, bool per_column, cudaStream_t s);
 // Welford partials of chunks of 256 rows: partials[chunk * n + c], column_partial_chunks(m) chunks.

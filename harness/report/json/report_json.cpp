@@ -37,7 +37,7 @@ json provenance_json(const Provenance& p) {
 }
 
 // Every precision a problem can be stated in (harness/dtype.hpp), for the per-dtype peaks.
-constexpr DType kAllDTypes[] = {DType::f32, DType::tf32};
+constexpr DType kAllDTypes[] = {DType::f32, DType::tf32, DType::bf16};
 
 template <class PerDType>
 json per_dtype_json(PerDType value_of) {

@@ -38,14 +38,13 @@ std::size_t bytes_needed(BnTail tail, const Problem& p) {
   const std::size_t matrices = (tail == BnTail::scale_softmax ? 2 : 1) * std::size_t(s.m) * std::size_t(s.n);
   const std::size_t chunks = std::size_t(linear::column_partial_chunks(int(s.m)));
   return matrices * sizeof(float) + chunks * std::size_t(s.n) * sizeof(linear::dev::Welford) +
-         2 * std::size_t(s.n) * sizeof(float);
+         3 * std::size_t(s.n) * sizeof(float);
 }
 
 void launch(BnTail tail, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
   const Args a = args_of(tail, p, t);
   const Workspace w = carve(a, ws);
-  linear::launch_bias_rows(a.y, a.bias, a.m, a.n, s);
-  cublas::gemm(a.op.a, a.op.b, a.y, a.op.m, a.op.n, a.op.k, a.tf32, true, s);
+  linear::cublas_linear(p, a.op, a.bias, a.bf16, a.y, w.affine + 2 * std::size_t(a.n), s);
   const float* h = a.y;
   if (tail == BnTail::normalize) {
     linear::launch_scale(a.y, w.h, a.column_scale, a.m, a.n, true, s);

@@ -22,18 +22,21 @@ class LtEpilogue final : public Variant {
   }
   std::size_t workspace_bytes(const Problem& p) const override {
     const linear::Shape s = linear::shape_of(p);
-    return cublas::LtBiasGemm::kWorkspaceBytes + 2 * std::size_t(s.n) * sizeof(float) +
+    return cublas::LtBiasGemm::kWorkspaceBytes + 3 * std::size_t(s.n) * sizeof(float) +
            linear::bn_columns_workspace_bytes(int(s.m), int(s.n));
   }
   void prepare(const Problem& p) override {
     const linear::Shape s = linear::shape_of(p);
-    gemm_.prepare(int(s.m), int(s.n), int(s.k), s.tf32());
+    gemm_.prepare(int(s.m), int(s.n), int(s.k), s.dtype);
   }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
     const Args a = args_of(tail_, p, t);
-    gemm_.run(a.op.a, a.op.b, a.bias, a.y, ws, s);
     float* affine = reinterpret_cast<float*>(static_cast<char*>(ws) + cublas::LtBiasGemm::kWorkspaceBytes);
-    void* columns_ws = affine + 2 * std::size_t(a.n);
+    float* bias = affine + 2 * std::size_t(a.n);
+    void* columns_ws = bias + std::size_t(a.n);
+    const bool bf16 = p.dtype == DType::bf16;
+    gemm_.run(bf16 ? static_cast<const void*>(a.bf16.op.a) : a.op.a, bf16 ? static_cast<const void*>(a.bf16.op.b) : a.op.b,
+              linear::fp32_bias(p, a.bias, a.bf16, bias, s), a.y, ws, s);
     if (tail_ == BnTail::normalize) {
       linear::launch_bn_columns(a.y, a.column_scale, a.bn, a.m, a.n, s, columns_ws);
       return;

@@ -36,6 +36,7 @@ std::unique_ptr<Variant> make_fused_epilogue_variant(BnTail tail) {
                         launch(tail, p, t, ws, s);
                       }};
   v.workspace_bytes = workspace;
+  v.supports = linear::fp32_operands_support;
   return make_kernel_variant(std::move(v));
 }
 

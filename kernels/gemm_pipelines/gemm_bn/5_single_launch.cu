@@ -16,6 +16,7 @@ namespace {
 __device__ linear::dev::GridBarrierState barrier_state;
 
 Support supports(const Problem& p) {
+  if (Support operands = linear::fp32_operands_support(p); !operands.ok) return operands;
   const linear::Shape s = linear::shape_of(p);
   if (s.m > gemm::SimtColumnStrip::kBM)
     return Support::no("one launch needs every row of a column in one tile: M = " + std::to_string(s.m) +

@@ -24,6 +24,10 @@ class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
     return "cuDNN graph: matmul + bias + scale (+ column sum and sum of squares where the runtime fusion engine "
            "takes them), then our commit and normalize / softmax";
   }
+  Support supports(const Problem& p) const override {
+    if (p.dtype != DType::bf16) return Support::yes();
+    return Support::no("its matmul fusion graph takes fp32 operands: no bf16 graph of it yet (issue 32)");
+  }
   // Plans are built in prepare(), which runs before any allocation for the problem.
   std::size_t workspace_bytes(const Problem& p) const override {
     const MatmulBiasScaleStats* plan = plans_.find(p);

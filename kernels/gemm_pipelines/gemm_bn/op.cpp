@@ -20,8 +20,9 @@ Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t) {
   const linear::dev::BnColumnArgs bn{t.in(kGamma),    t.in(kBeta),          t.out(kRunningMean), t.out(kRunningVar),
                                      t.out(kSaveMean), t.out(kSaveInvstd), float(s.eps),        float(s.momentum),
                                      float(s.unbias())};
+  const bool bf16 = p.dtype == DType::bf16;
   return {linear::operands_of(p, t),
-          t.in(kBias),
+          bf16 ? nullptr : t.in(kBias),
           normalize ? t.in(kScale) : nullptr,
           normalize ? nullptr : t.in(kScale),
           bn,
@@ -29,12 +30,13 @@ Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t) {
           int(s.m),
           int(s.n),
           s.tf32(),
-          tail};
+          tail,
+          linear::bf16_linear_of(p, t)};
 }
 
 namespace {
 
-class BnPipelineOp final : public linear::PipelineOp {
+class BnPipelineOp final : public linear::ForwardPipelineOp {
  public:
   BnPipelineOp(BnTail tail, std::string name, std::string formula, std::vector<NamedProblem> problems)
       : tail_(tail), name_(std::move(name)), formula_(std::move(formula)), problems_(std::move(problems)) {
@@ -50,7 +52,10 @@ class BnPipelineOp final : public linear::PipelineOp {
     const linear::Shape s = linear::shape_of(p);
     using R = TensorRole;
     const std::int64_t scale = tail_ == BnTail::normalize ? s.n : 1;
-    return {{"x", R::input, s.m * s.k},     {"weight", R::input, s.n * s.k},    {"bias", R::input, s.n},
+    const DType operands = storage_type(p.dtype);  // bf16 problems: x, W and b in bf16
+    return {{"x", R::input, s.m * s.k, {}, operands},
+            {"weight", R::input, s.n * s.k, {}, operands},
+            {"bias", R::input, s.n, {}, operands},
             {"scale", R::input, scale},     {"gamma", R::input, s.n},           {"beta", R::input, s.n},
             {"running_mean", R::inout, s.n}, {"running_var", R::inout, s.n},     {"y", R::output, s.m * s.n},
             {"save_mean", R::output, s.n},  {"save_invstd", R::output, s.n}};
@@ -68,9 +73,9 @@ class BnPipelineOp final : public linear::PipelineOp {
     return draws;
   }
 
-  void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
+  void reference_from_gemm(const Problem& p, const HostTensors& in, std::vector<double> h,
+                           ReferenceTensors& out) const override {
     const linear::Shape s = linear::shape_of(p);
-    std::vector<double> h = linear::linear_reference(s, in[kX].data(), in[kWeight].data(), in[kBias].data());
     if (tail_ == BnTail::normalize)
       for (std::size_t i = 0; i < h.size(); ++i) h[i] *= double(in[kScale][i % std::size_t(s.n)]);
     const std::vector<double> h_before = h;
@@ -78,17 +83,23 @@ class BnPipelineOp final : public linear::PipelineOp {
                                          out[kRunningVar].data()};
     linear::batchnorm_columns(s, h, in[kGamma].data(), in[kBeta].data(), in[kRunningMean].data(),
                               in[kRunningVar].data(), stats);
+    // bf16 (autocast) rounds h, and BatchNorm's output before the softmax; tf32 each product.
+    const bool rounds_output = p.dtype == DType::bf16;
+    const std::vector<double> normalized = rounds_output && tail_ == BnTail::scale_softmax ? h : std::vector<double>{};
     if (tail_ == BnTail::scale_softmax) scale_softmax(s, in, h);
-    const linear::OperandNorms norms = linear::operand_norms(s, in[kX].data(), in[kWeight].data());
-    const double y = tail_ == BnTail::normalize
-                         ? linear::batchnorm_amplification(s, norms, in[kGamma].data(), out[kSaveInvstd].data(),
-                                                           in[kScale].data(), h.data())
-                         : linear::softmax_amplification(s, norms, in[kGamma].data(), out[kSaveInvstd].data(),
-                                                         in[kScale][0], h.data());
+    const linear::OperandNorms norms =
+        rounds_output ? linear::OperandNorms{} : linear::operand_norms(s, in[kX].data(), in[kWeight].data());
     const float* column_scale = tail_ == BnTail::normalize ? in[kScale].data() : nullptr;
+    const linear::RoundingErrors e =
+        rounds_output ? linear::output_errors(s, h_before) : linear::product_errors(s, norms, column_scale);
+    const double y = tail_ == BnTail::normalize
+                         ? linear::batchnorm_amplification(s, e, in[kGamma].data(), out[kSaveInvstd].data(), h.data())
+                         : linear::softmax_amplification(s, e, in[kGamma].data(), out[kSaveInvstd].data(),
+                                                         in[kScale][0], h.data(),
+                                                         normalized.empty() ? nullptr : normalized.data());
     out.operand_amplification = amplifications(
-        y, linear::batchnorm_statistic_amplifications(
-               s, linear::batchnorm_statistic_sums(s, norms, column_scale, h_before, stats)));
+        y, linear::batchnorm_statistic_amplifications(s, linear::batchnorm_statistic_sums(s, e, h_before, stats),
+                                                      rounds_output ? 0.0 : linear::kTruncationScale));
     out[kY] = std::move(h);
   }
 
@@ -109,7 +120,7 @@ class BnPipelineOp final : public linear::PipelineOp {
   ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
                                         Executor& ex) const override {
     const linear::Shape s = linear::shape_of(p);
-    const gpu::LinearOperands lin{t.f32(kX), t.f32(kWeight), t.f32(kBias), s.m, s.n, s.k};
+    const gpu::LinearOperands lin{t.in(kX), t.in(kWeight), t.in(kBias), s.m, s.n, s.k, p.dtype == DType::bf16};
     const gpu::BatchNormColumns bn{t.f32(kGamma), t.f32(kBeta),   t.f32(kRunningMean), t.f32(kRunningVar),
                                    s.eps,         s.momentum,     out[kSaveMean],      out[kSaveInvstd],
                                    out[kRunningMean], out[kRunningVar]};
@@ -131,10 +142,12 @@ class BnPipelineOp final : public linear::PipelineOp {
   WorkModel work(const Problem& p) const override {
     const linear::Shape s = linear::shape_of(p);
     const double mn = double(s.m) * double(s.n);
-    const double bytes = 4.0 * (double(s.m) * double(s.k) + double(s.n) * double(s.k) + mn + 9.0 * double(s.n));
+    const double operand = double(dtype_size(storage_type(p.dtype)));  // 2 for bf16 x and W
+    const double bytes =
+        operand * (double(s.m) * double(s.k) + double(s.n) * double(s.k)) + 4.0 * (mn + 9.0 * double(s.n));
     const double epilogue = tail_ == BnTail::normalize ? 8.0 : 14.0;
     return {bytes, s.gemm_flops() + epilogue * mn,
-            "read x, W + write y: 4*(M*K + N*K + M*N) (+ 9 vectors of N); flops 2*M*N*K + " +
+            "read x, W (bf16: 2 bytes each) + write y: 4*(M*K + N*K + M*N) (+ 9 vectors of N); flops 2*M*N*K + " +
                 std::to_string(int(epilogue)) + " per output (bias, scale, statistics, normalize" +
                 (tail_ == BnTail::normalize ? ")" : ", exp, sum, divide)")};
   }
@@ -151,11 +164,21 @@ class BnPipelineOp final : public linear::PipelineOp {
   }
   // offset x (1e4 + N(0,1)) makes each column of g about 1e4 times its spread: fp32 products keep
   // the spread, tf32 operands (11 significant bits) round it away, whatever the kernel.
+  // bf16 (autocast) rounds h to 8 bits: at offset (1e3 + 8 N(0,1)) each column of h is about 100
+  // times its spread, and tiny_var's x (1 + 1e-3 N(0,1)) is stored as 1 or 1 +- 2^-7, so its
+  // columns keep a few distinct values, whose rounding is no longer small against their spread.
   std::vector<StressDistribution> stress(const Problem& p) const override {
     std::vector<StressDistribution> s = stress();
     if (p.dtype == DType::tf32)
       s.push_back({Distribution::offset,
                    "tf32 rounds x to 11 bits: at 1e4 + N(0,1) that is +-5 per element, over the column spread of g"});
+    if (p.dtype == DType::bf16) {
+      s.push_back({Distribution::offset,
+                   "autocast rounds h to bf16 (8 bits): each column of h is ~100 times its spread at 1e3 + 8 N(0,1)"});
+      s.push_back({Distribution::tiny_var,
+                   "bf16 stores 1 + 1e-3 N(0,1) as 1 or 1 +- 2^-7: h's rounding is not small against its columns' "
+                   "spread"});
+    }
     return s;
   }
 

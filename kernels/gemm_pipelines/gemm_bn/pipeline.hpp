@@ -10,6 +10,7 @@
 #include "harness/op_spec.hpp"
 #include "kernels/gemm/operands.hpp"
 #include "kernels/gemm_pipelines/bn_column_args.hpp"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
 
 namespace nb::gemm_bn {
 
@@ -30,6 +31,7 @@ struct Args {
   int m, n;
   bool tf32;
   BnTail tail;
+  linear::Bf16Linear bf16{};  // a bf16 problem's x, W and b (op and bias are null then)
 };
 
 Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t);

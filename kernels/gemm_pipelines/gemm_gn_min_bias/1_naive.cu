@@ -1,6 +1,7 @@
 // naive: one thread per output element for x W^T + b (fp32 FMA, so it declines tf32:
 // linear::naive_support), then one thread per row for GroupNorm, the row minimum and its broadcast
-// over the N channels, walking memory with no regard for coalescing.
+// over the N channels, walking memory with no regard for coalescing. bf16 problems round h to bf16
+// as autocast's addmm does.
 #include "harness/cuda_check.hpp"
 #include "kernels/gemm/naive_gemm.cuh"
 #include "kernels/gemm_pipelines/gemm_gn_min_bias/spec.hpp"
@@ -39,7 +40,10 @@ std::size_t workspace(const Problem& p) {
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
   const Args a = args_of(p, t);
   float* g = static_cast<float*>(ws);
-  gemm::launch_naive_gemm(a.op, a.bias, g, s);
+  if (p.dtype == DType::bf16)
+    gemm::launch_naive_gemm(a.bf16.op, a.bf16.bias, g, s);
+  else
+    gemm::launch_naive_gemm(a.op, a.bias, g, s);
   const unsigned blocks = unsigned((a.m + kThreads - 1) / kThreads);
   groupnorm_min_kernel<<<blocks, kThreads, 0, s>>>(g, a.gamma, a.beta, a.add_bias, a.out, a.m, a.n, a.n / a.groups,
                                                    a.eps);
@@ -50,7 +54,8 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
 
 std::unique_ptr<Variant> make_naive_variant() {
   return make_kernel_variant({
-      "naive", "naive", "one thread per output for x W^T + b (fp32 FMA), one per row for GroupNorm + min + bias",
+      "naive", "naive", "one thread per output for x W^T + b (fp32 FMA; bf16: h rounded as autocast's), one per row for "
+      "GroupNorm + min + bias",
       launch, linear::naive_support, workspace});
 }
 

@@ -8,10 +8,10 @@
 namespace nb::gemm_gn_min_bias {
 namespace {
 
-// g (M*N), z (M*N), the row minimum (M).
+// g (M*N), z (M*N), the row minimum (M), a bf16 problem's bias widened (N).
 std::size_t workspace(const Problem& p) {
   const linear::Shape s = linear::shape_of(p);
-  return (2 * std::size_t(s.m) * std::size_t(s.n) + std::size_t(s.m)) * sizeof(float);
+  return (2 * std::size_t(s.m) * std::size_t(s.n) + std::size_t(s.m) + std::size_t(s.n)) * sizeof(float);
 }
 
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
@@ -19,8 +19,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
   float* g = static_cast<float*>(ws);
   float* z = g + std::size_t(a.m) * std::size_t(a.n);
   float* row_min = z + std::size_t(a.m) * std::size_t(a.n);
-  linear::launch_bias_rows(g, a.bias, a.m, a.n, s);
-  cublas::gemm(a.op.a, a.op.b, g, a.op.m, a.op.n, a.op.k, a.tf32, true, s);
+  linear::cublas_linear(p, a.op, a.bias, a.bf16, g, row_min + a.m, s);
   linear::launch_groupnorm_rows(g, z, a.gamma, a.beta, a.m, a.n, a.groups, a.eps, s);
   linear::launch_min_rows(z, row_min, a.m, a.n, s);
   linear::launch_min_broadcast(row_min, 1, a.add_bias, a.out, a.m, a.n, s);

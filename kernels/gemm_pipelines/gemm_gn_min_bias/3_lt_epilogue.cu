@@ -19,17 +19,20 @@ class LtEpilogue final : public Variant {
   }
   std::size_t workspace_bytes(const Problem& p) const override {
     const linear::Shape s = linear::shape_of(p);
-    return cublas::LtBiasGemm::kWorkspaceBytes + (std::size_t(s.m) * std::size_t(s.n) + std::size_t(s.m)) * sizeof(float);
+    return cublas::LtBiasGemm::kWorkspaceBytes +
+           (std::size_t(s.m) * std::size_t(s.n) + std::size_t(s.m) + std::size_t(s.n)) * sizeof(float);
   }
   void prepare(const Problem& p) override {
     const linear::Shape s = linear::shape_of(p);
-    gemm_.prepare(int(s.m), int(s.n), int(s.k), s.tf32());
+    gemm_.prepare(int(s.m), int(s.n), int(s.k), s.dtype);
   }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
     const Args a = args_of(p, t);
     float* g = reinterpret_cast<float*>(static_cast<char*>(ws) + cublas::LtBiasGemm::kWorkspaceBytes);
-    gemm_.run(a.op.a, a.op.b, a.bias, g, ws, s);
     float* row_min = g + std::size_t(a.m) * std::size_t(a.n);
+    const bool bf16 = p.dtype == DType::bf16;
+    gemm_.run(bf16 ? static_cast<const void*>(a.bf16.op.a) : a.op.a, bf16 ? static_cast<const void*>(a.bf16.op.b) : a.op.b,
+              linear::fp32_bias(p, a.bias, a.bf16, row_min + a.m, s), g, ws, s);
     linear::launch_groupnorm_min_rows(g, a.gamma, a.beta, a.add_bias, a.out, row_min, a.m, a.n, a.groups, a.eps, s);
   }
 

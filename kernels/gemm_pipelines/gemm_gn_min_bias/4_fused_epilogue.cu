@@ -10,7 +10,10 @@ namespace {
 
 // Both tile widths in use (128 and 64) must hold whole groups, unless one tile holds the row: the
 // 64-column tiles decide.
-Support supports(const Problem& p) { return whole_groups_per_tile(p, gemm::SimtSquare::kBN); }
+Support supports(const Problem& p) {
+  if (Support operands = linear::fp32_operands_support(p); !operands.ok) return operands;
+  return whole_groups_per_tile(p, gemm::SimtSquare::kBN);
+}
 
 std::size_t workspace(const Problem& p) {
   const linear::Shape s = linear::shape_of(p);

@@ -10,6 +10,7 @@ namespace nb::gemm_gn_min_bias {
 namespace {
 
 Support supports(const Problem& p) {
+  if (Support operands = linear::fp32_operands_support(p); !operands.ok) return operands;
   const linear::Shape s = linear::shape_of(p);
   if (s.n > gemm::SimtRowStrip::kBN)
     return Support::no("one launch needs whole rows in one tile: N = " + std::to_string(s.n) + " > " +

@@ -15,13 +15,14 @@ namespace gemm_gn_min_bias {
 
 Args args_of(const Problem& p, const DeviceTensors& t) {
   const linear::Shape s = linear::shape_of(p);
-  return {linear::operands_of(p, t), t.in(kBias), t.in(kGamma), t.in(kBeta), t.in(kAddBias), t.out(kY),
-          int(s.m), int(s.n), int(s.groups), float(s.eps), s.tf32()};
+  const bool bf16 = p.dtype == DType::bf16;
+  return {linear::operands_of(p, t), bf16 ? nullptr : t.in(kBias), t.in(kGamma), t.in(kBeta), t.in(kAddBias),
+          t.out(kY), int(s.m), int(s.n), int(s.groups), float(s.eps), s.tf32(), linear::bf16_linear_of(p, t)};
 }
 
 namespace {
 
-class GemmGnMinBiasOp final : public linear::PipelineOp {
+class GemmGnMinBiasOp final : public linear::ForwardPipelineOp {
  public:
   GemmGnMinBiasOp() {
     for (auto& v : make_variants()) add_variant(std::move(v));
@@ -34,7 +35,7 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
   std::vector<ParamDecl> param_decls() const override { return linear::param_decls(false, true); }
   std::string check(const Params& p) const override { return linear::check_params(p, false, true); }
   std::vector<NamedProblem> named_problems() const override {
-    using linear::named;
+    const auto named = linear::forward_named;
     return {named({{"m", 128}, {"n", 256}, {"k", 512}, {"g", 8}}, {"kb"}, "KernelBench L2#75, original size"),
             named({{"m", 1024}, {"n", 8192}, {"k", 8192}, {"g", 512}}, {"kb"}, "KernelBench L2#75, enlarged"),
             named({{"m", 64}, {"n", 96}, {"k", 128}, {"g", 6}}, {"quick"}, "small, groups of 16"),
@@ -46,8 +47,13 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
   std::vector<TensorDecl> tensors(const Problem& p) const override {
     const linear::Shape s = linear::shape_of(p);
     using R = TensorRole;
-    return {{"x", R::input, s.m * s.k},  {"weight", R::input, s.n * s.k}, {"bias", R::input, s.n},
-            {"gamma", R::input, s.n},    {"beta", R::input, s.n},         {"add_bias", R::input, s.n},
+    const DType operands = storage_type(p.dtype);  // bf16 problems: x, W and b in bf16
+    return {{"x", R::input, s.m * s.k, {}, operands},
+            {"weight", R::input, s.n * s.k, {}, operands},
+            {"bias", R::input, s.n, {}, operands},
+            {"gamma", R::input, s.n},
+            {"beta", R::input, s.n},
+            {"add_bias", R::input, s.n},
             {"y", R::output, s.n * s.m}};
   }
 
@@ -58,9 +64,12 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
     return draws;
   }
 
-  void reference(const Problem& p, const HostTensors& in, ReferenceTensors& out) const override {
+  void reference_from_gemm(const Problem& p, const HostTensors& in, std::vector<double> z,
+                           ReferenceTensors& out) const override {
     const linear::Shape s = linear::shape_of(p);
-    std::vector<double> z = linear::linear_reference(s, in[kX].data(), in[kWeight].data(), in[kBias].data());
+    // bf16 (autocast) rounds h itself, tf32 each product: the errors the amplification measures.
+    const bool rounds_output = p.dtype == DType::bf16;
+    const std::vector<double> h = rounds_output ? z : std::vector<double>{};
     // A group whose mean is large against its spread amplifies the GEMM's rounding of g.
     std::vector<double> invstd(std::size_t(s.m * s.groups));
     out.condition = linear::groupnorm_rows(s, z, in[kGamma].data(), in[kBeta].data(), invstd.data());
@@ -74,16 +83,20 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
       }
       for (std::int64_t c = 0; c < s.n; ++c) y[std::size_t(c * s.m + r)] = mn + double(in[kAddBias][std::size_t(c)]);
     }
+    const linear::OperandNorms norms =
+        rounds_output ? linear::OperandNorms{} : linear::operand_norms(s, in[kX].data(), in[kWeight].data());
+    const linear::RoundingErrors e =
+        rounds_output ? linear::output_errors(s, h) : linear::product_errors(s, norms, nullptr);
     out.operand_amplification.assign(
-        kTensorCount, linear::group_minimum_amplification(s, linear::operand_norms(s, in[kX].data(), in[kWeight].data()),
-                                                          in[kGamma].data(), invstd.data(), argmin.data(), y.data()));
+        kTensorCount,
+        linear::group_minimum_amplification(s, e, in[kGamma].data(), invstd.data(), argmin.data(), y.data()));
   }
 
   bool has_reference_program() const override { return true; }
   ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
                                         Executor& ex) const override {
     const linear::Shape s = linear::shape_of(p);
-    const gpu::LinearOperands lin{t.f32(kX), t.f32(kWeight), t.f32(kBias), s.m, s.n, s.k};
+    const gpu::LinearOperands lin{t.in(kX), t.in(kWeight), t.in(kBias), s.m, s.n, s.k, p.dtype == DType::bf16};
     const gpu::GroupMinimumConditions own = ex.visit([&](auto& e) {
       return gpu::gemm_gn_min_bias(e, lin, s.groups, t.f32(kGamma), t.f32(kBeta), t.f32(kAddBias), s.eps, out[kY]);
     });
@@ -118,10 +131,11 @@ class GemmGnMinBiasOp final : public linear::PipelineOp {
   WorkModel work(const Problem& p) const override {
     const linear::Shape s = linear::shape_of(p);
     const double mn = double(s.m) * double(s.n);
-    return {4.0 * (double(s.m) * double(s.k) + double(s.n) * double(s.k) + mn + 4.0 * double(s.n)),
+    const double operand = double(dtype_size(storage_type(p.dtype)));  // 2 for bf16 x and W
+    return {operand * (double(s.m) * double(s.k) + double(s.n) * double(s.k)) + 4.0 * (mn + 4.0 * double(s.n)),
             s.gemm_flops() + 8.0 * mn,
-            "read x, W + write the (1,N,M,1) output: 4*(M*K + N*K + N*M) (+ 4 vectors of N); g itself need never "
-            "be written; flops 2*M*N*K + 8 per GEMM output"};
+            "read x, W (bf16: 2 bytes each) + write the (1,N,M,1) output: 4*(M*K + N*K + N*M) (+ 4 vectors of N); "
+            "g itself need never be written; flops 2*M*N*K + 8 per GEMM output"};
   }
 
   double normalization_length(const linear::Shape& s) const override { return double(s.group_size()); }

@@ -4,6 +4,7 @@
 // PyTorch broadcasts to (1, N, M, 1): out[0][c][r][0] = m[r] + bias[c], stored as (N, M).
 #include "harness/op_spec.hpp"
 #include "kernels/gemm/operands.hpp"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
 
 namespace nb::gemm_gn_min_bias {
 
@@ -19,6 +20,7 @@ struct Args {
   int m, n, groups;
   float eps;
   bool tf32;
+  linear::Bf16Linear bf16{};  // a bf16 problem's x, W and b (op and bias are null then)
 };
 
 Args args_of(const Problem& p, const DeviceTensors& t);

@@ -2,12 +2,15 @@
 // training mode. The variants live in the family folder above, gemm_bn/, written once for both BatchNorm pipelines.
 #include "kernels/gemm_pipelines/gemm_bn/pipeline.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/ops.hpp"
 
 namespace nb {
 
 std::unique_ptr<OpSpec> make_gemm_scale_bn_op() {
-  using linear::named;
+  // linear::named (fp32 and tf32 alone) at M <= 3: BatchNorm's statistics of two or three values rounded to bf16 (autocast's h)
+  // err by u |h| / |h_1 - h_2|, which no bound that still discriminates covers.
+  const auto named = linear::forward_named;
   return gemm_bn::make_op(
       gemm_bn::BnTail::normalize, "gemm_scale_bn",
       "y = bn_train((x W^T + b) * s): batch statistics per column over M (biased var), running stats "
@@ -17,7 +20,7 @@ std::unique_ptr<OpSpec> make_gemm_scale_bn_op() {
        named({{"m", 16384}, {"n", 4096}, {"k", 4096}}, {"kb"}, "KernelBench L2#39"),
        named({{"m", 64}, {"n", 96}, {"k", 128}}, {"quick"}, "small aligned"),
        named({{"m", 127}, {"n", 33}, {"k", 1001}}, {"quick"}, "odd M, N, K (no vector loads)"),
-       named({{"m", 2}, {"n", 130}, {"k", 67}}, {"quick"}, "M = 2: the smallest batch BatchNorm accepts"),
+       linear::named({{"m", 2}, {"n", 130}, {"k", 67}}, {"quick"}, "M = 2: the smallest batch BatchNorm accepts"),
        named({{"m", 300}, {"n", 257}, {"k", 260}}, {"quick"}, "M over one tile, odd N, K multiple of 4")});
 }
 
