@@ -128,7 +128,7 @@ TEST(GemmPipelineSpec, BadParametersAreUsageErrors) {
   const Problem p = bn->parse_problem_id("gemm_scale_bn/m128_n512_k1024/tf32");
   EXPECT_EQ(p.dtype, DType::tf32);
   EXPECT_EQ(p.id(), "gemm_scale_bn/m128_n512_k1024/tf32");
-  EXPECT_EQ(bn->problems_in("kb").size(), 6u);  // three shapes in two precisions
+  EXPECT_EQ(bn->problems_in("kb").size(), 9u);  // three shapes in three precisions (fp32, tf32, bf16)
 }
 
 // The softmax's rows are audited with the column statistics given: a slice problem of two rows
@@ -166,7 +166,7 @@ TEST(GemmPipelineSpec, EveryGemmProblemNamesItsCeilingKernel) {
     for (const Problem& p : op->problems_in("kb")) {
       const auto ceiling = op->ceiling_kernel(p);
       ASSERT_NE(ceiling, nullptr) << p.id();
-      EXPECT_EQ(ceiling->name(), p.dtype == DType::tf32 ? "cublas_gemm_tf32" : "cublas_gemm_fp32");
+      EXPECT_EQ(ceiling->name(), "cublas_gemm_" + dtype_name(p.dtype));
       EXPECT_GT(op->work(p).flops, 2.0 * double(p.dim("m")) * double(p.dim("n")) * double(p.dim("k")));
     }
   }
