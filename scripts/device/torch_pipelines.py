@@ -2,9 +2,14 @@
 """PyTorch baselines for the KernelBench level-2 GEMM + normalization problems (L2#33/#39, #75, #84):
 the GEMM alone (F.linear and torch.mm), eager model(x) and torch.compile(model), forward in train()
 mode under no_grad, in fp32 and TF32, each the median of CUDA-event samples with the L2 flushed first.
+--precisions bf16 (opt-in, not in the default fp32,tf32) adds PyTorch autocast figures
+(docs/notes/bf16-pipelines.md): x stored in bf16 (cast once, untimed), parameters fp32, the model
+called under torch.autocast("cuda", dtype=torch.bfloat16) entered inside each timed call (so the
+W -> bf16 cast is timed, as in a training step), y fp32; the GEMM alone on bf16 x, W and b.
 Optional: --max-autotune (minutes) and --backward (forward+backward and backward alone of gemm_scale_bn,
-and its 3 GEMMs).
+and its 3 GEMMs; under autocast in bf16).
   python3 scripts/device/torch_pipelines.py --out $OUT/torch.json      (about 3-4 min on an H100)
+  python3 scripts/device/torch_pipelines.py --precisions bf16 --out $OUT/torch_bf16.json
 """
 import argparse
 import os
@@ -92,7 +97,11 @@ PROBLEMS = {
     },
 }
 SMALL_ELEMENTS = 1 << 22  # a shape is "small" (kept by --quick) when M*K and M*N are below this
-PRECISIONS = ("fp32", "tf32")
+PRECISIONS = ("fp32", "tf32", "bf16")
+DEFAULT_PRECISIONS = ("fp32", "tf32")  # bf16 is opt-in, so the default run time stays as it was
+# The precisions run under torch.autocast, with their autocast dtype: parameters stay fp32
+# (autocast's master weights), x is stored in that dtype.
+AUTOCAST = {"bf16": torch.bfloat16}
 
 
 def shape_dict(shape):
@@ -109,23 +118,49 @@ def is_small(s):
 
 
 def set_precision(precision):
+    """TF32 GEMMs and convolutions for tf32 only; fp32 and bf16 (autocast) leave them off."""
     tf32 = precision == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
 
 
+def autocast_forward(fn, precision):
+    """fn itself, or for an autocast precision a callable that enters torch.autocast("cuda", dtype)
+    around each call of fn, so that every call casts W and b to the low precision anew, as a
+    training step does; a backward of its output runs outside the context, as autocast prescribes."""
+    dtype = AUTOCAST.get(precision)
+    if dtype is None:
+        return fn
+
+    def forward(x):
+        with torch.autocast("cuda", dtype=dtype):
+            return fn(x)
+    return forward
+
+
 # ---- timing ------------------------------------------------------------------------------------
 
-def timed_compile(case, key, model, opts, flush, x, mode=None):
+def timed_compile(case, key, model, precision, opts, flush, x, mode=None):
     """Resets dynamo, compiles the model (static shapes) under no_grad, records the compile time
-    and the forward time."""
+    and the forward time; under autocast the compiled module is called inside the context."""
     def run():
         torch._dynamo.reset()
-        compiled = torch.compile(model, mode=mode, dynamic=False)
+        compiled = autocast_forward(torch.compile(model, mode=mode, dynamic=False), precision)
         with torch.no_grad():
             case["compile_s"][key] = first_call_seconds(lambda: compiled(x))
             return measure(lambda: compiled(x), opts, flush)
     return attempt(case, key, run)
+
+
+def eager_forward(case, forward, x, opts, flush):
+    """The eager figure. Its first, untimed call checks y's dtype: fp32 in every precision, under
+    autocast too (h * scale with the fp32 scale of shape (N,) or (1,) is promoted to fp32, and
+    group_norm and softmax run in fp32); another dtype is recorded as output_dtype, the run goes on."""
+    dtype = forward(x).dtype
+    if dtype != torch.float32:
+        case["output_dtype"] = str(dtype)
+        print(f"    output dtype {dtype}, expected torch.float32", flush=True)
+    return measure(lambda: forward(x), opts, flush)
 
 
 # ---- one (problem, shape, precision) -------------------------------------------------------------
@@ -133,25 +168,32 @@ def timed_compile(case, key, model, opts, flush, x, mode=None):
 def run_case(op, spec, s, precision, model, x, opts, flush):
     set_precision(precision)
     torch._dynamo.reset()
+    low = AUTOCAST.get(precision)
     case = {
         "op": op, "kb": spec["kb"], "shape": s, "precision": precision,
+        "autocast": precision if precision in AUTOCAST else None,
         "allow_tf32": {"matmul": torch.backends.cuda.matmul.allow_tf32,
                        "cudnn": torch.backends.cudnn.allow_tf32},
         "timings": {}, "compile_s": {}, "errors": {},
     }
     W, b = model.gemm.weight, model.gemm.bias
+    if low is not None:
+        # The problem's x is stored in the low precision; the GEMM alone runs on low-precision W and
+        # b, as autocast's linear does. All cast once, untimed.
+        x, W, b = x.to(low), W.detach().to(low), b.detach().to(low)
+    forward = autocast_forward(model, precision)
     model.train()
     t0 = time.perf_counter()
     print(f"  {op} {shape_label(s)} {precision}", flush=True)
     with torch.no_grad():
         attempt(case, "gemm_linear", lambda: measure(lambda: F.linear(x, W, b), opts, flush))
         attempt(case, "gemm_mm", lambda: measure(lambda: torch.mm(x, W.t()), opts, flush))
-        attempt(case, "eager", lambda: measure(lambda: model(x), opts, flush))
-    timed_compile(case, "compile", model, opts, flush, x)
+        attempt(case, "eager", lambda: eager_forward(case, forward, x, opts, flush))
+    timed_compile(case, "compile", model, precision, opts, flush, x)
     if opts.max_autotune:
-        timed_compile(case, "compile_max", model, opts, flush, x, mode="max-autotune-no-cudagraphs")
+        timed_compile(case, "compile_max", model, precision, opts, flush, x, mode="max-autotune-no-cudagraphs")
     if opts.backward and op == "gemm_scale_bn":
-        run_backward(case, model, x, opts, flush)
+        run_backward(case, model, x, precision, opts, flush)
     torch._dynamo.reset()
     torch.cuda.empty_cache()
 
@@ -164,23 +206,27 @@ def run_case(op, spec, s, precision, model, x, opts, flush):
     return case
 
 
-def run_backward(case, model, x, opts, flush):
-    """Forward+backward of gemm_scale_bn, y.backward(dy) with a fixed dy, input grad included
+def run_backward(case, model, x, precision, opts, flush):
+    """Forward+backward of gemm_scale_bn, y.backward(dy) with a fixed fp32 dy, input grad included
     (so dX = dY W is computed), grads set to None before each sample (untimed); and the three
-    GEMMs alone: forward X W^T, dX = dY W, dW = dY^T X."""
+    GEMMs alone: forward X W^T, dX = dY W, dW = dY^T X. Under autocast (bf16, x given in bf16) the
+    forward runs in the context and the backward after it: dx is bf16, the parameters' grads fp32;
+    the GEMMs alone take bf16 operands (W and dy cast once, untimed)."""
+    low = AUTOCAST.get(precision)
     W = model.gemm.weight
     gen = torch.Generator(device=x.device).manual_seed(1234)
     dy = torch.randn(x.shape[0], W.shape[0], device=x.device, generator=gen)
     xg = x.detach().clone().requires_grad_(True)
+    Wm, dym = (W.detach().to(low), dy.to(low)) if low is not None else (W, dy)
 
     def zero_grads():
         model.zero_grad(set_to_none=True)
         xg.grad = None
 
     with torch.no_grad():
-        attempt(case, "bwd_gemm_fwd", lambda: measure(lambda: torch.mm(x, W.t()), opts, flush))
-        attempt(case, "bwd_gemm_dx", lambda: measure(lambda: torch.mm(dy, W), opts, flush))
-        attempt(case, "bwd_gemm_dw", lambda: measure(lambda: torch.mm(dy.t(), x), opts, flush))
+        attempt(case, "bwd_gemm_fwd", lambda: measure(lambda: torch.mm(x, Wm.t()), opts, flush))
+        attempt(case, "bwd_gemm_dx", lambda: measure(lambda: torch.mm(dym, Wm), opts, flush))
+        attempt(case, "bwd_gemm_dw", lambda: measure(lambda: torch.mm(dym.t(), x), opts, flush))
 
     def forward_backward(forward):
         return measure(lambda: forward(xg).backward(dy), opts, flush, setup=zero_grads)
@@ -194,21 +240,22 @@ def run_backward(case, model, x, opts, flush):
             graph["y"] = forward(xg)
         return measure(lambda: graph.pop("y").backward(dy), opts, flush, setup=setup)
 
-    attempt(case, "fwdbwd_eager", lambda: forward_backward(model))
-    attempt(case, "bwd_eager", lambda: backward_only(model))
+    eager = autocast_forward(model, precision)
+    attempt(case, "fwdbwd_eager", lambda: forward_backward(eager))
+    attempt(case, "bwd_eager", lambda: backward_only(eager))
 
     # One compilation serves both figures; its first call (forward and backward) is timed apart.
     compiled = {}
 
     def compiled_forward_backward():
         torch._dynamo.reset()
-        compiled["model"] = torch.compile(model, dynamic=False)
+        compiled["forward"] = autocast_forward(torch.compile(model, dynamic=False), precision)
         zero_grads()
-        case["compile_s"]["fwdbwd_compile"] = first_call_seconds(lambda: compiled["model"](xg).backward(dy))
-        return forward_backward(compiled["model"])
+        case["compile_s"]["fwdbwd_compile"] = first_call_seconds(lambda: compiled["forward"](xg).backward(dy))
+        return forward_backward(compiled["forward"])
     attempt(case, "fwdbwd_compile", compiled_forward_backward)
-    if "model" in compiled:
-        attempt(case, "bwd_compile", lambda: backward_only(compiled["model"]))
+    if "forward" in compiled:
+        attempt(case, "bwd_compile", lambda: backward_only(compiled["forward"]))
     zero_grads()
     t = case["timings"]
     parts = [t.get(k) for k in ("bwd_gemm_fwd", "bwd_gemm_dx", "bwd_gemm_dw")]
@@ -236,6 +283,8 @@ def ratio(case, key, base_ms):
 def print_table(cases, opts):
     cmax = opts.max_autotune
     print("\nforward, median ms (L2 flushed); ratios against torch.mm = cuBLAS GEMM alone, no bias", flush=True)
+    if any(c.get("autocast") for c in cases):
+        print("bf16: eager and compile under torch.autocast (W cast inside each call), the GEMM alone on bf16 x and W")
     head = f"{'problem':22} {'shape (MxKxN)':20} {'prec':4} {'linear':>9} {'mm':>9} {'eager':>9} {'compile':>9}"
     head += f" {'cmp_max':>9}" if cmax else ""
     head += f" {'eag/mm':>7} {'cmp/mm':>7}" + (f" {'max/mm':>7}" if cmax else "")
@@ -277,12 +326,15 @@ def parse_args():
         else "torch_pipelines.json"
     p.add_argument("--out", default=default_out, help=f"JSON output (default {default_out})")
     p.add_argument("--problems", default="", help="comma-separated op names: " + ",".join(PROBLEMS))
-    p.add_argument("--precisions", default=",".join(PRECISIONS), help="comma-separated: fp32,tf32")
+    p.add_argument("--precisions", default=",".join(DEFAULT_PRECISIONS),
+                   help=f"comma-separated, of {','.join(PRECISIONS)} (default {','.join(DEFAULT_PRECISIONS)}; "
+                        "bf16, opt-in: the model under torch.autocast, x stored in bf16)")
     p.add_argument("--quick", action="store_true", help="only the small shapes")
     p.add_argument("--max-autotune", action="store_true",
                    help='also torch.compile(mode="max-autotune-no-cudagraphs") (minutes per shape)')
     p.add_argument("--backward", action="store_true",
-                   help="also forward+backward of gemm_scale_bn (eager, compile) and its three GEMMs")
+                   help="also forward+backward of gemm_scale_bn (eager, compile) and its three GEMMs "
+                        "(under autocast in bf16)")
     p.add_argument("--min-time", type=float, default=0.2, help="seconds of measured time per figure (0.2)")
     p.add_argument("--max-time", type=float, default=1.0, help="stop sampling past this many measured seconds (1.0)")
     p.add_argument("--min-samples", type=int, default=30)
@@ -322,7 +374,10 @@ def main():
                                                      "min_time", "max_time", "min_samples", "max_samples", "seed")},
         "method": "CUDA-event median per figure; before each sample a 256 MB buffer is zeroed (untimed) to "
                   "evict the L2; forward figures in train() mode under torch.no_grad(); torch.compile "
-                  "with dynamic=False, dynamo reset per precision; compile_s is the first (compiling) call",
+                  "with dynamic=False, dynamo reset per precision; compile_s is the first (compiling) call; "
+                  "bf16: x stored in bf16 (cast once, untimed), parameters fp32, the model called under "
+                  "torch.autocast('cuda', bfloat16) entered inside each timed call, the GEMM alone on bf16 "
+                  "x, W and b",
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "cases": [],
     }
@@ -347,6 +402,7 @@ def main():
             except torch.cuda.OutOfMemoryError as e:
                 for precision in opts.precisions:
                     doc["cases"].append({"op": op, "kb": spec["kb"], "shape": s, "precision": precision,
+                                         "autocast": precision if precision in AUTOCAST else None,
                                          "timings": {}, "compile_s": {},
                                          "errors": {"setup": "OOM: " + str(e).splitlines()[0]}})
                 print(f"  {op} {shape_label(s)}: OOM allocating the model or input", flush=True)
