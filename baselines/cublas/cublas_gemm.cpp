@@ -13,21 +13,22 @@ namespace {
 
 cublasComputeType_t compute_type(bool tf32) { return tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; }
 
-// One column-major GEMM on the shared handle: c (m, n) fp32 = op_a(a) op_b(b) (+ c when
+// One column-major GEMM on the shared handle: c (m, n) of `output` = op_a(a) op_b(b) (+ c when
 // accumulate), a and b of `inputs` (fp32 or bf16).
 void column_major_gemm(cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const void* a, int lda,
-                       const void* b, int ldb, float* c, int ldc, cudaDataType_t inputs, cublasComputeType_t compute,
-                       bool accumulate, cudaStream_t stream) {
+                       const void* b, int ldb, void* c, int ldc, cudaDataType_t inputs, cudaDataType_t output,
+                       cublasComputeType_t compute, bool accumulate, cudaStream_t stream) {
   cublasHandle_t h = handle();
   NB_CUBLAS_CHECK(cublasSetStream(h, stream));
   const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-  NB_CUBLAS_CHECK(cublasGemmEx(h, op_a, op_b, m, n, k, &one, a, inputs, lda, b, inputs, ldb, &beta, c, CUDA_R_32F, ldc,
+  NB_CUBLAS_CHECK(cublasGemmEx(h, op_a, op_b, m, n, k, &one, a, inputs, lda, b, inputs, ldb, &beta, c, output, ldc,
                                compute, CUBLAS_GEMM_DEFAULT));
 }
 
 void column_major_gemm(cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k, const float* a, int lda,
                        const float* b, int ldb, float* c, int ldc, bool tf32, bool accumulate, cudaStream_t stream) {
-  column_major_gemm(op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc, CUDA_R_32F, compute_type(tf32), accumulate, stream);
+  column_major_gemm(op_a, op_b, m, n, k, a, lda, b, ldb, c, ldc, CUDA_R_32F, CUDA_R_32F, compute_type(tf32), accumulate,
+                    stream);
 }
 
 }  // namespace
@@ -46,9 +47,16 @@ void gemm(const float* x, const float* w, float* c, int m, int n, int k, bool tf
   column_major_gemm(CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, w, k, x, k, c, n, tf32, accumulate, stream);
 }
 
-void gemm_bf16(const __nv_bfloat16* x, const __nv_bfloat16* w, float* c, int m, int n, int k, cudaStream_t stream) {
-  column_major_gemm(CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, w, k, x, k, c, n, CUDA_R_16BF, CUBLAS_COMPUTE_32F, false,
-                    stream);
+void gemm_bf16(const __nv_bfloat16* x, const __nv_bfloat16* w, float* c, int m, int n, int k, bool accumulate,
+               cudaStream_t stream) {
+  column_major_gemm(CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, w, k, x, k, c, n, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F,
+                    accumulate, stream);
+}
+
+void gemm_bf16_out(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* c, int m, int n, int k,
+                   cudaStream_t stream) {
+  column_major_gemm(CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, w, k, x, k, c, n, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F,
+                    false, stream);
 }
 
 // dx row-major (M, K) is column-major (K, M) = W' (K, N) dg' (N, M), where W' and dg' are the
@@ -80,21 +88,24 @@ void LtBiasGemm::release() {
   desc_ = nullptr;
 }
 
-void LtBiasGemm::prepare(int m, int n, int k, bool tf32) {
-  if (desc_ && m == m_ && n == n_ && k == k_ && tf32 == tf32_) return;
+void LtBiasGemm::prepare(int m, int n, int k, DType precision) {
+  if (desc_ && m == m_ && n == n_ && k == k_ && precision == precision_) return;
   release();
   if (!lt_) NB_CUBLAS_CHECK(cublasLtCreate(&lt_));
-  m_ = m, n_ = n, k_ = k, tf32_ = tf32;
-  NB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc_, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
-                                           CUDA_R_32F));
+  m_ = m, n_ = n, k_ = k, precision_ = precision;
+  NB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc_, compute_type(precision == DType::tf32), CUDA_R_32F));
   const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
   NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
   NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb));
   const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
   NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+  const cudaDataType_t bias_type = CUDA_R_32F;  // fp32 whatever the operands (a bf16 problem's bias widened)
+  NB_CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
   // Column-major views: A = W as K x N (transposed in the op), B = x as K x M, C = g as N x M.
-  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, CUDA_R_32F, k, n, k));
-  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, CUDA_R_32F, k, m, k));
+  const cudaDataType_t operands = precision == DType::bf16 ? CUDA_R_16BF : CUDA_R_32F;
+  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, operands, k, n, k));
+  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, operands, k, m, k));
   NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, CUDA_R_32F, n, m, n));
   cublasLtMatmulPreference_t pref = nullptr;
   NB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
@@ -112,7 +123,7 @@ void LtBiasGemm::prepare(int m, int n, int k, bool tf32) {
   algo_ = result.algo;
 }
 
-void LtBiasGemm::run(const float* x, const float* w, const float* bias, float* c, void* workspace,
+void LtBiasGemm::run(const void* x, const void* w, const float* bias, float* c, void* workspace,
                      cudaStream_t stream) const {
   if (!desc_) throw Unsupported("cuBLASLt GEMM was not prepared");
   NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
