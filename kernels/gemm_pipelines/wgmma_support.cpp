@@ -10,6 +10,8 @@ namespace nb::linear {
 
 Support wgmma_tf32_support(const Problem& p) {
   const Shape s = shape_of(p);
+  if (p.dtype == DType::bf16)
+    return Support::no("its epilogues run on the Hopper GEMM's tf32 instance: no bf16 one of them yet (issue 32)");
   if (!s.tf32())
     return Support::no("the Hopper GEMM multiplies on tensor cores (tf32 here); an fp32 problem asks for IEEE fp32 "
                        "products (fused_epilogue runs it on the SIMT GEMM)");
