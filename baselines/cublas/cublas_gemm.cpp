@@ -99,14 +99,12 @@ void LtBiasGemm::prepare(int m, int n, int k, DType precision) {
   NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb));
   const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
   NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
-  const cudaDataType_t bias_type = CUDA_R_32F;  // fp32 whatever the operands (a bf16 problem's bias widened)
-  NB_CUBLAS_CHECK(
-      cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
+  const cudaDataType_t storage = precision == DType::bf16 ? CUDA_R_16BF : CUDA_R_32F;
+  NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &storage, sizeof storage));
   // Column-major views: A = W as K x N (transposed in the op), B = x as K x M, C = g as N x M.
-  const cudaDataType_t operands = precision == DType::bf16 ? CUDA_R_16BF : CUDA_R_32F;
-  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, operands, k, n, k));
-  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, operands, k, m, k));
-  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, CUDA_R_32F, n, m, n));
+  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, storage, k, n, k));
+  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, storage, k, m, k));
+  NB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, storage, n, m, n));
   cublasLtMatmulPreference_t pref = nullptr;
   NB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   const std::size_t ws = kWorkspaceBytes;
@@ -123,7 +121,7 @@ void LtBiasGemm::prepare(int m, int n, int k, DType precision) {
   algo_ = result.algo;
 }
 
-void LtBiasGemm::run(const void* x, const void* w, const float* bias, float* c, void* workspace,
+void LtBiasGemm::run(const void* x, const void* w, const void* bias, void* c, void* workspace,
                      cudaStream_t stream) const {
   if (!desc_) throw Unsupported("cuBLASLt GEMM was not prepared");
   NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));

@@ -39,8 +39,9 @@ void gemm_dw(const float* dg, const float* x, float* dweight, int m, int n, int 
 void gemm_dw_from_transposed(const float* dg_t, const float* x, float* dweight, int m, int n, int k, bool tf32,
                              cudaStream_t stream);
 
-// cuBLASLt with its bias epilogue: c = a b^T + bias (bias per output column), c and the bias fp32;
-// the operands fp32 (fp32 or tf32 compute) or bf16 (a bf16 problem's, fp32 compute).
+// cuBLASLt with its bias epilogue: c = a b^T + bias (bias per output column). fp32 and tf32: fp32
+// operands, bias and c; bf16: bf16 operands, bias and c (autocast's linear: h rounded to bf16),
+// fp32 compute.
 class LtBiasGemm {
  public:
   static constexpr std::size_t kWorkspaceBytes = std::size_t(32) << 20;  // NVIDIA's advice for Hopper
@@ -53,8 +54,8 @@ class LtBiasGemm {
   // Builds the descriptors and picks the heuristic's first algorithm; throws Unsupported when
   // cuBLASLt offers none for this shape.
   void prepare(int m, int n, int k, DType precision);
-  // c = x w^T + bias at the prepared shape, x and w in the prepared precision's storage.
-  void run(const void* x, const void* w, const float* bias, float* c, void* workspace, cudaStream_t stream) const;
+  // c = x w^T + bias at the prepared shape, every pointer in the prepared precision's storage.
+  void run(const void* x, const void* w, const void* bias, void* c, void* workspace, cudaStream_t stream) const;
 
  private:
   void release();

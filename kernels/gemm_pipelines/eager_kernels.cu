@@ -8,6 +8,7 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/merge.cuh"
 #include "kernels/primitives/reduce.cuh"
+#include "kernels/primitives/storage.cuh"
 #include "kernels/gemm_pipelines/group_moments.cuh"
 #include "kernels/gemm_pipelines/post_gemm.hpp"
 
@@ -37,7 +38,8 @@ __global__ void scale_kernel(const float* in, float* out, const float* scale, in
 
 // A CTA takes 32 columns (one per lane) and a chunk of rows (warps stride them, four rows loaded
 // before any is used), then merges its warps' Welford states in shared memory.
-__global__ void column_partials_kernel(const float* h, Welford* partials, int m, int n, int rows_per_chunk) {
+template <class In>
+__global__ void column_partials_kernel(const In* h, Welford* partials, int m, int n, int rows_per_chunk) {
   constexpr int kWarps = kThreads / 32, kUnroll = 4;
   __shared__ Welford warp_state[kWarps][32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, c = blockIdx.x * 32 + lane;
@@ -47,7 +49,8 @@ __global__ void column_partials_kernel(const float* h, Welford* partials, int m,
     for (int r = r0 + warp; r < r1; r += kWarps * kUnroll) {
       float v[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) v[u] = r + u * kWarps < r1 ? h[(long long)(r + u * kWarps) * n + c] : 0.0f;
+      for (int u = 0; u < kUnroll; ++u)
+        v[u] = r + u * kWarps < r1 ? nb::dev::to_float(h[(long long)(r + u * kWarps) * n + c]) : 0.0f;
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
         if (r + u * kWarps < r1) w.add(v[u]);
@@ -90,25 +93,27 @@ __global__ void commit_column_sums_kernel(const float* sum, const float* sumsq, 
   affine[n + c] = f.shift * post;
 }
 
-__global__ void apply_columns_kernel(const float* in, float* out, const float* affine, int m, int n) {
+template <class In>
+__global__ void apply_columns_kernel(const In* in, float* out, const float* affine, int m, int n) {
   const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i >= (long long)m * n) return;
   const int c = int(i % n);
-  out[i] = fmaf(in[i], affine[c], affine[n + c]);
+  out[i] = fmaf(nb::dev::to_float(in[i]), affine[c], affine[n + c]);
 }
 
 // One CTA per row of at most kThreads * PER_THREAD values, held in registers: one read of the
 // row, max and sum of exponentials from registers, one write.
-template <int PER_THREAD>
-__global__ void __launch_bounds__(kThreads) softmax_rows_in_registers_kernel(const float* in, float* out,
+template <int PER_THREAD, class In>
+__global__ void __launch_bounds__(kThreads) softmax_rows_in_registers_kernel(const In* in, float* out,
                                                                             const float* affine, int n) {
   __shared__ float scratch[32];
-  const float* row = in + (long long)blockIdx.x * n;
+  const In* row = in + (long long)blockIdx.x * n;
   float v[PER_THREAD];
 #pragma unroll
   for (int i = 0; i < PER_THREAD; ++i) {
     const int c = threadIdx.x + i * kThreads;
-    v[i] = c < n ? (affine ? fmaf(row[c], affine[c], affine[n + c]) : row[c]) : -INFINITY;
+    const float h = c < n ? nb::dev::to_float(row[c]) : 0.0f;
+    v[i] = c < n ? (affine ? fmaf(h, affine[c], affine[n + c]) : h) : -INFINITY;
   }
   float mx = -INFINITY;
 #pragma unroll
@@ -129,11 +134,15 @@ __global__ void __launch_bounds__(kThreads) softmax_rows_in_registers_kernel(con
 
 // One CTA per row of any length: max, sum of exponentials, write (the row stays in L1/L2
 // between passes).
-__global__ void softmax_rows_kernel(const float* in, float* out, const float* affine, int n) {
+template <class In>
+__global__ void softmax_rows_kernel(const In* in, float* out, const float* affine, int n) {
   __shared__ float scratch[32];
-  const float* row = in + (long long)blockIdx.x * n;
+  const In* row = in + (long long)blockIdx.x * n;
   float* dst = out + (long long)blockIdx.x * n;
-  auto value = [&](int c) { return affine ? fmaf(row[c], affine[c], affine[n + c]) : row[c]; };
+  auto value = [&](int c) {
+    const float h = nb::dev::to_float(row[c]);
+    return affine ? fmaf(h, affine[c], affine[n + c]) : h;
+  };
   float mx = -INFINITY;
   for (int c = threadIdx.x; c < n; c += blockDim.x) mx = fmaxf(mx, value(c));
   mx = nb::dev::block_reduce(mx, nb::dev::MaxOp{}, scratch);
@@ -217,7 +226,8 @@ void launch_scale(const float* in, float* out, const float* scale, int m, int n,
 
 int column_partial_chunks(int m) { return (m + kPartialRows - 1) / kPartialRows; }
 
-void launch_column_partials(const float* h, dev::Welford* partials, int m, int n, cudaStream_t s) {
+template <class In>
+void launch_column_partials(const In* h, dev::Welford* partials, int m, int n, cudaStream_t s) {
   const dim3 grid((n + 31) / 32, column_partial_chunks(m));
   column_partials_kernel<<<grid, kThreads, 0, s>>>(h, partials, m, n, kPartialRows);
   NB_CHECK_LAUNCH();
@@ -235,16 +245,18 @@ void launch_commit_column_sums(const float* sum, const float* sumsq, int m, cons
   NB_CHECK_LAUNCH();
 }
 
-void launch_apply_columns(const float* in, float* out, const float* affine, int m, int n, cudaStream_t s) {
+template <class In>
+void launch_apply_columns(const In* in, float* out, const float* affine, int m, int n, cudaStream_t s) {
   apply_columns_kernel<<<blocks_for((long long)m * n), kThreads, 0, s>>>(in, out, affine, m, n);
   NB_CHECK_LAUNCH();
 }
 
-void launch_softmax_rows(const float* in, float* out, const float* affine, int m, int n, cudaStream_t s) {
+template <class In>
+void launch_softmax_rows(const In* in, float* out, const float* affine, int m, int n, cudaStream_t s) {
   if (n <= kThreads * 4)
-    softmax_rows_in_registers_kernel<4><<<m, kThreads, 0, s>>>(in, out, affine, n);
+    softmax_rows_in_registers_kernel<4, In><<<m, kThreads, 0, s>>>(in, out, affine, n);
   else if (n <= kThreads * 32)
-    softmax_rows_in_registers_kernel<32><<<m, kThreads, 0, s>>>(in, out, affine, n);
+    softmax_rows_in_registers_kernel<32, In><<<m, kThreads, 0, s>>>(in, out, affine, n);
   else
     softmax_rows_kernel<<<m, kThreads, 0, s>>>(in, out, affine, n);
   NB_CHECK_LAUNCH();
@@ -273,5 +285,14 @@ void launch_min_broadcast(const float* partial_min, int tiles, const float* add_
     min_broadcast_kernel<<<grid, kThreads, 0, s>>>(partial_min, tiles, add_bias, out, m, n);
   NB_CHECK_LAUNCH();
 }
+
+// Each pass that reads h for both its storages: fp32, and a bf16 problem's bf16 h.
+#define NB_INSTANTIATE(In)                                                                                       \
+  template void launch_column_partials<In>(const In*, dev::Welford*, int, int, cudaStream_t);                   \
+  template void launch_apply_columns<In>(const In*, float*, const float*, int, int, cudaStream_t);              \
+  template void launch_softmax_rows<In>(const In*, float*, const float*, int, int, cudaStream_t);
+NB_INSTANTIATE(float)
+NB_INSTANTIATE(__nv_bfloat16)
+#undef NB_INSTANTIATE
 
 }  // namespace nb::linear

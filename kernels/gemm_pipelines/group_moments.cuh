@@ -4,16 +4,22 @@
 #include <cuda_runtime.h>
 
 #include "kernels/primitives/reduce.cuh"
+#include "kernels/primitives/storage.cuh"
 
 namespace nb::linear::dev {
 
-__device__ __forceinline__ float2 warp_group_moments(const float* v, int size, float eps) {
+// v fp32, or a bf16 problem's bf16 (widened as it is read).
+template <class In>
+__device__ __forceinline__ float2 warp_group_moments(const In* v, int size, float eps) {
   const int lane = threadIdx.x & 31;
   float sum = 0.0f;
-  for (int i = lane; i < size; i += 32) sum += v[i];
+  for (int i = lane; i < size; i += 32) sum += nb::dev::to_float(v[i]);
   const float mean = nb::dev::warp_sum(sum) / float(size);
   float m2 = 0.0f;
-  for (int i = lane; i < size; i += 32) m2 = fmaf(v[i] - mean, v[i] - mean, m2);
+  for (int i = lane; i < size; i += 32) {
+    const float d = nb::dev::to_float(v[i]) - mean;
+    m2 = fmaf(d, d, m2);
+  }
   return make_float2(mean, rsqrtf(nb::dev::warp_sum(m2) / float(size) + eps));
 }
 

@@ -84,6 +84,12 @@ NamedProblem forward_named(Params params, std::vector<std::string> suites, std::
   return named_problem;
 }
 
+NamedProblem bf16_named(Params params, std::vector<std::string> suites, std::string note) {
+  NamedProblem named_problem = named(std::move(params), std::move(suites), std::move(note));
+  named_problem.dtypes = {DType::bf16};
+  return named_problem;
+}
+
 double PipelineOp::reduction_length(const Problem& p) const {
   const Shape s = shape_of(p);
   return gemm_reduction_length(s) / 64.0 + normalization_length(s);

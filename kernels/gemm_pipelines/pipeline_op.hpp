@@ -106,5 +106,7 @@ class ForwardPipelineOp : public PipelineOp {
 
 // The forward pipelines' problems, in fp32, tf32 and bf16.
 NamedProblem forward_named(Params params, std::vector<std::string> suites, std::string note);
+// A forward pipeline's problem in bf16 alone (a shape that training runs under autocast).
+NamedProblem bf16_named(Params params, std::vector<std::string> suites, std::string note);
 
 }  // namespace nb::linear

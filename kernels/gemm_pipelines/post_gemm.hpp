@@ -16,8 +16,11 @@ void launch_bias_rows(float* g, const float* bias, int m, int n, cudaStream_t s)
 void launch_widen(const __nv_bfloat16* in, float* out, int n, cudaStream_t s);
 // out = in * scale[c] (per_column) or in * scale[0].
 void launch_scale(const float* in, float* out, const float* scale, int m, int n, bool per_column, cudaStream_t s);
+// The passes that read h take it as fp32 or, for a bf16 problem, as the bf16 autocast's GEMM
+// writes (`In`, instantiated for float and __nv_bfloat16); they compute and write fp32.
 // Welford partials of chunks of 256 rows: partials[chunk * n + c], column_partial_chunks(m) chunks.
-void launch_column_partials(const float* h, dev::Welford* partials, int m, int n, cudaStream_t s);
+template <class In>
+void launch_column_partials(const In* h, dev::Welford* partials, int m, int n, cudaStream_t s);
 int column_partial_chunks(int m);
 // One thread per column merges its partials (Chan), commits the BatchNorm statistics of
 // h = g * column_scale[c] (partials of g; column_scale null when they are already of h) and
@@ -29,9 +32,11 @@ void launch_commit_columns(const dev::Welford* partials, int chunks, const dev::
 void launch_commit_column_sums(const float* sum, const float* sumsq, int m, const dev::BnColumnArgs& bn,
                                const float* post_scale, float* affine, int n, cudaStream_t s);
 // out = in * scale[c] + shift[c] (in may be out).
-void launch_apply_columns(const float* in, float* out, const float* affine, int m, int n, cudaStream_t s);
+template <class In>
+void launch_apply_columns(const In* in, float* out, const float* affine, int m, int n, cudaStream_t s);
 // Row softmax of u = in * scale[c] + shift[c] (affine) or u = in (affine null); in may be out.
-void launch_softmax_rows(const float* in, float* out, const float* affine, int m, int n, cudaStream_t s);
+template <class In>
+void launch_softmax_rows(const In* in, float* out, const float* affine, int m, int n, cudaStream_t s);
 // GroupNorm of each row (G groups of N/G channels, per-channel affine): z = gn(g).
 void launch_groupnorm_rows(const float* g, float* z, const float* gamma, const float* beta, int m, int n, int groups,
                            float eps, cudaStream_t s);
@@ -43,17 +48,19 @@ void launch_min_broadcast(const float* partial_min, int tiles, const float* add_
                           cudaStream_t s);
 
 // --- one kernel for everything after the GEMM (the cuBLASLt-epilogue variants) ---
-// BatchNorm of h = g * scale[c] (scale may be null) over all M rows, in place in y (holding g).
-// M <= 1024: one kernel, a CTA per 32-column strip kept in shared memory between statistics and
-// normalize (g read once). Larger M: Welford partials over row chunks, commit, apply (three
-// kernels, bn_columns_workspace_bytes of workspace). With affine_out set it only commits and
-// writes the affine (for g) times *post_scale, leaving y alone.
+// BatchNorm of h = g * scale[c] (scale may be null) over all M rows, from g into y (g may be y,
+// fp32, or a bf16 problem's bf16 g). M <= 1024: one kernel, a CTA per 32-column strip kept in
+// shared memory between statistics and normalize (g read once). Larger M: Welford partials over
+// row chunks, commit, apply (three kernels, bn_columns_workspace_bytes of workspace). With
+// affine_out set it only commits and writes the affine (for g) times *post_scale, leaving y alone.
 std::size_t bn_columns_workspace_bytes(int m, int n);
-void launch_bn_columns(float* y, const float* scale, const dev::BnColumnArgs& bn, int m, int n, cudaStream_t s,
-                       void* workspace, const float* post_scale = nullptr, float* affine_out = nullptr);
+template <class In>
+void launch_bn_columns(const In* g, float* y, const float* scale, const dev::BnColumnArgs& bn, int m, int n,
+                       cudaStream_t s, void* workspace, const float* post_scale = nullptr, float* affine_out = nullptr);
 // GroupNorm + row min (a CTA per row, g read once, M floats of row_min written), then the
-// broadcast bias write.
-void launch_groupnorm_min_rows(const float* g, const float* gamma, const float* beta, const float* add_bias,
+// broadcast bias write; g fp32 or a bf16 problem's bf16.
+template <class In>
+void launch_groupnorm_min_rows(const In* g, const float* gamma, const float* beta, const float* add_bias,
                                float* out, float* row_min, int m, int n, int groups, float eps, cudaStream_t s);
 
 }  // namespace nb::linear

@@ -68,10 +68,10 @@ class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
     if (plan.has_sum() && plan.has_sumsq()) {
       linear::launch_commit_column_sums(sum, sumsq, a.m, a.bn, a.post_scale, affine, a.n, s);
     } else if (tail_ == BnTail::normalize) {  // h is already scaled
-      linear::launch_bn_columns(a.y, nullptr, a.bn, a.m, a.n, s, affine + 2 * a.n);
+      linear::launch_bn_columns(a.y, a.y, nullptr, a.bn, a.m, a.n, s, affine + 2 * a.n);
       return;
     } else {
-      linear::launch_bn_columns(a.y, nullptr, a.bn, a.m, a.n, s, affine + 2 * a.n, a.post_scale, affine);
+      linear::launch_bn_columns(a.y, a.y, nullptr, a.bn, a.m, a.n, s, affine + 2 * a.n, a.post_scale, affine);
     }
     finish_in_place(a, affine, s);
   }

@@ -1,6 +1,6 @@
 // lt_epilogue: cuBLASLt's GEMM with its bias epilogue writes g, then a CTA per row normalizes
 // each group and keeps only the row minimum (g read once), and a coalesced kernel writes the
-// (1, N, M, 1) broadcast.
+// (1, N, M, 1) broadcast. A bf16 problem's g is written in bf16, as autocast's linear writes it.
 #include "baselines/cublas/cublas_gemm.hpp"
 #include "kernels/gemm_pipelines/gemm_gn_min_bias/spec.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
@@ -17,10 +17,11 @@ class LtEpilogue final : public Variant {
     return "cuBLASLt GEMM with CUBLASLT_EPILOGUE_BIAS, then GroupNorm + row min (a CTA per row, g read once) and "
            "the coalesced broadcast write";
   }
+  // cuBLASLt's workspace, the row minima (M), then g at a 256-byte boundary (cuBLASLt assumes
+  // one): fp32, or bf16 for a bf16 problem (autocast's linear output).
   std::size_t workspace_bytes(const Problem& p) const override {
     const linear::Shape s = linear::shape_of(p);
-    return cublas::LtBiasGemm::kWorkspaceBytes +
-           (std::size_t(s.m) * std::size_t(s.n) + std::size_t(s.m) + std::size_t(s.n)) * sizeof(float);
+    return g_offset(int(s.m)) + std::size_t(s.m) * std::size_t(s.n) * dtype_size(storage_type(p.dtype));
   }
   void prepare(const Problem& p) override {
     const linear::Shape s = linear::shape_of(p);
@@ -28,15 +29,23 @@ class LtEpilogue final : public Variant {
   }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
     const Args a = args_of(p, t);
-    float* g = reinterpret_cast<float*>(static_cast<char*>(ws) + cublas::LtBiasGemm::kWorkspaceBytes);
-    float* row_min = g + std::size_t(a.m) * std::size_t(a.n);
-    const bool bf16 = p.dtype == DType::bf16;
-    gemm_.run(bf16 ? static_cast<const void*>(a.bf16.op.a) : a.op.a, bf16 ? static_cast<const void*>(a.bf16.op.b) : a.op.b,
-              linear::fp32_bias(p, a.bias, a.bf16, row_min + a.m, s), g, ws, s);
-    linear::launch_groupnorm_min_rows(g, a.gamma, a.beta, a.add_bias, a.out, row_min, a.m, a.n, a.groups, a.eps, s);
+    float* row_min = reinterpret_cast<float*>(static_cast<char*>(ws) + cublas::LtBiasGemm::kWorkspaceBytes);
+    void* g = static_cast<char*>(ws) + g_offset(a.m);
+    if (p.dtype != DType::bf16) {
+      gemm_.run(a.op.a, a.op.b, a.bias, g, ws, s);
+      linear::launch_groupnorm_min_rows(static_cast<const float*>(g), a.gamma, a.beta, a.add_bias, a.out, row_min,
+                                        a.m, a.n, a.groups, a.eps, s);
+      return;
+    }
+    gemm_.run(a.bf16.op.a, a.bf16.op.b, a.bf16.bias, g, ws, s);
+    linear::launch_groupnorm_min_rows(static_cast<const __nv_bfloat16*>(g), a.gamma, a.beta, a.add_bias, a.out,
+                                      row_min, a.m, a.n, a.groups, a.eps, s);
   }
 
  private:
+  static std::size_t g_offset(int m) {
+    return (cublas::LtBiasGemm::kWorkspaceBytes + std::size_t(m) * sizeof(float) + 255) / 256 * 256;
+  }
   cublas::LtBiasGemm gemm_;
 };
 

@@ -18,6 +18,7 @@ std::unique_ptr<OpSpec> make_gemm_scale_bn_op() {
       {named({{"m", 128}, {"n", 512}, {"k", 1024}}, {"kb"}, "KernelBench L2#33, original size"),
        named({{"m", 1024}, {"n", 8192}, {"k", 8192}}, {"kb"}, "KernelBench L2#33, enlarged"),
        named({{"m", 16384}, {"n", 4096}, {"k", 4096}}, {"kb"}, "KernelBench L2#39"),
+       linear::bf16_named({{"m", 8192}, {"n", 4096}, {"k", 4096}}, {"kb"}, "transformer-sized: 8192 tokens, hidden 4096"),
        named({{"m", 64}, {"n", 96}, {"k", 128}}, {"quick"}, "small aligned"),
        named({{"m", 127}, {"n", 33}, {"k", 1001}}, {"quick"}, "odd M, N, K (no vector loads)"),
        linear::named({{"m", 2}, {"n", 130}, {"k", 67}}, {"quick"}, "M = 2: the smallest batch BatchNorm accepts"),
