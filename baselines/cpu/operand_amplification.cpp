@@ -53,16 +53,15 @@ double relative_amplification(double errors, double values) {
 }
 
 
-BatchNormStatisticAmplifications batchnorm_statistic_amplifications(const Shape& s, const BatchNormStatisticSums& sums,
-                                                                    double uniform_scale) {
+BatchNormStatisticAmplifications batchnorm_statistic_amplifications(const Shape& s, const BatchNormStatisticSums& sums) {
   BatchNormStatisticAmplifications a;
-  a.save_mean = uniform_scale + relative_amplification(sums.mean_errors, sums.means);
-  a.save_invstd = uniform_scale + relative_amplification(sums.invstd_errors, sums.invstds);
+  a.save_mean = kTruncationScale + relative_amplification(sums.mean_errors, sums.means);
+  a.save_invstd = kTruncationScale + relative_amplification(sums.invstd_errors, sums.invstds);
   // The running statistics take the batch's with weight momentum (the variance unbiased): its
   // scale (twice over for a variance) and its spread, against their own norm.
-  a.running_mean = s.momentum * (uniform_scale * relative_amplification(sums.means, sums.running_means) +
+  a.running_mean = s.momentum * (kTruncationScale * relative_amplification(sums.means, sums.running_means) +
                                  relative_amplification(sums.mean_errors, sums.running_means));
-  a.running_var = s.momentum * s.unbias() * (2 * uniform_scale * relative_amplification(sums.variances, sums.running_vars) +
+  a.running_var = s.momentum * s.unbias() * (2 * kTruncationScale * relative_amplification(sums.variances, sums.running_vars) +
                                              relative_amplification(sums.var_errors, sums.running_vars));
   a.running_mean = std::min(a.running_mean, kMaxAmplification);
   a.running_var = std::min(a.running_var, kMaxAmplification);

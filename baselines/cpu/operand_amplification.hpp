@@ -61,11 +61,13 @@ double batchnorm_amplification(const Shape& s, const RoundingErrors& e, const fl
 double softmax_amplification(const Shape& s, const RoundingErrors& e, const float* gamma, const double* invstd,
                              float scale, const double* y, const double* normalized);
 
-// BatchNorm's statistics. A tf32 conversion that truncates (tensor cores reading fp32 operands
-// drop their low 13 bits) also scales every product by 1 - d, d up to u per operand: the
-// normalized output removes a uniform scale of its input, the statistics keep it (measured 7.4e-4,
-// 1.5 u, on the Hopper GEMM's save_invstd). Their amplifications carry that scale in full (bf16's
-// rounding of h to nearest has none), plus the first-order spread of the independent errors e_ij:
+// BatchNorm's statistics. A conversion that truncates also scales every value it rounds by 1 - d,
+// d up to 2u: tf32 operands on tensor cores (their low 13 bits dropped; measured 7.4e-4, 1.5 u, on
+// the Hopper GEMM's save_invstd), and a bf16 h as cuBLASLt writes it on some shapes (measured on
+// the H100: save_mean 1.9x over the bound of a rounding to nearest at 300 x 257 x 260, whose
+// emulation stays at 0.57; a truncating emulation at 2.6-5.9x). The normalized output removes a
+// uniform scale of its input, the statistics keep it: their amplifications carry it in full, plus
+// the first-order spread of the independent errors e_ij:
 // dmean_j = sqrt(sum_i e_ij^2) / M, dvar_j = 2 sqrt(dev_j) / M with
 // dev_j = sum_i (h_ij - mean_j)^2 e_ij^2, dinvstd_j = invstd_j^3 dvar_j / 2.
 inline constexpr double kTruncationScale = 2.0;  // the product scale's bound, in u
@@ -80,10 +82,7 @@ struct BatchNormStatisticSums {
 struct BatchNormStatisticAmplifications {
   double save_mean = 0, save_invstd = 0, running_mean = 0, running_var = 0;
 };
-// `uniform_scale`: the bound of a scale common to every product, in u (kTruncationScale for
-// tf32, whose tensor cores may truncate; 0 for bf16's rounding of h to nearest).
-BatchNormStatisticAmplifications batchnorm_statistic_amplifications(const Shape& s, const BatchNormStatisticSums& sums,
-                                                                    double uniform_scale);
+BatchNormStatisticAmplifications batchnorm_statistic_amplifications(const Shape& s, const BatchNormStatisticSums& sums);
 
 // The sums on the host: h before the normalization (after a per-column scale), the statistics
 // batchnorm_columns wrote.

@@ -145,10 +145,6 @@ Scratch<double> copy_of(Ex& ex, const double* values, std::int64_t count) {
   return out;
 }
 
-// What a scale common to every product may add to the statistics, in u: a truncating tf32
-// conversion's; none for bf16's rounding of h to nearest.
-inline double uniform_scale(const LinearOperands& lin) { return lin.rounds_output ? 0.0 : linear::kTruncationScale; }
-
 // linear::batchnorm_statistic_sums on the executor: h before the normalization, e its errors.
 template <class Ex>
 linear::BatchNormStatisticSums statistic_sums(Ex& ex, const LinearOperands& lin, const linear::RoundingErrors& e,
@@ -203,8 +199,7 @@ BatchNormPipelineAmplifications gemm_scale_bn(Ex& ex, const LinearOperands& lin,
   });
   BatchNormPipelineAmplifications out;
   out.y = linear::relative_amplification(numerator, sum_of_squares(ex, y, m * n));
-  out.statistics = linear::batchnorm_statistic_amplifications(shape_of(lin, bn), statistic_sums(ex, lin, e, h, bn),
-                                                              uniform_scale(lin));
+  out.statistics = linear::batchnorm_statistic_amplifications(shape_of(lin, bn), statistic_sums(ex, lin, e, h, bn));
   return out;
 }
 
@@ -232,8 +227,8 @@ BatchNormPipelineAmplifications gemm_bn_scale_softmax(Ex& ex, const LinearOperan
   });
   BatchNormPipelineAmplifications out;
   out.y = linear::relative_amplification(numerator, sum_of_squares(ex, y, m * n));
-  out.statistics = linear::batchnorm_statistic_amplifications(
-      shape_of(lin, bn), statistic_sums(ex, lin, e, g.get(), bn), uniform_scale(lin));
+  out.statistics =
+      linear::batchnorm_statistic_amplifications(shape_of(lin, bn), statistic_sums(ex, lin, e, g.get(), bn));
   return out;
 }
 

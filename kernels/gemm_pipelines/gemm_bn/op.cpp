@@ -98,8 +98,7 @@ class BnPipelineOp final : public linear::ForwardPipelineOp {
                                                          in[kScale][0], h.data(),
                                                          normalized.empty() ? nullptr : normalized.data());
     out.operand_amplification = amplifications(
-        y, linear::batchnorm_statistic_amplifications(s, linear::batchnorm_statistic_sums(s, e, h_before, stats),
-                                                      rounds_output ? 0.0 : linear::kTruncationScale));
+        y, linear::batchnorm_statistic_amplifications(s, linear::batchnorm_statistic_sums(s, e, h_before, stats)));
     out[kY] = std::move(h);
   }
 

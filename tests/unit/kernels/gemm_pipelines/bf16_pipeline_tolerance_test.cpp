@@ -28,12 +28,11 @@ std::unique_ptr<OpSpec> op_named(const std::string& name) {
   throw std::logic_error("no op " + name);
 }
 
-// How an emulated kernel sums the K products of one output.
-enum class Accumulation { fp32, bf16 };
+// How an emulated kernel computes h: the products summed in fp32 (a sequential FMA chain, as the
+// naive kernel) with h rounded to bf16 to nearest (autocast's addmm) or toward zero (a truncating
+// epilogue), or summed in bf16 (the running sum rounded after every step).
+enum class Accumulation { fp32, fp32_truncated, bf16 };
 
-// h (m, n) as a kernel computes it from the stored operands: the products summed in fp32 (a
-// sequential FMA chain, as the naive kernel) or in bf16 (the running sum rounded after every
-// step), the bias added, then rounded to bf16 as autocast's addmm writes it.
 std::vector<double> emulated_h(const linear::Shape& s, const HostTensors& in, Accumulation accumulation) {
   std::vector<double> h(std::size_t(s.m * s.n));
   const float *x = in[linear::kX].data(), *w = in[linear::kWeight].data(), *b = in[linear::kLinearBias].data();
@@ -44,7 +43,9 @@ std::vector<double> emulated_h(const linear::Shape& s, const HostTensors& in, Ac
         sum = std::fma(x[i * s.k + q], w[j * s.k + q], sum);
         if (accumulation == Accumulation::bf16) sum = to_bf16(sum);
       }
-      h[std::size_t(i * s.n + j)] = double(to_bf16(sum + b[j]));
+      const float value = sum + b[j];
+      h[std::size_t(i * s.n + j)] =
+          double(accumulation == Accumulation::fp32_truncated ? truncated_to_bf16(value) : to_bf16(value));
     }
   return h;
 }
@@ -109,8 +110,9 @@ TEST(Bf16PipelineTolerance, AutocastHPassesAndBf16AccumulationFails) {
     }
 }
 
-// Every quick bf16 problem (M = 2 among them, odd K) passes with autocast's h on every
-// distribution it counts.
+// Every quick bf16 problem (M = 2 among them, odd K) passes with autocast's h, rounded to nearest
+// or toward zero (whose scale the statistics keep: cuBLASLt's bf16 output carries one on some
+// shapes), on every distribution it counts, with the seeds of the GPU tests' trials too.
 TEST(Bf16PipelineTolerance, AutocastHPassesEveryQuickBf16Problem) {
   for (const std::string name : kForwardPipelines) {
     const auto op = op_named(name);
@@ -118,13 +120,15 @@ TEST(Bf16PipelineTolerance, AutocastHPassesEveryQuickBf16Problem) {
       if (p.dtype != DType::bf16) continue;
       for (Distribution d : all_distributions()) {
         if (is_stress(*op, p, d)) continue;
-        for (std::uint64_t seed : {1, 2}) {
-          SCOPED_TRACE(p.id() + " " + distribution_name(d) + " seed " + std::to_string(seed));
-          const Judged j = emulated_judged(*op, p, d, seed, Accumulation::fp32);
-          EXPECT_TRUE(j.judgement.passed) << j.judgement.failure;
-          EXPECT_FALSE(j.inconclusive);
-          EXPECT_LE(j.worst_share, 0.6);
-        }
+        for (std::uint64_t seed : {1, 2, 1000, 1100})
+          for (Accumulation rounding : {Accumulation::fp32, Accumulation::fp32_truncated}) {
+            SCOPED_TRACE(p.id() + " " + distribution_name(d) + " seed " + std::to_string(seed) +
+                         (rounding == Accumulation::fp32 ? " nearest" : " truncated"));
+            const Judged j = emulated_judged(*op, p, d, seed, rounding);
+            EXPECT_TRUE(j.judgement.passed) << j.judgement.failure;
+            EXPECT_FALSE(j.inconclusive);
+            EXPECT_LE(j.worst_share, rounding == Accumulation::fp32 ? 0.6 : 0.75);  // 0.57 and 0.68 measured
+          }
       }
     }
   }

@@ -30,4 +30,9 @@ inline float truncated_to_tf32(float v) {
 
 inline float to_bf16(float v) { return round_to_storage(v, DType::bf16); }
 
+// Toward zero, to bf16's 7 explicit mantissa bits.
+inline float truncated_to_bf16(float v) {
+  return with_bits(v, [](std::uint32_t u) { return u & 0xffff0000u; });
+}
+
 }  // namespace nb::test
