@@ -36,39 +36,50 @@ __global__ void scale_kernel(const float* in, float* out, const float* scale, in
   if (i < (long long)m * n) out[i] = in[i] * scale[per_column ? i % n : 0];
 }
 
-// A CTA takes 32 columns (one per lane) and a chunk of rows (warps stride them, four rows loaded
+// A CTA takes 32 * COLUMNS columns (COLUMNS consecutive ones per lane: a warp reads 128 bytes of
+// a row when COLUMNS * sizeof(In) is 4) and a chunk of rows (warps stride them, four rows loaded
 // before any is used), then merges its warps' Welford states in shared memory.
-template <class In>
+template <class In, int COLUMNS>
 __global__ void column_partials_kernel(const In* h, Welford* partials, int m, int n, int rows_per_chunk) {
   constexpr int kWarps = kThreads / 32, kUnroll = 4;
-  __shared__ Welford warp_state[kWarps][32];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, c = blockIdx.x * 32 + lane;
+  __shared__ Welford warp_state[kWarps][32 * COLUMNS];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, c = (blockIdx.x * 32 + lane) * COLUMNS;
   const int r0 = blockIdx.y * rows_per_chunk, r1 = min(m, r0 + rows_per_chunk);
-  Welford w;
+  Welford w[COLUMNS];
   if (c < n)
     for (int r = r0 + warp; r < r1; r += kWarps * kUnroll) {
-      float v[kUnroll];
+      nb::dev::FloatPack<COLUMNS> v[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
-        v[u] = r + u * kWarps < r1 ? nb::dev::to_float(h[(long long)(r + u * kWarps) * n + c]) : 0.0f;
+        if (r + u * kWarps < r1)
+          v[u] = nb::dev::widen<In, COLUMNS>(
+              *reinterpret_cast<const nb::dev::PackWord<In, COLUMNS>*>(h + (long long)(r + u * kWarps) * n + c));
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u)
-        if (r + u * kWarps < r1) w.add(v[u]);
+        if (r + u * kWarps < r1)
+#pragma unroll
+          for (int e = 0; e < COLUMNS; ++e) w[e].add(v[u].v[e]);
     }
-  warp_state[warp][lane] = w;
+#pragma unroll
+  for (int e = 0; e < COLUMNS; ++e) warp_state[warp][lane * COLUMNS + e] = w[e];
   __syncthreads();
-  if (warp == 0 && c < n) {
-    for (int k = 1; k < kThreads / 32; ++k) w.merge(warp_state[k][lane]);
-    partials[(long long)blockIdx.y * n + c] = w;
-  }
+  if (warp == 0 && c < n)
+#pragma unroll
+    for (int e = 0; e < COLUMNS; ++e) {
+      for (int k = 1; k < kThreads / 32; ++k) w[e].merge(warp_state[k][lane * COLUMNS + e]);
+      partials[(long long)blockIdx.y * n + c + e] = w[e];
+    }
 }
 
+// A warp per column: its lanes merge every 32nd chunk's partial, then the warp merges them.
 __global__ void commit_columns_kernel(const Welford* partials, int chunks, dev::BnColumnArgs bn,
                                       const float* column_scale, const float* post_scale, float* affine, int n) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int c = int((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
   if (c >= n) return;
-  Welford w = partials[c];
-  for (int k = 1; k < chunks; ++k) w.merge(partials[(long long)k * n + c]);
+  Welford w;
+  for (int k = lane; k < chunks; k += 32) w.merge(partials[(long long)k * n + c]);
+  w = nb::dev::warp_merge(w);
+  if (lane != 0) return;
   const float s = column_scale ? column_scale[c] : 1.0f;  // statistics of g * s from those of g
   w.mean *= s;
   w.m2 *= s * s;
@@ -93,12 +104,26 @@ __global__ void commit_column_sums_kernel(const float* sum, const float* sumsq, 
   affine[n + c] = f.shift * post;
 }
 
-template <class In>
+// VEC consecutive elements per thread (n a multiple of VEC, so a pack stays in its row): a 16-byte
+// load of in (8 bf16 or 4 floats) where VEC allows. A plain load: in may be out.
+template <class In, int VEC>
 __global__ void apply_columns_kernel(const In* in, float* out, const float* affine, int m, int n) {
-  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  const long long i = (blockIdx.x * (long long)blockDim.x + threadIdx.x) * VEC;
   if (i >= (long long)m * n) return;
   const int c = int(i % n);
-  out[i] = fmaf(nb::dev::to_float(in[i]), affine[c], affine[n + c]);
+  const nb::dev::FloatPack<VEC> v =
+      nb::dev::widen<In, VEC>(*reinterpret_cast<const nb::dev::PackWord<In, VEC>*>(in + i));
+  nb::dev::FloatPack<VEC> y;
+#pragma unroll
+  for (int e = 0; e < VEC; ++e) y.v[e] = fmaf(v.v[e], affine[c + e], affine[n + c + e]);
+  if constexpr (VEC % 4 == 0) {
+#pragma unroll
+    for (int e = 0; e < VEC; e += 4)
+      *reinterpret_cast<float4*>(out + i + e) = make_float4(y.v[e], y.v[e + 1], y.v[e + 2], y.v[e + 3]);
+  } else {
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) out[i + e] = y.v[e];
+  }
 }
 
 // One CTA per row of at most kThreads * PER_THREAD values, held in registers: one read of the
@@ -228,14 +253,22 @@ int column_partial_chunks(int m) { return (m + kPartialRows - 1) / kPartialRows;
 
 template <class In>
 void launch_column_partials(const In* h, dev::Welford* partials, int m, int n, cudaStream_t s) {
-  const dim3 grid((n + 31) / 32, column_partial_chunks(m));
-  column_partials_kernel<<<grid, kThreads, 0, s>>>(h, partials, m, n, kPartialRows);
+  // Two bf16 columns a lane where n and h allow: 4-byte reads, 128 bytes a warp.
+  constexpr int kPair = sizeof(In) == 2 ? 2 : 1;
+  if (kPair == 2 && n % 2 == 0 && reinterpret_cast<std::uintptr_t>(h) % 4 == 0) {
+    const dim3 grid((n + 32 * kPair - 1) / (32 * kPair), column_partial_chunks(m));
+    column_partials_kernel<In, kPair><<<grid, kThreads, 0, s>>>(h, partials, m, n, kPartialRows);
+  } else {
+    const dim3 grid((n + 31) / 32, column_partial_chunks(m));
+    column_partials_kernel<In, 1><<<grid, kThreads, 0, s>>>(h, partials, m, n, kPartialRows);
+  }
   NB_CHECK_LAUNCH();
 }
 
 void launch_commit_columns(const dev::Welford* partials, int chunks, const dev::BnColumnArgs& bn,
                            const float* column_scale, const float* post_scale, float* affine, int n, cudaStream_t s) {
-  commit_columns_kernel<<<blocks_for(n), kThreads, 0, s>>>(partials, chunks, bn, column_scale, post_scale, affine, n);
+  commit_columns_kernel<<<blocks_for(32LL * n), kThreads, 0, s>>>(partials, chunks, bn, column_scale, post_scale,
+                                                                  affine, n);
   NB_CHECK_LAUNCH();
 }
 
@@ -247,7 +280,14 @@ void launch_commit_column_sums(const float* sum, const float* sumsq, int m, cons
 
 template <class In>
 void launch_apply_columns(const In* in, float* out, const float* affine, int m, int n, cudaStream_t s) {
-  apply_columns_kernel<<<blocks_for((long long)m * n), kThreads, 0, s>>>(in, out, affine, m, n);
+  constexpr int kVec = 16 / sizeof(In);  // 8 bf16 or 4 floats: a 16-byte load, 16-byte stores
+  const bool vector = n % kVec == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+                      reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+  const long long count = (long long)m * n;
+  if (vector)
+    apply_columns_kernel<In, kVec><<<blocks_for(count / kVec), kThreads, 0, s>>>(in, out, affine, m, n);
+  else
+    apply_columns_kernel<In, 1><<<blocks_for(count), kThreads, 0, s>>>(in, out, affine, m, n);
   NB_CHECK_LAUNCH();
 }
 
