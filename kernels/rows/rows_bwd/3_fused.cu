@@ -130,6 +130,16 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
 #pragma unroll
   for (int k = 0; k < PPT; ++k) dw[k] = nb::dev::zero_float_pack<VEC>(), db[k] = nb::dev::zero_float_pack<VEC>();
 
+  // x and dy of this slot's next row are loaded before this row's sums wait on the CTA and the
+  // cluster, so a row's loads are in flight while the previous row is reduced.
+  const auto mine_in = [&](long long row, int k) { return row < sh.row_end && k * int(blockDim.x) < owned; };
+  PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
+  {
+    const long long row = sh.row_begin + threadIdx.y;
+    const auto mine = [&](int k) { return mine_in(row, k); };
+    load_pack_words<T, VEC>(a.x + row * a.n + first, stride, mine, x_raw);
+    load_pack_words<T, VEC>(a.dy + row * a.n + first, stride, mine, dy_raw);
+  }
   unsigned round = 0;
   for (long long base = sh.row_begin; base < sh.row_end; base += blockDim.y, ++round) {
     const long long row = base + threadIdx.y;
@@ -137,10 +147,8 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
     const RowStats st = active ? row_stats<kLayer>(a, row) : RowStats{0.0f, 0.0f};
     FloatPack<VEC> gk[PPT], xk[PPT];
     RowSums s{};
-    const auto mine = [&](int k) { return active && k * int(blockDim.x) < owned; };
-    PackWord<T, VEC> x_raw[PPT], dy_raw[PPT], w_raw[PPT];  // every load of the row in flight at once
-    load_pack_words<T, VEC>(a.x + row * a.n + first, stride, mine, x_raw);
-    load_pack_words<T, VEC>(a.dy + row * a.n + first, stride, mine, dy_raw);
+    const auto mine = [&](int k) { return mine_in(row, k); };
+    PackWord<T, VEC> w_raw[PPT];
     load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
@@ -156,6 +164,12 @@ __global__ void __launch_bounds__(kMaxLanes, 2)
         if (kLayer) db[k].v[i] += dy.v[i];
         gk[k].v[i] = gv, xk[k].v[i] = xh;
       }
+    }
+    {
+      const long long next = row + blockDim.y;
+      const auto mine_next = [&](int k) { return mine_in(next, k); };
+      load_pack_words<T, VEC>(a.x + next * a.n + first, stride, mine_next, x_raw);
+      load_pack_words<T, VEC>(a.dy + next * a.n + first, stride, mine_next, dy_raw);
     }
     s = row_slot_sum(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
