@@ -116,7 +116,7 @@ __device__ __forceinline__ void leave_cluster(int parts) {
 
 // Register mode: PPT packs of VEC elements per thread, blockDim.y row slots.
 template <bool kLayer, class T, int VEC, int PPT>
-__global__ void __launch_bounds__(kMaxLanes, 2)
+__global__ void __launch_bounds__(kMaxLanes, 1)
     fused_registers(Args<T> a, Geometry g, float* __restrict__ partials) {
   __shared__ RowSums warp_scratch[2][kMaxLanes / 32];  // row_slot_sum's two buffers
   __shared__ ClusterSums<kMaxLanes / 32, kMaxRegisterParts> cluster_sums;

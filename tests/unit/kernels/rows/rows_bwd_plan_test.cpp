@@ -74,7 +74,10 @@ TEST(RowsBwdFusedPlan, KnownShapes) {
   const FusedPlan in_registers = plan_fused(32768, 8, 2);
   EXPECT_FALSE(in_registers.streamed());
   EXPECT_EQ(in_registers.parts, 8);
-  EXPECT_TRUE(plan_fused(65536, 8, 2).streamed());
+  const FusedPlan widest_in_registers = plan_fused(65536, 8, 2);  // 8 parts of 1024 lanes
+  EXPECT_FALSE(widest_in_registers.streamed());
+  EXPECT_EQ(widest_in_registers.lanes, kMaxLanes);
+  EXPECT_TRUE(plan_fused(131072, 8, 2).streamed());
 
   const FusedPlan rms_longest = plan_fused(262144, 8, 1);
   EXPECT_TRUE(rms_longest.streamed());
