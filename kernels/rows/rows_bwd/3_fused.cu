@@ -315,7 +315,7 @@ template <class T>
 long long resident_clusters(Kernel<T> kernel, const FusedPlan& plan) {
   if (plan.shared_bytes > 48 * 1024)
     NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.shared_bytes)));
-  if (plan.parts > kMaxRegisterParts)
+  if (plan.parts > kPortableClusterSize)
     NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   int count = 0;
   if (plan.parts == 1) {

@@ -37,10 +37,15 @@ FusedPlan plan_fused(std::int64_t n, int vec, int column_sums) {
   plan.packs = ceil_div(n, vec);
   const std::int64_t packs_per_block = kElementsPerBlock / vec;
   const int max_packs_per_thread = kMaxElementsPerThread / vec;
-  while (plan.parts < kMaxRegisterParts && ceil_div(plan.packs, plan.parts) > packs_per_block) plan.parts *= 2;
+  while (plan.parts < kPortableClusterSize && ceil_div(plan.packs, plan.parts) > packs_per_block) plan.parts *= 2;
   plan.packs_per_part = ceil_div(plan.packs, plan.parts);
+  std::int64_t lanes_needed = ceil_div(plan.packs_per_part, max_packs_per_thread);
+  if (lanes_needed > kMaxLanes && ceil_div(plan.packs, kMaxRegisterParts) <= std::int64_t(kMaxLanes) * max_packs_per_thread) {
+    plan.parts = kMaxRegisterParts;  // a non-portable cluster keeps the row in registers
+    plan.packs_per_part = ceil_div(plan.packs, plan.parts);
+    lanes_needed = ceil_div(plan.packs_per_part, max_packs_per_thread);
+  }
 
-  const std::int64_t lanes_needed = ceil_div(plan.packs_per_part, max_packs_per_thread);
   if (lanes_needed <= 32) {
     plan.lanes = pow2_at_least(lanes_needed);
   } else if (lanes_needed <= kMaxLanes) {

@@ -20,12 +20,13 @@ inline std::int64_t model_bands(std::int64_t m) { return m < kModelBands ? m : k
 
 // Register mode: per thread g and xhat of at most 8 elements (one 16-byte pack of bf16 or fp16, two
 // of fp32) and their one or two column sums, within 64 registers, so that 2048 threads share an SM
-// (two CTAs of 1024 lanes' half, four of kBlockThreads) and one's loads overlap another's
-// reductions; a part of up to 1024 lanes keeps its row in registers (8192 bf16 elements a CTA, 65536
-// a cluster of 8) where the streamed mode would read it twice.
+// (two CTAs of up to 512 lanes, four of kBlockThreads) and one's loads overlap another's
+// reductions; a part of up to 1024 lanes (one CTA an SM) keeps its row in registers (8192 bf16
+// elements a CTA, 65536 a cluster of 8, 131072 one of 16) where the streamed mode would read it twice.
 inline constexpr int kMaxElementsPerThread = 8;
 inline constexpr std::int64_t kElementsPerBlock = 4096;  // a larger share of a row splits over a cluster
-inline constexpr int kMaxRegisterParts = 8;              // the portable cluster size
+inline constexpr int kPortableClusterSize = 8;           // the parts a row takes first
+inline constexpr int kMaxRegisterParts = 16;             // a non-portable cluster, for rows past 8 x 1024 lanes
 inline constexpr int kMaxLanes = 1024;                   // threads per row slot in register mode
 inline constexpr int kBlockThreads = 256;                // shorter slots share a CTA up to this many threads
 // Streamed mode: 1024 threads per part, the part's column sums in dynamic shared memory.

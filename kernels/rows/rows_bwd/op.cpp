@@ -48,6 +48,7 @@ std::vector<NamedProblem> quick_problems() {
           quick(5, 4097, "N=4097: odd, one-element packs"),
           quick(64, 20000, "N=20000: a cluster of blocks per row, 16 bands"),
           quick(6, 65536, "N=65536: in registers over a cluster of 8 CTAs of 1024 lanes"),
+          quick(4, 131072, "N=131072: in registers over a cluster of 16 CTAs"),
           quick(24, 65537, "N=65537: odd, streamed over a cluster, 6 bands"),
           quick(3, 100003, "N=100003: odd, streamed over a cluster"),
           quick(2, 262144, "N=262144: the sweep's longest row"),

@@ -77,7 +77,10 @@ TEST(RowsBwdFusedPlan, KnownShapes) {
   const FusedPlan widest_in_registers = plan_fused(65536, 8, 2);  // 8 parts of 1024 lanes
   EXPECT_FALSE(widest_in_registers.streamed());
   EXPECT_EQ(widest_in_registers.lanes, kMaxLanes);
-  EXPECT_TRUE(plan_fused(131072, 8, 2).streamed());
+  const FusedPlan sixteen_parts = plan_fused(131072, 8, 2);  // a non-portable cluster of 1024 lanes
+  EXPECT_FALSE(sixteen_parts.streamed());
+  EXPECT_EQ(sixteen_parts.parts, kMaxRegisterParts);
+  EXPECT_EQ(sixteen_parts.lanes, kMaxLanes);
 
   const FusedPlan rms_longest = plan_fused(262144, 8, 1);
   EXPECT_TRUE(rms_longest.streamed());
