@@ -16,17 +16,12 @@
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/ops.hpp"
+#include "op_named.hpp"
 #include "operand_rounding.hpp"
 #include "reference_trial.hpp"
 
 namespace nb::test {
 namespace {
-
-std::unique_ptr<OpSpec> op_named(const std::string& name) {
-  for (auto& op : make_ops())
-    if (op->name() == name) return std::move(op);
-  throw std::logic_error("no op " + name);
-}
 
 // How an emulated kernel computes h: the products summed in fp32 (a sequential FMA chain, as the
 // naive kernel) with h rounded to bf16 to nearest (autocast's addmm) or toward zero (a truncating

@@ -16,17 +16,12 @@
 #include "harness/validation/trial_tolerance.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/ops.hpp"
+#include "op_named.hpp"
 #include "operand_rounding.hpp"
 #include "reference_trial.hpp"
 
 namespace nb::test {
 namespace {
-
-std::unique_ptr<OpSpec> op_named(const std::string& name) {
-  for (auto& op : make_ops())
-    if (op->name() == name) return std::move(op);
-  throw std::logic_error("no op " + name);
-}
 
 int tensor_index(const std::vector<TensorDecl>& decls, const std::string& name) {
   for (std::size_t i = 0; i < decls.size(); ++i)
