@@ -26,7 +26,6 @@ Support fp32_operands_support(const Problem& p) {
   return Support::no("its GEMM reads fp32 operands: no bf16 mainloop of it yet (issue 32)");
 }
 
-
 namespace {
 float linear_bound(const Shape& s) { return float(1.0 / std::sqrt(double(s.k))); }
 }  // namespace
@@ -67,7 +66,7 @@ Tolerance PipelineOp::operand_rounding(const Problem& p) const {
     return {1.5 * u, 15.0 * u, 0.5, 0, 0};
   }
   if (p.dtype == DType::bf16) {
-    const double u = unit_roundoff(DType::bf16);  // 2^-8: h rounded to nearest, once
+    const double u = unit_roundoff(DType::bf16);  // 2^-8: h rounded once (its scale in the statistics' A)
     return {1.25 * u, 8.0 * u, 0.5, 0, 0};
   }
   return {};
