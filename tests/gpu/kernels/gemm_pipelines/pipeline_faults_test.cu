@@ -1,7 +1,8 @@
 // The GEMM pipelines' planted faults, each a real launch that must be rejected while the correct
 // variant it wraps passes the same trials: inference BatchNorm folded into the weights, the
 // running variance updated with the biased variance, the linear bias dropped, a softmax replaced
-// by 1/N, the (M, 1) minimum returned without its broadcast, and tf32 in an fp32 problem.
+// by 1/N, the (M, 1) minimum returned without its broadcast, tf32 in an fp32 problem, and a bf16
+// problem's GEMM summed in bf16.
 #include <gtest/gtest.h>
 
 #include "baselines/cublas/cublas_gemm.hpp"
@@ -145,6 +146,51 @@ TEST(PipelineFault, MinimumReturnedWithoutTheBroadcast) {
       });
   FaultCase f{&op, p, std::move(planted), &correct, "y"};
   expect_rejected(f);
+}
+
+// h of a bf16 problem with its K products summed in bf16 (the running sum rounded after every
+// step: below the problem's fp32 accumulation), the bias added and h rounded as autocast's is,
+// stored widened into y for the BatchNorm that follows.
+__global__ void bf16_sum_linear_kernel(gemm::Bf16Operands op, const __nv_bfloat16* bias, float* h) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= (long long)op.m * op.n) return;
+  const int row = int(i / op.n), col = int(i % op.n);
+  __nv_bfloat16 sum = __float2bfloat16(0.0f);
+  for (int q = 0; q < op.k; ++q)
+    sum = __float2bfloat16(fmaf(__bfloat162float(op.a[(long long)row * op.k + q]),
+                                __bfloat162float(op.b[(long long)col * op.k + q]), __bfloat162float(sum)));
+  h[i] = __bfloat162float(__float2bfloat16(__bfloat162float(sum) + __bfloat162float(bias[col])));
+}
+
+// A bf16 kernel that sums in bf16, then BatchNorm (and the softmax) exactly as lt_epilogue's
+// passes: the bf16 bound must reject it at K = 1024 and 8192 (docs/tolerance.md, "The bf16
+// problems"), while lt_epilogue passes.
+TEST(PipelineFault, Bf16AccumulationInABf16Problem) {
+  for (const std::string name : {"gemm_scale_bn", "gemm_bn_scale_softmax"})
+    for (const std::int64_t k : {1024, 8192}) {
+      const OpSpec& op = registry().op(name);
+      const Problem p = op.make_problem({{"m", 64}, {"n", 256}, {"k", double(k)}}, DType::bf16);
+      const bp::BnTail tail = name == "gemm_scale_bn" ? bp::BnTail::normalize : bp::BnTail::scale_softmax;
+      Variant& correct = variant(op, "lt_epilogue");
+      const std::size_t affine_bytes = 2 * 256 * sizeof(float);
+      auto planted = std::make_unique<Planted>(
+          "planted_bf16_sums", correct, affine_bytes + linear::bn_columns_workspace_bytes(64, 256),
+          [tail](Variant&, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
+            const bp::Args a = bp::args_of(tail, p, t);
+            bf16_sum_linear_kernel<<<blocks((long long)a.m * a.n), 256, 0, s>>>(a.bf16.op, a.bf16.bias, a.y);
+            NB_CHECK_LAUNCH();
+            float* affine = static_cast<float*>(ws);
+            void* columns_ws = affine + 2 * std::size_t(a.n);
+            if (tail == bp::BnTail::normalize) {
+              linear::launch_bn_columns(a.y, a.y, a.column_scale, a.bn, a.m, a.n, s, columns_ws);
+              return;
+            }
+            linear::launch_bn_columns(a.y, a.y, nullptr, a.bn, a.m, a.n, s, columns_ws, a.post_scale, affine);
+            linear::launch_softmax_rows(a.y, a.y, affine, a.m, a.n, s);
+          });
+      FaultCase f{&op, p, std::move(planted), &correct, "y"};
+      expect_rejected(f);
+    }
 }
 
 // The tf32 path of a correct variant run on an fp32 problem: the fp32 tolerance must reject it,
