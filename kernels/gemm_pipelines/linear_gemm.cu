@@ -1,16 +1,21 @@
 // The linear layer's GEMM at the problem's precision for the variants that start from cuBLAS
-// (pipeline_op.hpp): the bias as fp32, and addmm's bias rows plus the accumulated GEMM.
+// (pipeline_op.hpp): addmm's bias rows (a bf16 bias widened) plus the accumulated GEMM.
 #include "baselines/cublas/cublas_gemm.hpp"
 #include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/gemm_pipelines/post_gemm.hpp"
 
 namespace nb::linear {
+namespace {
 
+// The bias as fp32 for addmm's bias rows: the problem's own (fp32, tf32), or a bf16 bias widened
+// into `scratch` (n floats) on `stream`.
 const float* fp32_bias(const Problem& p, const float* bias, const Bf16Linear& bf16, float* scratch, cudaStream_t stream) {
   if (p.dtype != DType::bf16) return bias;
   launch_widen(bf16.bias, scratch, bf16.op.n, stream);
   return scratch;
 }
+
+}  // namespace
 
 void cublas_linear(const Problem& p, const gemm::Operands& op, const float* bias, const Bf16Linear& bf16, float* h,
                    float* bias_scratch, cudaStream_t stream) {

@@ -22,9 +22,6 @@ struct Bf16Linear {
   const __nv_bfloat16* bias = nullptr;
 };
 Bf16Linear bf16_linear_of(const Problem& p, const DeviceTensors& t);
-// The bias of the linear layer as fp32 for a GEMM whose epilogue or accumulation takes it so: the
-// problem's own (fp32, tf32), or a bf16 bias widened into `scratch` (n floats) on `stream`.
-const float* fp32_bias(const Problem& p, const float* bias, const Bf16Linear& bf16, float* scratch, cudaStream_t stream);
 // Whether a variant whose GEMM reads fp32 operands runs `p`: not a bf16 problem (its GEMM needs
 // bf16 operands, which that variant's mainloop does not read yet).
 Support fp32_operands_support(const Problem& p);
