@@ -16,7 +16,7 @@
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/ops.hpp"
-#include "op_named.hpp"
+#include "op_lookup.hpp"
 #include "operand_rounding.hpp"
 #include "reference_trial.hpp"
 
@@ -71,25 +71,13 @@ Judged emulated_judged(const OpSpec& op, const Problem& p, Distribution d, std::
   return j;
 }
 
-bool is_stress(const OpSpec& op, const Problem& p, Distribution d) {
-  for (const StressDistribution& s : op.stress(p))
-    if (s.distribution == d) return true;
-  return false;
-}
-
-Params square_params(const std::string& op, double k) {
-  Params params{{"m", 64}, {"n", 64}, {"k", k}};
-  if (op == "gemm_gn_min_bias") params.set("g", 4);
-  return params;
-}
-
 const char* const kForwardPipelines[] = {"gemm_scale_bn", "gemm_bn_scale_softmax", "gemm_gn_min_bias"};
 
 TEST(Bf16PipelineTolerance, AutocastHPassesAndBf16AccumulationFails) {
   for (const std::string name : kForwardPipelines)
     for (const double k : {1024.0, 8192.0}) {
       const auto op = op_named(name);
-      const Problem p = op->make_problem(square_params(name, k), DType::bf16);
+      const Problem p = op->make_problem(square_pipeline_params(name, k), DType::bf16);
       for (Distribution d : {Distribution::uniform01, Distribution::normal}) {
         for (std::uint64_t seed : {1, 2}) {
           SCOPED_TRACE(p.id() + " " + distribution_name(d) + " seed " + std::to_string(seed));
@@ -135,7 +123,7 @@ TEST(Bf16PipelineTolerance, DISABLED_PrintShares) {
     for (const double k : {256.0, 1024.0, 8192.0})
       for (Distribution d : all_distributions()) {
         const auto op = op_named(name);
-        const Problem p = op->make_problem(square_params(name, k), DType::bf16);
+        const Problem p = op->make_problem(square_pipeline_params(name, k), DType::bf16);
         const Judged autocast = emulated_judged(*op, p, d, 1, Accumulation::fp32);
         const Judged sums = emulated_judged(*op, p, d, 1, Accumulation::bf16);
         std::printf("%-22s k=%5d %-10s A %8.3g autocast %.3f%s%s  bf16 sums %.3f%s\n", name.c_str(), int(k),

@@ -16,7 +16,7 @@
 #include "harness/validation/trial_tolerance.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/ops.hpp"
-#include "op_named.hpp"
+#include "op_lookup.hpp"
 #include "operand_rounding.hpp"
 #include "reference_trial.hpp"
 
@@ -204,29 +204,17 @@ Share share_of(const TrialJudgement& j) {
   return s;
 }
 
-Params tf32_params(const std::string& op, double k) {
-  Params params{{"m", 64}, {"n", 64}, {"k", k}};
-  if (op == "gemm_gn_min_bias") params.set("g", 4);
-  return params;
-}
-
 TEST(GemmPipelineTolerance, Tf32ProductsFailEveryFp32ProblemAndPassTheTf32One) {
   for (const std::string name : {"gemm_scale_bn", "gemm_bn_scale_softmax", "gemm_gn_min_bias"})
     for (const double k : {1024.0, 8192.0}) {
       const auto op = op_named(name);
-      const Params params = tf32_params(name, k);
+      const Params params = square_pipeline_params(name, k);
       for (std::uint64_t seed : {1, 2}) {
         SCOPED_TRACE(name + " k=" + std::to_string(int(k)) + " seed " + std::to_string(seed));
         EXPECT_FALSE(tf32_products_pass(*op, op->make_problem(params, DType::f32), seed));
         EXPECT_TRUE(tf32_products_pass(*op, op->make_problem(params, DType::tf32), seed));
       }
     }
-}
-
-bool is_stress(const OpSpec& op, const Problem& p, Distribution d) {
-  for (const StressDistribution& s : op.stress(p))
-    if (s.distribution == d) return true;
-  return false;
 }
 
 // The operand-rounding bound (docs/tolerance.md, "Operand rounding"): tf32 products take at most
@@ -239,7 +227,7 @@ TEST(GemmPipelineTolerance, Bf16ProductsFailTheTf32ProblemsThatTf32ProductsPass)
   for (const std::string name : {"gemm_scale_bn", "gemm_bn_scale_softmax", "gemm_gn_min_bias"})
     for (const double k : {1024.0, 8192.0}) {
       const auto op = op_named(name);
-      const Problem p = op->make_problem(tf32_params(name, k), DType::tf32);
+      const Problem p = op->make_problem(square_pipeline_params(name, k), DType::tf32);
       for (Distribution d : all_distributions()) {
         if (is_stress(*op, p, d)) continue;
         for (std::uint64_t seed : {1, 2}) {
@@ -295,7 +283,7 @@ TEST(GemmPipelineTolerance, DISABLED_PrintOperandRoundingShares) {
                              Distribution::wide, Distribution::special})
         for (std::uint64_t seed : {1, 2, 3}) {
           const auto op = op_named(name);
-          const Problem p = op->make_problem(tf32_params(name, k), DType::tf32);
+          const Problem p = op->make_problem(square_pipeline_params(name, k), DType::tf32);
           const Share tf32 = share_of(rounded_products_judged(*op, p, d, seed, to_tf32));
           const Share bf16 = share_of(rounded_products_judged(*op, p, d, seed, to_bf16));
           std::printf("%-22s k=%5d %-9s seed %d  tf32 %.3f%s  bf16 %.3f%s\n", name.c_str(), int(k),

@@ -5,8 +5,10 @@
 // 13 bits), and bf16 to nearest even (a bf16 kernel passed off as tf32).
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "harness/narrow_float.hpp"
+#include "harness/op_spec.hpp"
 
 namespace nb::test {
 
@@ -29,6 +31,14 @@ inline float truncated_to_tf32(float v) {
 }
 
 inline float to_bf16(float v) { return round_to_storage(v, DType::bf16); }
+
+// The tolerance tests' instance of a forward pipeline: M = N = 64 and K as given (G = 4 for
+// GroupNorm), small enough for float64 emulation, K as long as the suites' GEMMs.
+inline Params square_pipeline_params(const std::string& op, double k) {
+  Params params{{"m", 64}, {"n", 64}, {"k", k}};
+  if (op == "gemm_gn_min_bias") params.set("g", 4);
+  return params;
+}
 
 // Toward zero, to bf16's 7 explicit mantissa bits.
 inline float truncated_to_bf16(float v) {
