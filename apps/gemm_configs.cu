@@ -95,10 +95,13 @@ constexpr Config config(const char* name, bool tf32) {
 }
 
 // The Hopper GEMM on the fp32 operands (read as tf32) or on their bf16 roundings.
-template <gemm::sm90::MmaOverlap kOverlap, gemm::sm90::TileOrder kOrder, Precision kPrecision>
+template <gemm::sm90::MmaOverlap kOverlap, gemm::sm90::TileOrder kOrder, Precision kPrecision,
+          gemm::sm90::WgmmaGrid kGrid>
 void launch_wgmma(const Problem& p, const gemm::StoreEpilogue& e, cudaStream_t s) {
-  if constexpr (kPrecision == Precision::bf16) gemm::sm90::launch_wgmma_gemm_store<kOverlap, kOrder>(p.bf16, e, s);
-  else gemm::sm90::launch_wgmma_gemm_store<kOverlap, kOrder>(p.op, e, s);
+  if constexpr (kPrecision == Precision::bf16)
+    gemm::sm90::launch_wgmma_gemm_store<kOverlap, kOrder, kGrid>(p.bf16, e, s);
+  else
+    gemm::sm90::launch_wgmma_gemm_store<kOverlap, kOrder, kGrid>(p.op, e, s);
 }
 
 template <Precision kPrecision>
@@ -107,13 +110,15 @@ std::string wgmma_refusal(const Problem& p) {
   else return gemm::sm90::wgmma_gemm_refusal(p.op);
 }
 
-template <gemm::sm90::MmaOverlap kOverlap, gemm::sm90::TileOrder kOrder, Precision kPrecision = Precision::tf32>
+template <gemm::sm90::MmaOverlap kOverlap, gemm::sm90::TileOrder kOrder, Precision kPrecision = Precision::tf32,
+          gemm::sm90::WgmmaGrid kGrid = gemm::sm90::WgmmaGrid::cta_per_tile>
 constexpr Config wgmma_config(const char* name) {
-  return {name, kPrecision, &launch_wgmma<kOverlap, kOrder, kPrecision>, &wgmma_refusal<kPrecision>};
+  return {name, kPrecision, &launch_wgmma<kOverlap, kOrder, kPrecision, kGrid>, &wgmma_refusal<kPrecision>};
 }
 
 using gemm::sm90::MmaOverlap;
 using gemm::sm90::TileOrder;
+using gemm::sm90::WgmmaGrid;
 
 const Config kConfigs[] = {
     config<gemm::SimtLarge>("SimtLarge", false),
@@ -139,6 +144,13 @@ const Config kConfigs[] = {
     wgmma_config<MmaOverlap::none, TileOrder::m_fastest, Precision::bf16>("Wgmma128x256Bf16"),
     wgmma_config<MmaOverlap::none, TileOrder::grouped, Precision::bf16>("Wgmma128x256GroupedBf16"),
     wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16>("Wgmma128x256GroupedOverlapBf16"),
+    wgmma_config<MmaOverlap::none, TileOrder::grouped, Precision::tf32, WgmmaGrid::persistent>("Wgmma128x256Persistent"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::tf32, WgmmaGrid::persistent>(
+        "Wgmma128x256PersistentOverlap"),
+    wgmma_config<MmaOverlap::none, TileOrder::grouped, Precision::bf16, WgmmaGrid::persistent>(
+        "Wgmma128x256PersistentBf16"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16, WgmmaGrid::persistent>(
+        "Wgmma128x256PersistentOverlapBf16"),
 };
 
 // Times `launch` with the harness's CaseTimer and reports its median; returns it. With a

@@ -1,6 +1,7 @@
 #pragma once
 // Which GEMM mainloop a pipeline variant runs: SIMT (IEEE fp32) or tensor cores (tf32) by the
 // problem's precision, large tiles when they fill the GPU, smaller ones when they would not.
+#include "harness/device/sm_count.hpp"
 #include "kernels/gemm/gemm_kernel.cuh"
 
 namespace nb::linear {
@@ -11,17 +12,6 @@ template <class T> struct MainloopTag { using type = T; };
 // of a row (N <= 256): the single-launch variants' shapes.
 using Tf32ColumnStrip = gemm::Tf32Mainloop<128, 32, 32, 4, 2, 3>;
 using Tf32RowStrip = gemm::Tf32Mainloop<16, 256, 32, 1, 8, 3>;
-
-// The SMs of the current device, asked once per process (a run uses one device).
-inline int device_sm_count() {
-  static const int sms = [] {
-    int device = 0, count = 0;
-    NB_CUDA_CHECK(cudaGetDevice(&device));
-    NB_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-    return count;
-  }();
-  return sms;
-}
 
 // Large tiles when they give at least one CTA per SM, else 64 x 64 tiles. The large ones are the
 // fastest of gemm_configs on the H100 (docs/notes/gemm-pipelines.md): SIMT 128 x 256 x 16 (86% of

@@ -33,6 +33,19 @@ __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, int inner,
       : "memory");
 }
 
+// --- registers between warpgroups ---
+
+// Every thread of the warpgroup gives up registers down to kCount, or takes them up to kCount from
+// what others gave up (a multiple of 8, 24..256); the whole warpgroup executes it.
+template <int kCount>
+__device__ inline void warpgroup_release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kCount));
+}
+template <int kCount>
+__device__ inline void warpgroup_claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kCount));
+}
+
 // --- warpgroup MMA ---
 
 // Before the first wgmma of a batch: orders the accumulators' register writes before it.

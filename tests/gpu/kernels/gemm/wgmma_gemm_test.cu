@@ -1,8 +1,9 @@
 // The Hopper GEMM (kernels/gemm/sm90/): through the store epilogue against a float64 GEMM on
 // shapes that leave partial tiles in M, N and K, wrap the 4-stage ring many times, or have a
-// single k block, in each stage release and tile order, in tf32 and in bf16 (against the float64
-// GEMM of the bf16-rounded operands); and its refusals (rows of K not a multiple of 16 bytes,
-// operands off 16-byte alignment).
+// single k block, in each stage release and tile order and on both grids (a CTA per tile, and
+// persistent with the store from registers), in tf32 and in bf16 (against the float64 GEMM of the
+// bf16-rounded operands); and its refusals (rows of K not a multiple of 16 bytes, operands off
+// 16-byte alignment).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -19,10 +20,13 @@ namespace {
 
 using namespace test;
 
-// The last two have more M tiles than a group of the grouped order (16), and a short last group.
-const Shape kShapes[] = {{1, 1, 4},          {2, 5, 8},        {127, 33, 1000}, {128, 512, 1024},
-                         {257, 129, 68},     {64, 256, 512},   {300, 600, 260}, {129, 257, 4},
-                         {1024, 1024, 1024}, {130, 1000, 4096}, {2100, 520, 36}, {4500, 300, 8}};
+// {2100, 520, 36} and {4500, 300, 8} have more M tiles than a group of the grouped order (16),
+// and a short last group; the last two more tiles than an H100 has SMs (297 and 170 of 132), so a
+// persistent CTA takes two or three, the ring's phases running on from one tile into the next.
+const Shape kShapes[] = {{1, 1, 4},          {2, 5, 8},         {127, 33, 1000}, {128, 512, 1024},
+                         {257, 129, 68},     {64, 256, 512},    {300, 600, 260}, {129, 257, 4},
+                         {1024, 1024, 1024}, {130, 1000, 4096}, {2100, 520, 36}, {4500, 300, 8},
+                         {4224, 2304, 72},   {4300, 1100, 100}};
 
 // Skips on a GPU the Hopper GEMM does not run on (its refusal says which).
 #define SKIP_UNLESS_SM90()                                                          \
@@ -31,14 +35,19 @@ const Shape kShapes[] = {{1, 1, 4},          {2, 5, 8},        {127, 33, 1000}, 
 
 using sm90::MmaOverlap;
 using sm90::TileOrder;
-using Schedule = std::tuple<MmaOverlap, TileOrder>;
+using sm90::WgmmaGrid;
+using Schedule = std::tuple<MmaOverlap, TileOrder, WgmmaGrid>;
 
 // The store launch of a schedule, for fp32 operands (Launch over Operands) or bf16 ones.
 template <class Launch>
 Launch schedule_launch(Schedule schedule) {
-  const auto [overlap, order] = schedule;
+  const auto [overlap, order, grid] = schedule;
   Launch launch = nullptr;
-  if (order == TileOrder::m_fastest && overlap == MmaOverlap::none)
+  if (grid == WgmmaGrid::persistent && overlap == MmaOverlap::none)
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::grouped, WgmmaGrid::persistent>;
+  else if (grid == WgmmaGrid::persistent)
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::persistent>;
+  else if (order == TileOrder::m_fastest && overlap == MmaOverlap::none)
     launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::m_fastest>;
   else if (order == TileOrder::m_fastest)
     launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::m_fastest>;
@@ -107,7 +116,7 @@ TEST_P(WgmmaGemm, Bf16MatchesFloat64OfTheRoundedOperandsOnEveryShape) {
     // Against the unrounded operands the bf16 rounding shows (2^-9 relative per operand).
     if (s.k >= 64) EXPECT_GT(normwise(c, h.reference(false)), 1e-4) << "no bf16 rounding visible";
   }
-  EXPECT_GE(shapes, 6);
+  EXPECT_GE(shapes, 8);
 }
 
 TEST_P(WgmmaGemm, StoreEpilogueAddsTheBias) {
@@ -146,13 +155,20 @@ TEST(WgmmaGemmRefusal, RefusesWhatTmaCannotRead) {
   EXPECT_THROW(run_wgmma_bf16(off_c, off_in, false), std::invalid_argument);
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedule, WgmmaGemm,
-                         testing::Combine(testing::Values(MmaOverlap::none, MmaOverlap::one_group),
-                                          testing::Values(TileOrder::m_fastest, TileOrder::grouped)),
-                         [](const testing::TestParamInfo<Schedule>& info) {
-                           return std::string(std::get<0>(info.param) == MmaOverlap::none ? "none" : "one_group") +
-                                  (std::get<1>(info.param) == TileOrder::m_fastest ? "_m_fastest" : "_grouped");
-                         });
+// Both overlaps in both orders with a CTA per tile; persistent, both overlaps in the grouped order.
+INSTANTIATE_TEST_SUITE_P(
+    Schedule, WgmmaGemm,
+    testing::Values(Schedule{MmaOverlap::none, TileOrder::m_fastest, WgmmaGrid::cta_per_tile},
+                    Schedule{MmaOverlap::one_group, TileOrder::m_fastest, WgmmaGrid::cta_per_tile},
+                    Schedule{MmaOverlap::none, TileOrder::grouped, WgmmaGrid::cta_per_tile},
+                    Schedule{MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::cta_per_tile},
+                    Schedule{MmaOverlap::none, TileOrder::grouped, WgmmaGrid::persistent},
+                    Schedule{MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::persistent}),
+    [](const testing::TestParamInfo<Schedule>& info) {
+      return std::string(std::get<0>(info.param) == MmaOverlap::none ? "none" : "one_group") +
+             (std::get<1>(info.param) == TileOrder::m_fastest ? "_m_fastest" : "_grouped") +
+             (std::get<2>(info.param) == WgmmaGrid::persistent ? "_persistent" : "");
+    });
 
 }  // namespace
 }  // namespace nb::gemm
