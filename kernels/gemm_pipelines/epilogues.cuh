@@ -1,8 +1,10 @@
 #pragma once
 // Epilogue policies of the pipeline GEMMs (the TileView contract of kernels/gemm/tile_view.cuh):
 // what each op does with a tile while it is still on chip. The mainloop knows none of them.
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "harness/host_device.hpp"
 #include "kernels/primitives/reduce.cuh"
 #include "kernels/gemm/tile_view.cuh"
 #include "kernels/gemm_pipelines/bn_columns.cuh"
@@ -10,8 +12,20 @@
 
 namespace nb::linear::dev {
 
+// The GEMM's per-column bias: fp32, or bf16 as autocast stores it for the bf16 problems.
+struct ColumnBias {
+  const float* f32 = nullptr;
+  const __nv_bfloat16* bf16 = nullptr;
+
+  // Implicit, so that an epilogue's bias member is initialised from either pointer.
+  ColumnBias() = default;
+  NB_HD ColumnBias(const float* p) : f32(p) {}
+  NB_HD ColumnBias(const __nv_bfloat16* p) : bf16(p) {}
+  __device__ float operator[](int c) const { return f32 != nullptr ? f32[c] : __bfloat162float(bf16[c]); }
+};
+
 // v = (acc + bias[c]) * scale[c] (scale may be null) over the whole staged tile, in place.
-__device__ __forceinline__ void bias_scale_tile(const gemm::TileView& t, const float* bias, const float* scale) {
+__device__ __forceinline__ void bias_scale_tile(const gemm::TileView& t, ColumnBias bias, const float* scale) {
   for (int i = threadIdx.x; i < t.rows * t.cols; i += blockDim.x) {
     const int r = i / t.cols, c = i % t.cols, col = t.col0 + c;
     float v = t.s[r * t.ld + c] + bias[col];
@@ -32,7 +46,7 @@ __device__ __forceinline__ void store_tile(const gemm::TileView& t, float* out, 
 // tile's rows go to partials[tile_m * n + col]; a later step merges the M / BM partials.
 struct ColumnStatsEpilogue {
   static constexpr int kScratchFloats = 0;
-  const float* bias;
+  ColumnBias bias;
   const float* scale;  // null: no per-column scale (L2#84 normalizes g itself)
   float* h;            // (M, N)
   Welford* partials;   // (tiles_m, N)
@@ -108,7 +122,7 @@ struct WholeColumnBnSoftmaxEpilogue {
 // straight into the broadcast output out[c * m + row] = min + add_bias[c].
 struct GroupNormMinEpilogue {
   static constexpr int kScratchFloats = 0;
-  const float* bias;
+  ColumnBias bias;
   const float* gamma;
   const float* beta;
   const float* add_bias;  // (N): used with out

@@ -1,7 +1,11 @@
-// wgmma_epilogue: fused_epilogue's plan on our Hopper GEMM (TMA, wgmma, tf32): the epilogue adds
-// the bias, normalizes every (row, group) from the 128 x 256 tile while it is on chip and keeps
-// only each row's minimum over the tile's channels, so g is never written; a small kernel takes
-// the minimum over the N / 256 tiles and writes the (1, N, M, 1) broadcast.
+// wgmma_epilogue: fused_epilogue's plan on our Hopper GEMM (TMA, wgmma; tf32, or bf16 operands for
+// a bf16 problem), persistent, its epilogue reading the accumulators in registers: it adds the
+// bias, normalizes every (row, group) of the 128 x 256 tile (a row's 256 columns lie in one quad
+// of threads: shuffles, no shared memory) and keeps only each row's minimum over the tile's
+// channels, so g is never written; a small kernel takes the minimum over the N / 256 tiles and
+// writes the (1, N, M, 1) broadcast.
+#include <string>
+
 #include "kernels/gemm_pipelines/gemm_gn_min_bias/tile_minimum.cuh"
 #include "kernels/gemm_pipelines/wgmma_epilogues.hpp"
 #include "kernels/gemm_pipelines/wgmma_support.hpp"
@@ -12,8 +16,11 @@ namespace {
 using gemm::sm90::wgmma_tiles_n;
 
 Support supports(const Problem& p) {
-  if (Support hopper = linear::wgmma_tf32_support(p); !hopper.ok) return hopper;
-  return whole_groups_per_tile(p, gemm::sm90::kWgmmaTileN);
+  if (Support hopper = linear::wgmma_support(p); !hopper.ok) return hopper;
+  const linear::Shape s = linear::shape_of(p);
+  if (const std::string why = linear::wgmma_groupnorm_refusal(int(s.group_size())); !why.empty())
+    return Support::no(why);
+  return Support::yes();
 }
 
 std::size_t workspace(const Problem& p) {
@@ -23,9 +30,16 @@ std::size_t workspace(const Problem& p) {
 
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
   const Args a = args_of(p, t);
-  linear::require_wgmma(a.op);
   float* partial_min = static_cast<float*>(ws);
-  linear::launch_wgmma(a.op, tile_minimum_epilogue(a, partial_min), s);
+  if (p.dtype == DType::bf16) {
+    linear::require_wgmma(a.bf16.op);
+    linear::dev::GroupNormMinEpilogue epilogue = tile_minimum_epilogue(a, partial_min);
+    epilogue.bias = a.bf16.bias;
+    linear::launch_wgmma(a.bf16.op, epilogue, s);
+  } else {
+    linear::require_wgmma(a.op);
+    linear::launch_wgmma(a.op, tile_minimum_epilogue(a, partial_min), s);
+  }
   finish_from_tile_minima(a, partial_min, wgmma_tiles_n(a.n), s);
 }
 
@@ -34,8 +48,8 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) 
 std::unique_ptr<Variant> make_wgmma_epilogue_variant() {
   return make_kernel_variant({
       "wgmma_epilogue", "fused",
-      "our Hopper GEMM (TMA, wgmma, tf32) whose epilogue does bias, GroupNorm and the row min per 128 x 256 tile (g is "
-      "never written); then min over tiles + broadcast bias",
+      "our persistent Hopper GEMM (TMA, wgmma; tf32, or bf16 operands) whose epilogue, from the accumulators, does "
+      "bias, GroupNorm and the row min per 128 x 256 tile (g is never written); then min over tiles + broadcast bias",
       launch, supports, workspace});
 }
 

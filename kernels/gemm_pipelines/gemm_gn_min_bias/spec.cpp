@@ -41,7 +41,8 @@ class GemmGnMinBiasOp final : public linear::ForwardPipelineOp {
             named({{"m", 64}, {"n", 96}, {"k", 128}, {"g", 6}}, {"quick"}, "small, groups of 16"),
             named({{"m", 127}, {"n", 33}, {"k", 1001}, {"g", 3}}, {"quick"}, "odd M, N, K; groups of 11"),
             named({{"m", 2}, {"n", 384}, {"k", 67}, {"g", 4}}, {"quick"}, "M = 2; groups of 96 span tiles"),
-            named({{"m", 300}, {"n", 520}, {"k", 260}, {"g", 65}}, {"quick"}, "N over two tiles, groups of 8")};
+            named({{"m", 300}, {"n", 520}, {"k", 264}, {"g", 65}}, {"quick"},
+                  "N over two tiles, groups of 8, K a multiple of 8 (not of 32)")};
   }
 
   std::vector<TensorDecl> tensors(const Problem& p) const override {

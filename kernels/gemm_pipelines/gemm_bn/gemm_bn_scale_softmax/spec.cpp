@@ -20,7 +20,8 @@ std::unique_ptr<OpSpec> make_gemm_bn_scale_softmax_op() {
        named({{"m", 64}, {"n", 96}, {"k", 128}}, {"quick"}, "small aligned"),
        named({{"m", 127}, {"n", 33}, {"k", 1001}}, {"quick"}, "odd M, N, K (no vector loads)"),
        linear::named({{"m", 2}, {"n", 1030}, {"k", 67}}, {"quick"}, "M = 2, rows longer than a CTA"),
-       named({{"m", 300}, {"n", 257}, {"k", 260}}, {"quick"}, "M over one tile, odd N"),
+       named({{"m", 300}, {"n", 257}, {"k", 264}}, {"quick"},
+             "M over one tile, odd N, K a multiple of 8 (not of 32)"),
        linear::named({{"m", 3}, {"n", 8195}, {"k", 20}}, {"quick"}, "rows past 8192: the softmax that re-reads its row")});
 }
 

@@ -22,7 +22,8 @@ std::unique_ptr<OpSpec> make_gemm_scale_bn_op() {
        named({{"m", 64}, {"n", 96}, {"k", 128}}, {"quick"}, "small aligned"),
        named({{"m", 127}, {"n", 33}, {"k", 1001}}, {"quick"}, "odd M, N, K (no vector loads)"),
        linear::named({{"m", 2}, {"n", 130}, {"k", 67}}, {"quick"}, "M = 2: the smallest batch BatchNorm accepts"),
-       named({{"m", 300}, {"n", 257}, {"k", 260}}, {"quick"}, "M over one tile, odd N, K multiple of 4")});
+       named({{"m", 300}, {"n", 257}, {"k", 264}}, {"quick"},
+             "M over one tile, odd N, K a multiple of 8 (not of 32)")});
 }
 
 }  // namespace nb

@@ -1,0 +1,171 @@
+#pragma once
+// The pipelines' epilogues (epilogues.cuh) from the accumulators in registers, for the persistent
+// Hopper GEMM (kernels/gemm/sm90/fragment_tile.cuh): the same results from the same parameters,
+// with no staged tile. A row of the tile lies in one quad, so GroupNorm and the row minimum are
+// shuffles; a column's 128 rows lie in the 8 consumer warps, so its statistics meet in the scratch.
+#include <cuda_runtime.h>
+
+#include "kernels/gemm/sm90/fragment_tile.cuh"
+#include "kernels/gemm_pipelines/epilogues.cuh"
+#include "kernels/primitives/reduce.cuh"
+
+namespace nb::linear::dev {
+
+using gemm::sm90::FragmentTile;
+
+// ColumnStatsEpilogue: h = (g + b) * s stored, and each column's exact statistics over the tile's
+// rows (its mean first, then the squared deviations from it) into partials[tile_m * n + col].
+struct ColumnStatsFragment {
+  ColumnStatsEpilogue p;
+
+  static constexpr int kWarps = 8, kCols = 256;
+  static constexpr int kScratchFloats = kWarps * kCols + kCols;  // a sum per warp and column; the means
+
+  // Each warp's sum of f(value, column) over its 16 rows into sums[warp][column]; rows past the
+  // tile's count nothing.
+  template <class F>
+  __device__ void warp_column_sums(const float (&acc)[128], const FragmentTile& t, float* sums, F f) const {
+    const bool lower = t.has_row(0), upper = t.has_row(1);
+    const bool writer = threadIdx.x % 32 < 4;  // quad 0 holds the warp's sums after the shuffles
+    #pragma unroll
+    for (int j = 0; j < 32; ++j)
+      #pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int c = t.column(j, e);
+        float v = lower ? f(acc[4 * j + e], c) : 0.0f;
+        if (upper) v += f(acc[4 * j + 2 + e], c);
+        v = gemm::sm90::warp_column_sum(v);
+        if (writer) sums[t.warp * kCols + c] = v;
+      }
+  }
+
+  __device__ float warps_total(const float* sums, int c) const {
+    float total = 0.0f;
+    #pragma unroll
+    for (int w = 0; w < kWarps; ++w) total += sums[w * kCols + c];
+    return total;
+  }
+
+  __device__ void operator()(float (&acc)[128], const FragmentTile& t) const {
+    #pragma unroll
+    for (int j = 0; j < 32; ++j)
+      #pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int c = t.column(j, e), col = t.col0 + c;
+        if (c >= t.cols) continue;
+        const float b = p.bias[col], s = p.scale != nullptr ? p.scale[col] : 1.0f;
+        acc[4 * j + e] = (acc[4 * j + e] + b) * s;
+        acc[4 * j + 2 + e] = (acc[4 * j + 2 + e] + b) * s;
+      }
+    store_h(acc, t);
+
+    float* sums = t.scratch;
+    float* means = t.scratch + kWarps * kCols;
+    gemm::sm90::consumer_sync();  // the previous tile's call has read the scratch
+    warp_column_sums(acc, t, sums, [](float v, int) { return v; });
+    gemm::sm90::consumer_sync();
+    if (t.thread < t.cols) means[t.thread] = warps_total(sums, t.thread) / float(t.rows);
+    gemm::sm90::consumer_sync();
+    warp_column_sums(acc, t, sums, [means](float v, int c) {
+      const float d = v - means[c];
+      return d * d;
+    });
+    gemm::sm90::consumer_sync();
+    if (t.thread < t.cols) {
+      Welford w;
+      w.count = float(t.rows);
+      w.mean = means[t.thread];
+      w.m2 = warps_total(sums, t.thread);
+      p.partials[(long long)t.tile_m * p.n + t.col0 + t.thread] = w;
+    }
+  }
+
+  // h row by row, a column pair per store where h's rows keep 8-byte alignment.
+  __device__ void store_h(const float (&acc)[128], const FragmentTile& t) const {
+    const bool pairs = p.n % 2 == 0;
+    #pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      if (!t.has_row(h)) continue;
+      float* row = p.h + (long long)(t.row0 + t.row(h)) * p.n + t.col0;
+      #pragma unroll
+      for (int j = 0; j < 32; ++j) {
+        const int c = t.column(j, 0);
+        const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+        if (pairs && c + 1 < t.cols) {
+          *reinterpret_cast<float2*>(row + c) = make_float2(v0, v1);
+        } else {
+          if (c < t.cols) row[c] = v0;
+          if (c + 1 < t.cols) row[c + 1] = v1;
+        }
+      }
+    }
+  }
+};
+
+// GroupNormMinEpilogue with partial_min (out unused): the bias, each (row, group) normalized, and
+// each row's minimum over the tile's channels into partial_min[tile_n * m + row]. A group is
+// kChunks runs of 8 columns, so a thread holds 2 kChunks of its values and the quad the rest.
+struct GroupNormMinFragment {
+  GroupNormMinEpilogue p;
+
+  static constexpr int kScratchFloats = 0;
+  // The group sizes it runs: whole runs of 8 columns that divide the 256 of a tile.
+  static constexpr bool runs(int group_size) { return group_size >= 8 && group_size <= 256 && 256 % group_size == 0; }
+
+  template <int kChunks>
+  __device__ void normalize_rows(float (&acc)[128], const FragmentTile& t) const {
+    const nb::dev::MinNanOp min_of;
+    const nb::dev::SumOp sum_of;
+    const float inv_size = 1.0f / float(p.group_size);
+    #pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float row_min = min_of.identity();
+      #pragma unroll
+      for (int g = 0; g < 32 / kChunks; ++g) {
+        if (8 * kChunks * g >= t.cols) break;  // the tile's last columns (the same for the whole warp)
+        float sum = 0.0f;
+        #pragma unroll
+        for (int i = 0; i < kChunks; ++i)
+          #pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            float& v = acc[4 * (g * kChunks + i) + 2 * h + e];
+            v += p.bias[t.col0 + t.column(g * kChunks + i, e)];
+            sum += v;
+          }
+        const float mean = gemm::sm90::quad_reduce(sum, sum_of) * inv_size;
+        float m2 = 0.0f;
+        #pragma unroll
+        for (int i = 0; i < kChunks; ++i)
+          #pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const float d = acc[4 * (g * kChunks + i) + 2 * h + e] - mean;
+            m2 = fmaf(d, d, m2);
+          }
+        const float invstd = 1.0f / sqrtf(gemm::sm90::quad_reduce(m2, sum_of) * inv_size + p.eps);
+        #pragma unroll
+        for (int i = 0; i < kChunks; ++i)
+          #pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int col = t.col0 + t.column(g * kChunks + i, e);
+            const float v = acc[4 * (g * kChunks + i) + 2 * h + e];
+            row_min = min_of(row_min, fmaf((v - mean) * invstd, p.gamma[col], p.beta[col]));
+          }
+      }
+      row_min = gemm::sm90::quad_reduce(row_min, min_of);
+      if (t.quad == 0 && t.has_row(h)) p.partial_min[(long long)t.tile_n * p.m + t.row0 + t.row(h)] = row_min;
+    }
+  }
+
+  __device__ void operator()(float (&acc)[128], const FragmentTile& t) const {
+    switch (p.group_size) {
+      case 8: normalize_rows<1>(acc, t); break;
+      case 16: normalize_rows<2>(acc, t); break;
+      case 32: normalize_rows<4>(acc, t); break;
+      case 64: normalize_rows<8>(acc, t); break;
+      case 128: normalize_rows<16>(acc, t); break;
+      default: normalize_rows<32>(acc, t); break;  // 256: runs() admits nothing else
+    }
+  }
+};
+
+}  // namespace nb::linear::dev
