@@ -3,6 +3,10 @@
 // Hopper GEMM (kernels/gemm/sm90/fragment_tile.cuh): the same results from the same parameters,
 // with no staged tile. A row of the tile lies in one quad, so GroupNorm and the row minimum are
 // shuffles; a column's 128 rows lie in the 8 consumer warps, so its statistics meet in the scratch.
+// The tensor cores wait while an epilogue runs, so each is written in phases of independent steps
+// (every column's or group's shuffle of one distance, then the next) rather than one column or
+// group after another, and its parameters are asked into L1 before the tile's mainloop.
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include "kernels/gemm/sm90/fragment_tile.cuh"
@@ -15,41 +19,56 @@ using gemm::sm90::FragmentTile;
 
 // ColumnStatsEpilogue: h = (g + b) * s stored, and each column's exact statistics over the tile's
 // rows (its mean first, then the squared deviations from it) into partials[tile_m * n + col].
+// With h_bf16, h is stored there rounded to bf16 (autocast's storage of a bf16 problem's GEMM
+// output: half the bytes written here and read by the last pass) instead of p.h; the statistics
+// are the fp32 values' either way.
 struct ColumnStatsFragment {
   ColumnStatsEpilogue p;
+  __nv_bfloat16* h_bf16 = nullptr;
 
   static constexpr int kWarps = 8, kCols = 256;
   static constexpr int kScratchFloats = kWarps * kCols + kCols;  // a sum per warp and column; the means
 
+  __device__ void prefetch(const FragmentTile& t) const {
+    gemm::sm90::prefetch_l1(p.bias.address(t.col0), t.cols * p.bias.element_bytes(), t.thread);
+    if (p.scale != nullptr) gemm::sm90::prefetch_l1(p.scale + t.col0, t.cols * 4, t.thread - 32);
+  }
+
   // Each warp's sum of f(value, column) over its 16 rows into sums[warp][column]; rows past the
-  // tile's count nothing.
+  // tile's count nothing. The 64 columns' shuffles go distance by distance.
   template <class F>
   __device__ void warp_column_sums(const float (&acc)[128], const FragmentTile& t, float* sums, F f) const {
     const bool lower = t.has_row(0), upper = t.has_row(1);
-    const bool writer = threadIdx.x % 32 < 4;  // quad 0 holds the warp's sums after the shuffles
-    #pragma unroll
+    float v[64];
+#pragma unroll
     for (int j = 0; j < 32; ++j)
-      #pragma unroll
+#pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int c = t.column(j, e);
-        float v = lower ? f(acc[4 * j + e], c) : 0.0f;
-        if (upper) v += f(acc[4 * j + 2 + e], c);
-        v = gemm::sm90::warp_column_sum(v);
-        if (writer) sums[t.warp * kCols + c] = v;
+        v[2 * j + e] = (lower ? f(acc[4 * j + e], c) : 0.0f) + (upper ? f(acc[4 * j + 2 + e], c) : 0.0f);
       }
+#pragma unroll
+    for (int distance = 4; distance < 32; distance *= 2)
+#pragma unroll
+      for (int i = 0; i < 64; ++i) v[i] += __shfl_xor_sync(0xffffffffu, v[i], distance);
+    if (threadIdx.x % 32 >= 4) return;  // quad 0 holds the warp's sums
+#pragma unroll
+    for (int j = 0; j < 32; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) sums[t.warp * kCols + t.column(j, e)] = v[2 * j + e];
   }
 
   __device__ float warps_total(const float* sums, int c) const {
     float total = 0.0f;
-    #pragma unroll
+#pragma unroll
     for (int w = 0; w < kWarps; ++w) total += sums[w * kCols + c];
     return total;
   }
 
   __device__ void operator()(float (&acc)[128], const FragmentTile& t) const {
-    #pragma unroll
+#pragma unroll
     for (int j = 0; j < 32; ++j)
-      #pragma unroll
+#pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int c = t.column(j, e), col = t.col0 + c;
         if (c >= t.cols) continue;
@@ -80,24 +99,34 @@ struct ColumnStatsFragment {
     }
   }
 
-  // h row by row, a column pair per store where h's rows keep 8-byte alignment.
+  // h row by row, a column pair per store where h's rows keep the pair's alignment.
   __device__ void store_h(const float (&acc)[128], const FragmentTile& t) const {
     const bool pairs = p.n % 2 == 0;
-    #pragma unroll
+#pragma unroll
     for (int h = 0; h < 2; ++h) {
       if (!t.has_row(h)) continue;
-      float* row = p.h + (long long)(t.row0 + t.row(h)) * p.n + t.col0;
-      #pragma unroll
+      const long long row = (long long)(t.row0 + t.row(h)) * p.n + t.col0;
+#pragma unroll
       for (int j = 0; j < 32; ++j) {
         const int c = t.column(j, 0);
         const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-        if (pairs && c + 1 < t.cols) {
-          *reinterpret_cast<float2*>(row + c) = make_float2(v0, v1);
-        } else {
-          if (c < t.cols) row[c] = v0;
-          if (c + 1 < t.cols) row[c + 1] = v1;
-        }
+        if (h_bf16 != nullptr)
+          store_pair(h_bf16 + row, c, t.cols, pairs, __float2bfloat16_rn(v0), __float2bfloat16_rn(v1),
+                     __floats2bfloat162_rn(v0, v1));
+        else
+          store_pair(p.h + row, c, t.cols, pairs, v0, v1, make_float2(v0, v1));
       }
+    }
+  }
+
+  // Columns c and c + 1 of a row (those inside the tile's cols), as one store when `pairs`.
+  template <class T, class Pair>
+  __device__ static void store_pair(T* row, int c, int cols, bool pairs, T v0, T v1, Pair both) {
+    if (pairs && c + 1 < cols) {
+      *reinterpret_cast<Pair*>(row + c) = both;
+    } else {
+      if (c < cols) row[c] = v0;
+      if (c + 1 < cols) row[c + 1] = v1;
     }
   }
 };
@@ -112,48 +141,94 @@ struct GroupNormMinFragment {
   // The group sizes it runs: whole runs of 8 columns that divide the 256 of a tile.
   static constexpr bool runs(int group_size) { return group_size >= 8 && group_size <= 256 && 256 % group_size == 0; }
 
+  __device__ void prefetch(const FragmentTile& t) const {
+    gemm::sm90::prefetch_l1(p.bias.address(t.col0), t.cols * p.bias.element_bytes(), t.thread);
+    gemm::sm90::prefetch_l1(p.gamma + t.col0, t.cols * 4, t.thread - 32);
+    gemm::sm90::prefetch_l1(p.beta + t.col0, t.cols * 4, t.thread - 64);
+  }
+
+  // Both rows of kBatch groups at a time, each step over all of them before the next.
   template <int kChunks>
   __device__ void normalize_rows(float (&acc)[128], const FragmentTile& t) const {
+    constexpr int kGroups = 32 / kChunks, kBatch = kGroups < 4 ? kGroups : 4;
     const nb::dev::MinNanOp min_of;
-    const nb::dev::SumOp sum_of;
     const float inv_size = 1.0f / float(p.group_size);
-    #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float row_min = min_of.identity();
-      #pragma unroll
-      for (int g = 0; g < 32 / kChunks; ++g) {
-        if (8 * kChunks * g >= t.cols) break;  // the tile's last columns (the same for the whole warp)
-        float sum = 0.0f;
-        #pragma unroll
+    float row_min[2] = {min_of.identity(), min_of.identity()};
+#pragma unroll
+    for (int g0 = 0; g0 < kGroups; g0 += kBatch) {
+      if (8 * kChunks * g0 >= t.cols) break;  // the tile's last columns (the same for the whole warp)
+      bool whole[kBatch];                      // the group lies inside the tile's columns
+      float mean[2][kBatch], invstd[2][kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        whole[b] = 8 * kChunks * (g0 + b) < t.cols;
+        mean[0][b] = mean[1][b] = 0.0f;
+#pragma unroll
         for (int i = 0; i < kChunks; ++i)
-          #pragma unroll
+#pragma unroll
           for (int e = 0; e < 2; ++e) {
-            float& v = acc[4 * (g * kChunks + i) + 2 * h + e];
-            v += p.bias[t.col0 + t.column(g * kChunks + i, e)];
-            sum += v;
-          }
-        const float mean = gemm::sm90::quad_reduce(sum, sum_of) * inv_size;
-        float m2 = 0.0f;
-        #pragma unroll
-        for (int i = 0; i < kChunks; ++i)
-          #pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const float d = acc[4 * (g * kChunks + i) + 2 * h + e] - mean;
-            m2 = fmaf(d, d, m2);
-          }
-        const float invstd = 1.0f / sqrtf(gemm::sm90::quad_reduce(m2, sum_of) * inv_size + p.eps);
-        #pragma unroll
-        for (int i = 0; i < kChunks; ++i)
-          #pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int col = t.col0 + t.column(g * kChunks + i, e);
-            const float v = acc[4 * (g * kChunks + i) + 2 * h + e];
-            row_min = min_of(row_min, fmaf((v - mean) * invstd, p.gamma[col], p.beta[col]));
+            const int j = (g0 + b) * kChunks + i;
+            const float bias = whole[b] ? p.bias[t.col0 + t.column(j, e)] : 0.0f;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              acc[4 * j + 2 * h + e] += bias;
+              mean[h][b] += acc[4 * j + 2 * h + e];
+            }
           }
       }
-      row_min = gemm::sm90::quad_reduce(row_min, min_of);
-      if (t.quad == 0 && t.has_row(h)) p.partial_min[(long long)t.tile_n * p.m + t.row0 + t.row(h)] = row_min;
+      quad_sums(mean);
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          mean[h][b] *= inv_size;
+          invstd[h][b] = 0.0f;
+#pragma unroll
+          for (int i = 0; i < kChunks; ++i)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const float d = acc[4 * ((g0 + b) * kChunks + i) + 2 * h + e] - mean[h][b];
+              invstd[h][b] = fmaf(d, d, invstd[h][b]);
+            }
+        }
+      quad_sums(invstd);
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) invstd[h][b] = 1.0f / sqrtf(invstd[h][b] * inv_size + p.eps);
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        if (!whole[b]) continue;
+#pragma unroll
+        for (int i = 0; i < kChunks; ++i)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int j = (g0 + b) * kChunks + i, col = t.col0 + t.column(j, e);
+            const float gamma = p.gamma[col], beta = p.beta[col];
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const float y = fmaf((acc[4 * j + 2 * h + e] - mean[h][b]) * invstd[h][b], gamma, beta);
+              row_min[h] = min_of(row_min[h], y);
+            }
+          }
+      }
     }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      row_min[h] = gemm::sm90::quad_reduce(row_min[h], min_of);
+      if (t.quad == 0 && t.has_row(h)) p.partial_min[(long long)t.tile_n * p.m + t.row0 + t.row(h)] = row_min[h];
+    }
+  }
+
+  // v summed over each quad, every entry's shuffle of one distance before the next distance.
+  template <int kBatch>
+  __device__ static void quad_sums(float (&v)[2][kBatch]) {
+#pragma unroll
+    for (int distance = 1; distance < 4; distance *= 2)
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) v[h][b] += __shfl_xor_sync(0xffffffffu, v[h][b], distance);
   }
 
   __device__ void operator()(float (&acc)[128], const FragmentTile& t) const {

@@ -16,6 +16,10 @@ struct StoreFragment {
 
   static constexpr int kScratchFloats = 0;
 
+  __device__ void prefetch(const FragmentTile& t) const {
+    if (store.bias != nullptr) prefetch_l1(store.bias + t.col0, t.cols * 4, t.thread);
+  }
+
   __device__ void operator()(float (&acc)[128], const FragmentTile& t) const {
     const bool pairs = store.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(store.c) % 8 == 0;
     #pragma unroll

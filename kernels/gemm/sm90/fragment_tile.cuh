@@ -8,10 +8,13 @@
 //
 // A fragment epilogue is a copyable struct (kernel parameter) with
 //   static constexpr int kScratchFloats;                                 // shared floats it needs
+//   __device__ void prefetch(const FragmentTile&) const;                 // before the tile's mainloop
 //   __device__ void operator()(float (&acc)[128], const FragmentTile&) const;
-// called by the 256 consumer threads alone (the producer is streaming the next tile meanwhile),
-// which meet with consumer_sync(). It may overwrite acc; it must consumer_sync() before it first
-// writes the scratch, which the previous tile's call may still be reading.
+// both called by the 256 consumer threads alone (the producer is streaming the next tile
+// meanwhile), which meet with consumer_sync(). prefetch sees the tile's coordinates before its
+// mainloop: it brings what the epilogue will read into L1 (prefetch_l1), since the L2 is busy with
+// the operands' stream by then. operator() may overwrite acc; it must consumer_sync() before it
+// first writes the scratch, which the previous tile's call may still be reading.
 #include <cuda_runtime.h>
 
 namespace nb::gemm::sm90 {
@@ -29,6 +32,17 @@ struct FragmentTile {
   __device__ bool has_row(int h) const { return row(h) < rows; }
   __device__ int column(int j, int e) const { return 8 * j + 2 * quad + e; }
 };
+
+// Asks L1 for the 128-byte lines of [p, p + bytes), one line per `slot` from 0 (slots past the last
+// line ask nothing; 32 slots cover 4 KB). Only lines inside the range are named.
+__device__ inline void prefetch_l1(const void* p, int bytes, int slot) {
+  if (p == nullptr || bytes <= 0) return;
+  const auto first = reinterpret_cast<unsigned long long>(p), last = first + (unsigned long long)(bytes - 1);
+  const unsigned long long line = (first & ~127ull) + 128ull * (unsigned long long)slot;
+  if (slot < 0 || line > last) return;
+  const unsigned long long address = line < first ? first : line;
+  asm volatile("prefetch.global.L1 [%0];\n" ::"l"(address));
+}
 
 // The barrier of the two consumer warpgroups (named barrier 1; 0 is __syncthreads()).
 __device__ inline void consumer_sync() { asm volatile("bar.sync 1, 256;\n" ::: "memory"); }

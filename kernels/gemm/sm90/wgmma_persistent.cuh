@@ -69,10 +69,11 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
   float acc[128];
   for (int tile = int(blockIdx.x); tile < tiles; tile += int(gridDim.x)) {
     const TileCoord c = tile_at<kOrder>(tile, tiles_m, tiles_n);
-    consume_tile<Inputs, kOverlap>(ring, acc, consumer, k_blocks, it);
     view.row0 = c.m * T::kBM, view.col0 = c.n * T::kBN;
     view.rows = min(T::kBM, m - view.row0), view.cols = min(T::kBN, n - view.col0);
     view.tile_m = c.m, view.tile_n = c.n;
+    epilogue.prefetch(view);
+    consume_tile<Inputs, kOverlap>(ring, acc, consumer, k_blocks, it);
     epilogue(acc, view);
   }
 #else
