@@ -6,7 +6,6 @@
 // The tensor cores wait while an epilogue runs, so each is written in phases of independent steps
 // (every column's or group's shuffle of one distance, then the next) rather than one column or
 // group after another, and its parameters are asked into L1 before the tile's mainloop.
-#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include "kernels/gemm/sm90/fragment_tile.cuh"
@@ -19,12 +18,8 @@ using gemm::sm90::FragmentTile;
 
 // ColumnStatsEpilogue: h = (g + b) * s stored, and each column's exact statistics over the tile's
 // rows (its mean first, then the squared deviations from it) into partials[tile_m * n + col].
-// With h_bf16, h is stored there rounded to bf16 (autocast's storage of a bf16 problem's GEMM
-// output: half the bytes written here and read by the last pass) instead of p.h; the statistics
-// are the fp32 values' either way.
 struct ColumnStatsFragment {
   ColumnStatsEpilogue p;
-  __nv_bfloat16* h_bf16 = nullptr;
 
   static constexpr int kWarps = 8, kCols = 256;
   static constexpr int kScratchFloats = kWarps * kCols + kCols;  // a sum per warp and column; the means
@@ -99,34 +94,24 @@ struct ColumnStatsFragment {
     }
   }
 
-  // h row by row, a column pair per store where h's rows keep the pair's alignment.
+  // h row by row, a column pair per store where h's rows keep 8-byte alignment.
   __device__ void store_h(const float (&acc)[128], const FragmentTile& t) const {
     const bool pairs = p.n % 2 == 0;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       if (!t.has_row(h)) continue;
-      const long long row = (long long)(t.row0 + t.row(h)) * p.n + t.col0;
+      float* row = p.h + (long long)(t.row0 + t.row(h)) * p.n + t.col0;
 #pragma unroll
       for (int j = 0; j < 32; ++j) {
         const int c = t.column(j, 0);
         const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-        if (h_bf16 != nullptr)
-          store_pair(h_bf16 + row, c, t.cols, pairs, __float2bfloat16_rn(v0), __float2bfloat16_rn(v1),
-                     __floats2bfloat162_rn(v0, v1));
-        else
-          store_pair(p.h + row, c, t.cols, pairs, v0, v1, make_float2(v0, v1));
+        if (pairs && c + 1 < t.cols) {
+          *reinterpret_cast<float2*>(row + c) = make_float2(v0, v1);
+        } else {
+          if (c < t.cols) row[c] = v0;
+          if (c + 1 < t.cols) row[c + 1] = v1;
+        }
       }
-    }
-  }
-
-  // Columns c and c + 1 of a row (those inside the tile's cols), as one store when `pairs`.
-  template <class T, class Pair>
-  __device__ static void store_pair(T* row, int c, int cols, bool pairs, T v0, T v1, Pair both) {
-    if (pairs && c + 1 < cols) {
-      *reinterpret_cast<Pair*>(row + c) = both;
-    } else {
-      if (c < cols) row[c] = v0;
-      if (c + 1 < cols) row[c + 1] = v1;
     }
   }
 };

@@ -7,7 +7,6 @@
 // wgmma_support.hpp) and, for GroupNorm, the group size (wgmma_groupnorm_refusal). Per-tile
 // partials are indexed by tile_m (BatchNorm's column statistics, one per 128 rows) or tile_n
 // (GroupNorm's row minimum, one per 256 columns): gemm::sm90::wgmma_tiles_m and _n.
-#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <string>
@@ -23,9 +22,7 @@ struct GroupNormMinEpilogue;
 namespace nb::linear {
 
 void launch_wgmma(const gemm::Operands& op, const dev::ColumnStatsEpilogue& epilogue, cudaStream_t stream);
-// The bf16 instance stores h in bf16 at h_bf16 (autocast's storage), not at epilogue.h.
-void launch_wgmma(const gemm::Bf16Operands& op, const dev::ColumnStatsEpilogue& epilogue, __nv_bfloat16* h_bf16,
-                  cudaStream_t stream);
+void launch_wgmma(const gemm::Bf16Operands& op, const dev::ColumnStatsEpilogue& epilogue, cudaStream_t stream);
 void launch_wgmma(const gemm::Operands& op, const dev::GroupNormMinEpilogue& epilogue, cudaStream_t stream);
 void launch_wgmma(const gemm::Bf16Operands& op, const dev::GroupNormMinEpilogue& epilogue, cudaStream_t stream);
 

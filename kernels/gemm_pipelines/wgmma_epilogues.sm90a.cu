@@ -38,9 +38,8 @@ void launch_wgmma(const gemm::Operands& op, const dev::ColumnStatsEpilogue& epil
   launch_on_hopper<gemm::sm90::Tf32Inputs>(op, dev::ColumnStatsFragment{epilogue}, stream);
 }
 
-void launch_wgmma(const gemm::Bf16Operands& op, const dev::ColumnStatsEpilogue& epilogue, __nv_bfloat16* h_bf16,
-                  cudaStream_t stream) {
-  launch_on_hopper<gemm::sm90::Bf16Inputs>(op, dev::ColumnStatsFragment{epilogue, h_bf16}, stream);
+void launch_wgmma(const gemm::Bf16Operands& op, const dev::ColumnStatsEpilogue& epilogue, cudaStream_t stream) {
+  launch_on_hopper<gemm::sm90::Bf16Inputs>(op, dev::ColumnStatsFragment{epilogue}, stream);
 }
 
 void launch_wgmma(const gemm::Operands& op, const dev::GroupNormMinEpilogue& epilogue, cudaStream_t stream) {

@@ -4,8 +4,6 @@
 //   gemm_bn_scale_softmax (L2#84):     y = softmax(s * bn_train(x W^T + b), dim=1), s a scalar.
 // Their tensors are declared in one order, and each variant is written once for both, the
 // pipeline's tail (normalize, or scale + row softmax) chosen by BnTail.
-#include <cuda_bf16.h>
-
 #include <memory>
 #include <vector>
 
@@ -42,13 +40,11 @@ Args args_of(BnTail tail, const Problem& p, const DeviceTensors& t);
 // softmax of it (scale_softmax), with the affine of the committed statistics (tail.cu).
 void finish_in_place(const Args& a, const float* affine, cudaStream_t stream);
 
-// After a GEMM whose ColumnStatsEpilogue stored h in y (or in bf16 at h_bf16) and one Welford
-// partial per column and M tile at the workspace's start (fused_epilogue, wgmma_epilogue): the Chan
-// merge and commit into the affine that follows the partials, then the last pass (tail.cu). The
-// workspace it needs:
+// After a GEMM whose ColumnStatsEpilogue stored h in y and one Welford partial per column and M
+// tile at the workspace's start (fused_epilogue, wgmma_epilogue): the Chan merge and commit into
+// the affine that follows the partials, then the last pass (tail.cu). The workspace it needs:
 std::size_t column_stats_workspace(int tiles_m, int n);
-void finish_from_column_partials(const Args& a, void* workspace, int tiles_m, cudaStream_t stream,
-                                 const __nv_bfloat16* h_bf16 = nullptr);
+void finish_from_column_partials(const Args& a, void* workspace, int tiles_m, cudaStream_t stream);
 
 // The variant table: one numbered file per variant, every one for both tails.
 std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail);  // variants.cpp

@@ -6,33 +6,22 @@
 
 namespace nb::gemm_bn {
 
-namespace {
-
-template <class In>
-void finish_from(const Args& a, const In* h, const float* affine, cudaStream_t stream) {
+void finish_in_place(const Args& a, const float* affine, cudaStream_t stream) {
   if (a.tail == BnTail::normalize)
-    linear::launch_apply_columns(h, a.y, affine, a.m, a.n, stream);
+    linear::launch_apply_columns(a.y, a.y, affine, a.m, a.n, stream);
   else
-    linear::launch_softmax_rows(h, a.y, affine, a.m, a.n, stream);
+    linear::launch_softmax_rows(a.y, a.y, affine, a.m, a.n, stream);
 }
-
-}  // namespace
-
-void finish_in_place(const Args& a, const float* affine, cudaStream_t stream) { finish_from(a, a.y, affine, stream); }
 
 std::size_t column_stats_workspace(int tiles_m, int n) {
   return std::size_t(tiles_m) * std::size_t(n) * sizeof(linear::dev::Welford) + 2 * std::size_t(n) * sizeof(float) + 16;
 }
 
-void finish_from_column_partials(const Args& a, void* workspace, int tiles_m, cudaStream_t stream,
-                                 const __nv_bfloat16* h_bf16) {
+void finish_from_column_partials(const Args& a, void* workspace, int tiles_m, cudaStream_t stream) {
   const auto* partials = static_cast<const linear::dev::Welford*>(workspace);
   float* affine = reinterpret_cast<float*>(static_cast<linear::dev::Welford*>(workspace) + std::size_t(tiles_m) * a.n);
   linear::launch_commit_columns(partials, tiles_m, a.bn, nullptr, a.post_scale, affine, a.n, stream);
-  if (h_bf16 != nullptr)
-    finish_from(a, h_bf16, affine, stream);
-  else
-    finish_in_place(a, affine, stream);
+  finish_in_place(a, affine, stream);
 }
 
 }  // namespace nb::gemm_bn
