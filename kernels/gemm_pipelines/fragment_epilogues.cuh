@@ -180,7 +180,7 @@ struct GroupNormMinFragment {
 #pragma unroll
       for (int b = 0; b < kBatch; ++b)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) invstd[h][b] = 1.0f / sqrtf(invstd[h][b] * inv_size + p.eps);
+        for (int h = 0; h < 2; ++h) invstd[h][b] = rsqrtf(invstd[h][b] * inv_size + p.eps);
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
         if (!whole[b]) continue;
