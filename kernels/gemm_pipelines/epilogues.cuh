@@ -22,10 +22,6 @@ struct ColumnBias {
   NB_HD ColumnBias(const float* p) : f32(p) {}
   NB_HD ColumnBias(const __nv_bfloat16* p) : bf16(p) {}
   __device__ float operator[](int c) const { return f32 != nullptr ? f32[c] : __bfloat162float(bf16[c]); }
-  NB_HD const void* address(int c) const {
-    return f32 != nullptr ? static_cast<const void*>(f32 + c) : static_cast<const void*>(bf16 + c);
-  }
-  NB_HD int element_bytes() const { return f32 != nullptr ? 4 : 2; }
 };
 
 // v = (acc + bias[c]) * scale[c] (scale may be null) over the whole staged tile, in place.

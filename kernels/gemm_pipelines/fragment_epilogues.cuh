@@ -5,7 +5,7 @@
 // shuffles; a column's 128 rows lie in the 8 consumer warps, so its statistics meet in the scratch.
 // The tensor cores wait while an epilogue runs, so each is written in phases of independent steps
 // (every column's or group's shuffle of one distance, then the next) rather than one column or
-// group after another, and its parameters are asked into L1 before the tile's mainloop.
+// group after another, and its per-column parameters are loaded before the tile's mainloop.
 #include <cuda_runtime.h>
 
 #include "kernels/gemm/sm90/fragment_tile.cuh"
@@ -22,11 +22,17 @@ struct ColumnStatsFragment {
   ColumnStatsEpilogue p;
 
   static constexpr int kWarps = 8, kCols = 256;
-  static constexpr int kScratchFloats = kWarps * kCols + kCols;  // a sum per warp and column; the means
+  // A sum per warp and column; the means; the bias and scale.
+  static constexpr int kScratchFloats = kWarps * kCols + kCols + 2 * kCols;
+  using Early = gemm::sm90::TileColumnValues<2>;  // bias, scale
 
-  __device__ void prefetch(const FragmentTile& t) const {
-    gemm::sm90::prefetch_l1(p.bias.address(t.col0), t.cols * p.bias.element_bytes(), t.thread);
-    if (p.scale != nullptr) gemm::sm90::prefetch_l1(p.scale + t.col0, t.cols * 4, t.thread - 32);
+  __device__ Early load_early(const FragmentTile& t) const {
+    Early early{};
+    if (t.thread < t.cols) {
+      early.v[0] = p.bias[t.col0 + t.thread];
+      early.v[1] = p.scale != nullptr ? p.scale[t.col0 + t.thread] : 1.0f;
+    }
+    return early;
   }
 
   // Each warp's sum of f(value, column) over its 16 rows into sums[warp][column]; rows past the
@@ -60,22 +66,24 @@ struct ColumnStatsFragment {
     return total;
   }
 
-  __device__ void operator()(float (&acc)[128], const FragmentTile& t) const {
+  __device__ void operator()(float (&acc)[128], const FragmentTile& t, const Early& early) const {
+    float* sums = t.scratch;
+    float* means = sums + kWarps * kCols;
+    float* columns = means + kCols;
+    gemm::sm90::consumer_sync();  // the previous tile's call has read the scratch
+    early.publish(columns, t);
 #pragma unroll
     for (int j = 0; j < 32; ++j)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        const int c = t.column(j, e), col = t.col0 + c;
+        const int c = t.column(j, e);
         if (c >= t.cols) continue;
-        const float b = p.bias[col], s = p.scale != nullptr ? p.scale[col] : 1.0f;
+        const float b = columns[c], s = columns[kCols + c];
         acc[4 * j + e] = (acc[4 * j + e] + b) * s;
         acc[4 * j + 2 + e] = (acc[4 * j + 2 + e] + b) * s;
       }
     store_h(acc, t);
 
-    float* sums = t.scratch;
-    float* means = t.scratch + kWarps * kCols;
-    gemm::sm90::consumer_sync();  // the previous tile's call has read the scratch
     warp_column_sums(acc, t, sums, [](float v, int) { return v; });
     gemm::sm90::consumer_sync();
     if (t.thread < t.cols) means[t.thread] = warps_total(sums, t.thread) / float(t.rows);
@@ -122,19 +130,26 @@ struct ColumnStatsFragment {
 struct GroupNormMinFragment {
   GroupNormMinEpilogue p;
 
-  static constexpr int kScratchFloats = 0;
+  static constexpr int kCols = 256;
+  static constexpr int kScratchFloats = 3 * kCols;  // the tile's bias, gamma and beta
+  using Early = gemm::sm90::TileColumnValues<3>;
   // The group sizes it runs: whole runs of 8 columns that divide the 256 of a tile.
   static constexpr bool runs(int group_size) { return group_size >= 8 && group_size <= 256 && 256 % group_size == 0; }
 
-  __device__ void prefetch(const FragmentTile& t) const {
-    gemm::sm90::prefetch_l1(p.bias.address(t.col0), t.cols * p.bias.element_bytes(), t.thread);
-    gemm::sm90::prefetch_l1(p.gamma + t.col0, t.cols * 4, t.thread - 32);
-    gemm::sm90::prefetch_l1(p.beta + t.col0, t.cols * 4, t.thread - 64);
+  __device__ Early load_early(const FragmentTile& t) const {
+    Early early{};
+    if (t.thread < t.cols) {
+      const int col = t.col0 + t.thread;
+      early.v[0] = p.bias[col];
+      early.v[1] = p.gamma[col];
+      early.v[2] = p.beta[col];
+    }
+    return early;
   }
 
   // Both rows of kBatch groups at a time, each step over all of them before the next.
   template <int kChunks>
-  __device__ void normalize_rows(float (&acc)[128], const FragmentTile& t) const {
+  __device__ void normalize_rows(float (&acc)[128], const FragmentTile& t, const float* columns) const {
     constexpr int kGroups = 32 / kChunks, kBatch = kGroups < 4 ? kGroups : 4;
     const nb::dev::MinNanOp min_of;
     const float inv_size = 1.0f / float(p.group_size);
@@ -153,7 +168,7 @@ struct GroupNormMinFragment {
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             const int j = (g0 + b) * kChunks + i;
-            const float bias = whole[b] ? p.bias[t.col0 + t.column(j, e)] : 0.0f;
+            const float bias = whole[b] ? columns[t.column(j, e)] : 0.0f;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
               acc[4 * j + 2 * h + e] += bias;
@@ -188,8 +203,8 @@ struct GroupNormMinFragment {
         for (int i = 0; i < kChunks; ++i)
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            const int j = (g0 + b) * kChunks + i, col = t.col0 + t.column(j, e);
-            const float gamma = p.gamma[col], beta = p.beta[col];
+            const int j = (g0 + b) * kChunks + i, c = t.column(j, e);
+            const float gamma = columns[kCols + c], beta = columns[2 * kCols + c];
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
               const float y = fmaf((acc[4 * j + 2 * h + e] - mean[h][b]) * invstd[h][b], gamma, beta);
@@ -216,14 +231,16 @@ struct GroupNormMinFragment {
         for (int h = 0; h < 2; ++h) v[h][b] += __shfl_xor_sync(0xffffffffu, v[h][b], distance);
   }
 
-  __device__ void operator()(float (&acc)[128], const FragmentTile& t) const {
+  __device__ void operator()(float (&acc)[128], const FragmentTile& t, const Early& early) const {
+    gemm::sm90::consumer_sync();  // the previous tile's call has read the scratch
+    early.publish(t.scratch, t);
     switch (p.group_size) {
-      case 8: normalize_rows<1>(acc, t); break;
-      case 16: normalize_rows<2>(acc, t); break;
-      case 32: normalize_rows<4>(acc, t); break;
-      case 64: normalize_rows<8>(acc, t); break;
-      case 128: normalize_rows<16>(acc, t); break;
-      default: normalize_rows<32>(acc, t); break;  // 256: runs() admits nothing else
+      case 8: normalize_rows<1>(acc, t, t.scratch); break;
+      case 16: normalize_rows<2>(acc, t, t.scratch); break;
+      case 32: normalize_rows<4>(acc, t, t.scratch); break;
+      case 64: normalize_rows<8>(acc, t, t.scratch); break;
+      case 128: normalize_rows<16>(acc, t, t.scratch); break;
+      default: normalize_rows<32>(acc, t, t.scratch); break;  // 256: runs() admits nothing else
     }
   }
 };

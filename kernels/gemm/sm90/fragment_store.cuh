@@ -15,12 +15,11 @@ struct StoreFragment {
   StoreEpilogue store;
 
   static constexpr int kScratchFloats = 0;
+  struct Early {};  // the bias, when there is one, is read where it is added
 
-  __device__ void prefetch(const FragmentTile& t) const {
-    if (store.bias != nullptr) prefetch_l1(store.bias + t.col0, t.cols * 4, t.thread);
-  }
+  __device__ Early load_early(const FragmentTile&) const { return {}; }
 
-  __device__ void operator()(float (&acc)[128], const FragmentTile& t) const {
+  __device__ void operator()(float (&acc)[128], const FragmentTile& t, const Early&) const {
     const bool pairs = store.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(store.c) % 8 == 0;
     #pragma unroll
     for (int h = 0; h < 2; ++h) {

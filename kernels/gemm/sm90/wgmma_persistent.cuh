@@ -72,9 +72,9 @@ __global__ void __launch_bounds__(WgmmaTile::kThreads, 1)
     view.row0 = c.m * T::kBM, view.col0 = c.n * T::kBN;
     view.rows = min(T::kBM, m - view.row0), view.cols = min(T::kBN, n - view.col0);
     view.tile_m = c.m, view.tile_n = c.n;
-    epilogue.prefetch(view);
+    const typename Epilogue::Early early = epilogue.load_early(view);
     consume_tile<Inputs, kOverlap>(ring, acc, consumer, k_blocks, it);
-    epilogue(acc, view);
+    epilogue(acc, view, early);
   }
 #else
   __trap();  // not an sm_90a build of this file: nothing here runs
