@@ -321,7 +321,7 @@ void launch_min_broadcast(const float* partial_min, int tiles, const float* add_
   const int rows_per_cta = vector ? 128 : 32;
   // Every CTA takes its rows' minimum over the tiles before it writes them to its channels, so
   // CTAs along the channels repeat that read: about four waves of them, no more (at M = 1024 with
-  // 32 tiles, the 1024 columns of CTAs there were read 134 MB of partial minima for 32 MB of out).
+  // 32 tiles, 1024 columns of CTAs read 134 MB of partial minima, by count, for 32 MB of out).
   const int ctas_m = (m + rows_per_cta - 1) / rows_per_cta;
   const int ctas_c = std::max(1, std::min({1024, (n + 7) / 8, (4 * device_sm_count() + ctas_m - 1) / ctas_m}));
   const dim3 grid{unsigned(ctas_m), unsigned(ctas_c)};

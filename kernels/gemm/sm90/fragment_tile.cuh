@@ -47,13 +47,6 @@ __device__ inline float quad_reduce(float v, Op op) {
   return op(v, __shfl_xor_sync(0xffffffffu, v, 2));
 }
 
-// The sum of v over the 8 quads of a warp (one column's 16 rows, each thread's two already added).
-__device__ inline float warp_column_sum(float v) {
-  v += __shfl_xor_sync(0xffffffffu, v, 4);
-  v += __shfl_xor_sync(0xffffffffu, v, 8);
-  return v + __shfl_xor_sync(0xffffffffu, v, 16);
-}
-
 // kCount per-column parameters of the tile, one column a consumer thread (thread < cols) loaded
 // before the mainloop: a few registers held through it. The epilogue publishes them to shared
 // memory, where each thread reads the 64 columns it holds.
