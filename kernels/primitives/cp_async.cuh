@@ -9,11 +9,9 @@
 
 #include <cstdint>
 
-namespace nb::dev {
+#include "kernels/primitives/shared_address.cuh"
 
-__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
+namespace nb::dev {
 
 // 16 bytes, both addresses 16-byte aligned; cg: cached in L2 only (the data is used once, from
 // shared memory).

@@ -1,19 +1,14 @@
 #pragma once
 // mbarriers (64-bit, in shared memory; sm_90): init, arrivals that announce transaction bytes, the
-// parity wait, and the cluster push built on them: st.async stores a value into a peer CTA's
-// shared memory and counts its bytes on the peer's barrier, so a CTA that waits on its own
-// barrier has every peer's value without a cluster-wide barrier (no release fence that would wait
-// on the thread's earlier global stores and loads). The Hopper GEMM's TMA pipeline and the row
-// backward's cluster sums use them.
+// parity wait, and a peer CTA's shared address for the cluster pushes of cluster_exchange.cuh. The
+// Hopper GEMM's TMA pipeline and the row kernels' cluster reductions use them.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-namespace nb::dev {
+#include "kernels/primitives/shared_address.cuh"
 
-__device__ inline std::uint32_t shared_address(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
+namespace nb::dev {
 
 // --- mbarriers (64-bit, in shared memory) ---
 
@@ -65,14 +60,6 @@ __device__ inline std::uint32_t cluster_address(const void* p, unsigned rank) {
   std::uint32_t out;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(shared_address(p)), "r"(rank));
   return out;
-}
-
-// Stores {a, b} at `remote` (a cluster_address) and completes 8 bytes on the barrier at
-// `remote_bar` (the same CTA's).
-__device__ inline void push_pair(std::uint32_t remote, float a, float b, std::uint32_t remote_bar) {
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];\n" ::"r"(remote),
-               "f"(a), "f"(b), "r"(remote_bar)
-               : "memory");
 }
 
 }  // namespace nb::dev

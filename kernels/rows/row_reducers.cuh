@@ -2,18 +2,25 @@
 // How the threads of one row combine their partial results in 4_register_row.cu and
 // staged_rows.cu. Every thread of the row gets the result, and the same result, so decisions
 // taken on it are uniform.
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include "kernels/primitives/cluster_exchange.cuh"
 #include "kernels/primitives/reduce.cuh"
 #include "kernels/primitives/storage.cuh"
+#include "kernels/primitives/welford.cuh"
 #include "kernels/rms/rms_math.cuh"
+#include "kernels/rows/row_plan.hpp"
 
 namespace nb::rows {
 
+// The cluster exchange of a row's block results (at most kMaxParts blocks, one row slot): a float,
+// or LayerNorm's (count, mean, M2) of three.
+using RowExchange = dev::ClusterExchange<3, 1, kMaxParts>;
+
 // blockDim.x lanes (a power of two <= 32) per row, blockDim.y rows per block: shuffles only.
 struct LaneGroupReducer {
-  __device__ LaneGroupReducer(float*, float*, int) {}
+  static constexpr bool kClusters = false;
+  __device__ LaneGroupReducer(float*, RowExchange&, int) {}
   __device__ float sum(float v) { return dev::row_group_sum(v); }
   __device__ float max(float v) {
     for (int offset = blockDim.x >> 1; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor_sync(dev::kFullMask, v, offset));
@@ -21,44 +28,53 @@ struct LaneGroupReducer {
   }
   // Lane groups of one warp may disagree: the whole warp takes the branch if any of them wants it.
   __device__ bool any(bool p) const { return __any_sync(dev::kFullMask, p); }
+  __device__ bool clustered() const { return false; }
   __device__ void finish() const {}
 };
 
-// One row per block, or per cluster of `parts` blocks that exchange their block results through
-// distributed shared memory: each block publishes its result in its own shared memory, one
-// cluster barrier, and every block reads all of them in rank order. Exchanges alternate between
-// two slots, so one barrier per exchange suffices: exchange k + 2 rewrites slot k % 2 only after
-// the barrier of exchange k + 1, which no block reaches before it has read exchange k. finish()
-// keeps each block resident until its peers have read its last slot. blockDim.x is a multiple of 32.
+// One row per block, or per cluster of `parts` blocks: each block's result goes to every block of
+// the cluster through a RowExchange (st.async pushes onto each block's own mbarrier, no cluster
+// barrier a row), and every block folds them in rank order. One round per reduction, the same
+// sequence in every thread of the cluster; the block reduction's barriers come between one
+// round's reads and the next round's pushes, as the exchange needs. finish() keeps each block
+// resident until its peers' last pushes have landed. blockDim.x is a multiple of 32.
 struct ClusterReducer {
+  static constexpr bool kClusters = true;  // block_sum and merge_moments exist; clustered() may be true
   float* scratch;  // 32 floats of shared memory
-  float* slots;    // 2 floats of shared memory, read by the other blocks of the cluster
+  RowExchange& exchange;
   int parts;
-  int parity = 0;  // the same sequence of exchanges in every thread of the cluster
+  unsigned round = 0;
 
-  __device__ ClusterReducer(float* scratch_, float* slots_, int parts_) : scratch(scratch_), slots(slots_), parts(parts_) {}
+  __device__ ClusterReducer(float* scratch_, RowExchange& exchange_, int parts_)
+      : scratch(scratch_), exchange(exchange_), parts(parts_) {
+    exchange.enter(parts);
+  }
+
+  // Over this block alone (no round).
+  __device__ float block_sum(float v) { return dev::block_reduce(v, dev::SumOp{}, scratch); }
+
+  // This block's (count, mean, M2) merged with its peers' by Chan's formula, in rank order: a
+  // row's mean and variance in one round. Called after a block reduction, as every round is.
+  __device__ dev::Welford merge_moments(const dev::Welford& mine) {
+    exchange.send(mine, round, parts);
+    return exchange.receive<dev::Welford>(round++, parts, [](dev::Welford& total, const dev::Welford& next) {
+      total.merge(next);
+    });
+  }
 
   template <class Op>
   __device__ float reduce(float v, Op op) {
     v = dev::block_reduce(v, op, scratch);
     if (parts == 1) return v;
-    namespace cg = cooperative_groups;
-    cg::cluster_group cluster = cg::this_cluster();
-    float* slot = slots + parity;
-    parity ^= 1;
-    if (threadIdx.x == 0) *slot = v;
-    cluster.sync();
-    float total = *cluster.map_shared_rank(slot, 0);  // the same order in every block: same result
-    for (int rank = 1; rank < parts; ++rank) total = op(total, *cluster.map_shared_rank(slot, rank));
-    return total;
+    exchange.send(v, round, parts);
+    return exchange.receive<float>(round++, parts, [op](float& total, float next) { total = op(total, next); });
   }
   __device__ float sum(float v) { return reduce(v, dev::SumOp{}); }
   __device__ float max(float v) { return reduce(v, dev::MaxOp{}); }
   // The row's total is the same in every thread and every block of the cluster already.
   __device__ bool any(bool p) const { return p; }
-  __device__ void finish() const {
-    if (parts > 1) cooperative_groups::this_cluster().sync();
-  }
+  __device__ bool clustered() const { return parts > 1; }
+  __device__ void finish() const { exchange.leave(parts); }
 };
 
 // 1/sqrt(mean(x^2) + eps) of the row: each_pack(f) calls f on every pack this thread owns, as

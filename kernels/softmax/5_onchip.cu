@@ -1,6 +1,7 @@
 // Onchip: a row lives in shared memory, so x is read from DRAM exactly once. A thread-block
-// cluster sized to N (1..8 CTAs of <= 192 KB) splits the row; each CTA reduces its slice, publishes
-// (max, sum) in its shared memory, and after cluster.sync() merges all of them through DSMEM.
+// cluster sized to N (1..8 CTAs of <= 192 KB) splits the row; each CTA reduces its slice and pushes
+// (max, sum) into every CTA of the cluster (a ClusterExchange: st.async onto each CTA's own
+// mbarrier, no cluster barrier a row), and each merges them in rank order.
 // The grid is persistent (resident clusters loop over rows). The slice stays in the storage type:
 // fp32 slices hold exp(x - max) in place (one exp per value), bf16/fp16 take half the shared
 // memory and compute exp again for the write.
@@ -11,6 +12,7 @@
 #include <type_traits>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/primitives/cluster_exchange.cuh"
 #include "kernels/primitives/cluster_occupancy.hpp"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/onchip.hpp"
@@ -59,7 +61,7 @@ __device__ __forceinline__ float pack_max(float acc, const Word<T, VEC>& w) {
 }
 
 // The first K packs per thread of a slice (pack threadIdx.x + p * blockDim.x) in registers: a
-// persistent CTA issues them for its next row while it waits at the cluster barrier and writes
+// persistent CTA issues them for its next row while it waits for its peers' (max, sum) and writes
 // the current one, so DRAM keeps reading through what would otherwise be idle time.
 template <class T, int VEC, int K>
 struct SliceAhead {
@@ -124,19 +126,12 @@ __device__ void write_slice(const T* smem, T* dst, int n, float mx, float scale)
   }
 }
 
-// Warp 0 reads every CTA's published pair through DSMEM (lane r reads rank r) and merges them in
-// a fixed order, so every CTA of the cluster gets bit-identical (max, sum) in `result`.
-__device__ void cluster_merge(const cg::cluster_group& cluster, MaxSum* published, MaxSum* result) {
-  if (threadIdx.x >= 32) return;
-  MaxSum v;
-  if (threadIdx.x < cluster.num_blocks()) v = *cluster.map_shared_rank(published, threadIdx.x);
-  v = warp_merge(v);
-  if (threadIdx.x == 0) *result = v;
-}
-
 // Persistent: the grid holds as many clusters as can be resident and each walks rows
 // row, row + clusters, ...; the next row's first kAhead packs per thread are fetched into
-// registers while the cluster waits at its barrier and writes the current row. `slice` is a
+// registers while the CTA waits for its peers' (max, sum) and writes the current row. Every
+// thread reads and writes only its own packs of the slice (pack threadIdx.x + p * blockDim.x), so
+// no barrier guards the slice from one row to the next; the block reductions' barriers are the
+// ones the exchange needs between rounds. `slice` is a
 // multiple of VEC, so every CTA's part of a row is whole packs. Indices within a slice are int:
 // 64-bit ones cost the registers that made the 24-pack configurations spill.
 template <class T, int VEC, int kMaxThreads, int kMinBlocks, int kAhead>
@@ -144,27 +139,26 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks) onchip_kernel(Args<T>
   extern __shared__ float4 slice_smem[];
   T* smem = reinterpret_cast<T*>(slice_smem);
   __shared__ float scratch[32];
-  __shared__ MaxSum published, result;
+  __shared__ dev::ClusterExchange<2, 1, kMaxCluster> exchange;  // MaxSum: two words
   const cg::cluster_group cluster = cg::this_cluster();
-  const long long ranks = cluster.num_blocks(), clusters = gridDim.x / ranks;
+  const int ranks = int(cluster.num_blocks());
+  const long long clusters = gridDim.x / ranks;
   const long long b = cluster.block_rank() * slice;
   const int n = int(b + slice < a.n ? slice : (a.n > b ? a.n - b : 0));  // this CTA's part: <= 98304
   long long row = blockIdx.x / ranks;
   SliceAhead<T, VEC, kAhead> ahead;
+  exchange.enter(ranks);
   ahead.fetch(a.x + row * a.n + b, n);
-  for (; row < a.m; row += clusters) {
+  for (unsigned round = 0; row < a.m; row += clusters, ++round) {
     const float mx = dev::block_max(stage_slice(a.x + row * a.n + b, smem, n, ahead), scratch);
     const float sum = dev::block_sum(slice_exp_sum<T, VEC>(smem, n, mx), scratch);
-    if (threadIdx.x == 0) published = MaxSum{mx, sum};
-    cluster.sync();  // every CTA's pair is published
-    cluster_merge(cluster, &published, &result);
-    cluster.barrier_arrive();  // done reading the peers; `result` is written
+    MaxSum total{mx, sum};
+    if (ranks > 1) exchange.send(total, round, ranks);
     if (row + clusters < a.m) ahead.fetch(a.x + (row + clusters) * a.n + b, n);
-    cluster.barrier_wait();  // no CTA rewrites `published` while a peer may read it
-    const MaxSum total = result;
+    if (ranks > 1) total = exchange.receive<MaxSum>(round, ranks, [](MaxSum& t, const MaxSum& next) { t.merge(next); });
     write_slice<T, VEC>(smem, a.y + row * a.n + b, n, mx, expf(mx - total.m) / total.s);
-    __syncthreads();  // smem and `result` are reused by the next row
   }
+  exchange.leave(ranks);
 }
 
 template <class T, int VEC>

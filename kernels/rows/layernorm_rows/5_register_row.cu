@@ -43,8 +43,8 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
   __shared__ float scratch[32];
-  __shared__ float slots[2];
-  Reducer reduce(scratch, slots, g.parts);
+  __shared__ rows::RowExchange exchange;
+  Reducer reduce(scratch, exchange, g.parts);
   const PartRange part = rows::part_range(g);
   const int owned = part.count() - threadIdx.x;                // > k*blockDim.x: pack k is mine
   const long long first = (part.first + threadIdx.x) * VEC;  // my first value in the row
@@ -57,17 +57,16 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     dev::FloatPack<VEC> v[PPT];
     dev::load_packs_as_float<T, VEC>(xr, stride, mine, v);
 
-    float sum = 0.0f;  // zeros past the row's end are harmless here, not in the squares
+    const auto each_pack = [&](auto f) {
 #pragma unroll
-    for (int k = 0; k < PPT; ++k)
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) sum += v[k].v[i];
-    const float mean = reduce.sum(sum) * g.inv_n;
-    const auto each_centered = [&](auto f) {
+      for (int k = 0; k < PPT; ++k) f(v[k]);  // zeros past the row's end
+    };
+    const auto each_centered = [&](float mean, auto f) {
 #pragma unroll
       for (int k = 0; k < PPT; ++k) f(mine(k) ? centered(v[k], mean) : dev::zero_float_pack<VEC>());
     };
-    const float rstd = rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
+    const MeanRstd st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(part.count() * VEC), g.inv_n, g.eps);
+    const float mean = st.mean, rstd = st.rstd;
 
 #pragma unroll
     for (int k = 0; k < PPT; ++k)
@@ -85,23 +84,21 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
 template <class T, int VEC>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_streamed(RowTensors<T> t, RowGeometry g) {
   __shared__ float scratch[32];
-  __shared__ float slots[2];
-  ClusterReducer reduce(scratch, slots, g.parts);
+  __shared__ rows::RowExchange exchange;
+  ClusterReducer reduce(scratch, exchange, g.parts);
   const PartRange part = rows::part_range(g);
   for (long long row = rows::first_row(g); row < g.rows; row += rows::row_step(g)) {
     const T* xr = t.x + row * g.n;
-    float sum = 0.0f;
-    for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x) {
-      const dev::FloatPack<VEC> v = dev::load_as_float<T, VEC>(xr + pack * VEC);
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) sum += v.v[i];
-    }
-    const float mean = reduce.sum(sum) * g.inv_n;
-    const auto each_centered = [&](auto f) {
+    const auto each_pack = [&](auto f) {
+      for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x)
+        f(dev::load_as_float<T, VEC>(xr + pack * VEC));
+    };
+    const auto each_centered = [&](float mean, auto f) {
       for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x)
         f(centered(dev::load_as_float<T, VEC>(xr + pack * VEC), mean));
     };
-    const float rstd = rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
+    const MeanRstd st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(part.count() * VEC), g.inv_n, g.eps);
+    const float mean = st.mean, rstd = st.rstd;
     for (long long pack = part.first + threadIdx.x; pack < part.end; pack += blockDim.x)
       store_y<T, VEC>(t, row, g.n, pack * VEC, dev::load_as_float<T, VEC>(xr + pack * VEC), mean, rstd);
     if (threadIdx.x == 0 && blockIdx.x % g.parts == 0) {

@@ -35,8 +35,8 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_staged(RowTensors<T>
   constexpr int VEC = dev::kPack16<T>;
   extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
   __shared__ float scratch[32];
-  __shared__ float slots[2];
-  ClusterReducer reduce(scratch, slots, g.parts);
+  __shared__ rows::RowExchange exchange;
+  ClusterReducer reduce(scratch, exchange, g.parts);
   const PartRange part = rows::part_range(g);
   const int count = part.count();
   const long long offset = part.first * VEC;  // my block's first element in a row
@@ -54,19 +54,16 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_staged(RowTensors<T>
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
     const uint4* x_slice = slices + buffer * g.packs_per_part;
 
-    float sum = 0.0f;
+    const auto each_pack = [&](auto f) {
 #pragma unroll 4
-    for (int p = threadIdx.x; p < count; p += blockDim.x) {
-      const dev::FloatPack<VEC> v = dev::widen16<T>(x_slice[p]);
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) sum += v.v[i];
-    }
-    const float mean = reduce.sum(sum) * g.inv_n;
-    const auto each_centered = [&](auto f) {
+      for (int p = threadIdx.x; p < count; p += blockDim.x) f(dev::widen16<T>(x_slice[p]));
+    };
+    const auto each_centered = [&](float mean, auto f) {
 #pragma unroll 4
       for (int p = threadIdx.x; p < count; p += blockDim.x) f(centered(dev::widen16<T>(x_slice[p]), mean));
     };
-    const float rstd = rows::row_inv_rms<VEC>(each_centered, reduce, g.inv_n, g.eps);
+    const MeanRstd st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
+    const float mean = st.mean, rstd = st.rstd;
 
     T* yr = t.y + row * g.n + offset;
     const T* br = t.b + offset;

@@ -51,8 +51,8 @@ template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes)
     rmsnorm_rows_register(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
   __shared__ float scratch[32];
-  __shared__ float slots[2];
-  Reducer reduce(scratch, slots, g.parts);
+  __shared__ rows::RowExchange exchange;
+  Reducer reduce(scratch, exchange, g.parts);
   const PartRange part = part_range(g);
   const int owned = part.count() - threadIdx.x;                // > k*blockDim.x: pack k is mine
   const long long first = (part.first + threadIdx.x) * VEC;  // my first element in the row
@@ -82,8 +82,8 @@ template <class T, int VEC>
 __global__ void __launch_bounds__(kMaxLanes)
     rmsnorm_rows_streamed(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
   __shared__ float scratch[32];
-  __shared__ float slots[2];
-  ClusterReducer reduce(scratch, slots, g.parts);
+  __shared__ rows::RowExchange exchange;
+  ClusterReducer reduce(scratch, exchange, g.parts);
   const PartRange part = part_range(g);
   for (long long row = first_row(g); row < g.rows; row += row_step(g)) {
     const T* xr = x + row * g.n;

@@ -44,8 +44,8 @@ __global__ void __launch_bounds__(kMaxLanes)
   constexpr int VEC = dev::kPack16<T>;
   extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
   __shared__ float scratch[32];
-  __shared__ float slots[2];
-  ClusterReducer reduce(scratch, slots, g.parts);
+  __shared__ rows::RowExchange exchange;
+  ClusterReducer reduce(scratch, exchange, g.parts);
   const PartRange part = part_range(g);
   const int count = part.count();
   const long long offset = part.first * VEC;  // my block's first element in a row

@@ -12,7 +12,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/errors.hpp"
 #include "kernels/primitives/alignment.cuh"
-#include "kernels/primitives/mbarrier.cuh"
+#include "kernels/primitives/cluster_exchange.cuh"
 #include "kernels/primitives/merge.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
 #include "kernels/rows/rows_bwd/column_totals.hpp"
@@ -48,37 +48,20 @@ __device__ __forceinline__ Share share_of(const Geometry& g, long long m) {
           first + g.packs_per_part < g.packs ? first + g.packs_per_part : g.packs, band};
 }
 
-// A cluster's row sums: each CTA pushes its slot's sums into every CTA's value[buffer][slot][rank]
-// (st.async), whose bytes complete on that CTA's arrived[buffer]; a CTA waits on its own barrier,
-// never on a cluster-wide one (whose release fence had waited on each row's dx stores: the membar
-// stalls of docs/notes/memory-bound-round3.md). Two buffers used in turn, row by row: a CTA pushes
-// row r + 2 into a peer's buffer only after the peer's push of row r + 1 reached it, which the
-// peer makes after reading row r's sums.
+// A cluster's row sums go through a ClusterExchange (kernels/primitives/cluster_exchange.cuh):
+// each CTA pushes its slot's sums into every peer and waits on its own barrier, never on a
+// cluster-wide one (whose release fence had waited on each row's dx stores: the membar stalls of
+// docs/notes/memory-bound-round3.md). A row is one round.
 template <int kSlots, int kParts>
-struct ClusterSums {
-  RowSums value[2][kSlots][kParts];
-  std::uint64_t arrived[2];
-};
-
-// Once, before any push: each barrier takes one arrival a phase (its CTA's own, announcing the
-// bytes), initialised where every CTA of the cluster sees it.
-template <int kSlots, int kParts>
-__device__ __forceinline__ void enter_cluster(ClusterSums<kSlots, kParts>& c, int parts) {
-  if (parts == 1) return;
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    nb::dev::mbarrier_init(&c.arrived[0], 1);
-    nb::dev::mbarrier_init(&c.arrived[1], 1);
-    nb::dev::fence_barrier_init();
-  }
-  cooperative_groups::this_cluster().sync();
-}
+using ClusterSums = nb::dev::ClusterExchange<2, kSlots, kParts>;  // RowSums: two words
 
 // The row sums of each row slot (blockDim.x threads, a power of two <= 32 or a multiple of 32),
 // then across the cluster's CTAs in rank order. Every thread of the slot gets the same sums.
 // warp_scratch: one RowSums per warp, one of two buffers in turn from row to row (`round`): a
 // thread reaches the next row's barrier only after reading this row's buffer, and the buffer is
-// written again two rows on, after that barrier, so one CTA barrier a row suffices. A CTA of a
-// cluster calls leave_cluster() before it exits.
+// written again two rows on, after that barrier, so one CTA barrier a row suffices (and it is the
+// one the exchange needs between a round's reads and the next round's pushes). A CTA of a
+// cluster calls c.leave() before it exits.
 template <int kSlots, int kParts>
 __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch, ClusterSums<kSlots, kParts>& c,
                                                 unsigned round, int parts) {
@@ -93,25 +76,8 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
   v = lane < warps_per_slot ? warp_scratch[threadIdx.y * warps_per_slot + lane] : RowSums{};
   v = nb::dev::warp_merge(v);
   if (parts == 1) return v;
-  const unsigned buffer = round & 1;
-  if (threadIdx.x == 0 && threadIdx.y == 0)
-    nb::dev::mbarrier_arrive_expect_bytes(&c.arrived[buffer], unsigned(parts) * blockDim.y * unsigned(sizeof(RowSums)));
-  if (threadIdx.x < unsigned(parts)) {  // lane r of the slot's first warp pushes to rank r
-    const unsigned me = cooperative_groups::this_cluster().block_rank(), rank = threadIdx.x;
-    nb::dev::push_pair(nb::dev::cluster_address(&c.value[buffer][threadIdx.y][me], rank), v.g, v.gx,
-                       nb::dev::cluster_address(&c.arrived[buffer], rank));
-  }
-  const RowSums* sums = c.value[buffer][threadIdx.y];
-  nb::dev::mbarrier_wait(&c.arrived[buffer], (round >> 1) & 1);
-  RowSums total = sums[0];
-#pragma unroll 1
-  for (int rank = 1; rank < parts; ++rank) total.merge(sums[rank]);
-  return total;
-}
-
-// No CTA of the cluster exits while a push of the last row may still be on its way to it.
-__device__ __forceinline__ void leave_cluster(int parts) {
-  if (parts > 1) cooperative_groups::this_cluster().sync();
+  c.send(v, round, parts);
+  return c.template receive<RowSums>(round, parts, [](RowSums& total, const RowSums& next) { total.merge(next); });
 }
 
 // Register mode: PPT packs of VEC elements per thread, blockDim.y row slots.
@@ -121,7 +87,7 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
   __shared__ RowSums warp_scratch[2][kMaxLanes / 32];  // row_slot_sum's two buffers
   __shared__ ClusterSums<kMaxLanes / 32, kMaxRegisterParts> cluster_sums;
   __shared__ float slot_sums[kMaxLanes * PPT * VEC];  // column sums of every slot, at the band's end
-  enter_cluster(cluster_sums, g.parts);
+  cluster_sums.enter(g.parts);
   const Share sh = share_of(g, a.m);
   const int owned = int(sh.end_pack - sh.first_pack) - int(threadIdx.x);  // pack k is mine if k * lanes < owned
   const long long first = (sh.first_pack + threadIdx.x) * VEC;             // my first element of the row
@@ -183,7 +149,7 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
     }
   }
 
-  leave_cluster(g.parts);
+  cluster_sums.leave(g.parts);
 
   // The band's partial rows: each slot's column sums, added over the slots in order.
   const long long part_elements = (sh.end_pack - sh.first_pack) * VEC;
@@ -216,7 +182,7 @@ __global__ void __launch_bounds__(kStreamLanes)
   extern __shared__ float column_sums[];  // [sum][i][pack of the part]: sum_at(p, i)
   __shared__ RowSums warp_scratch[2][kStreamLanes / 32];  // row_slot_sum's two buffers
   __shared__ ClusterSums<1, kMaxStreamParts> cluster_sums;
-  enter_cluster(cluster_sums, g.parts);
+  cluster_sums.enter(g.parts);
   const Share sh = share_of(g, a.m);
   const long long ppp = g.packs_per_part;
   float* dw_sums = column_sums;
@@ -256,7 +222,7 @@ __global__ void __launch_bounds__(kStreamLanes)
     }
   }
 
-  leave_cluster(g.parts);
+  cluster_sums.leave(g.parts);
 
   // Each thread wrote only its own packs' sums: no barrier before reading them back.
   for (int sum = 0; sum < (kLayer ? 2 : 1); ++sum) {

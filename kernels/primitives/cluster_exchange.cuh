@@ -1,0 +1,108 @@
+#pragma once
+// A thread-block cluster's exchange of one value per CTA (per row slot), with no cluster-wide
+// barrier a row: each CTA pushes its value into every CTA's shared memory with st.async, whose
+// bytes complete on the receiving CTA's own mbarrier, and a CTA waits only on its own barrier.
+// A cluster barrier's release fence waits on the thread's earlier global stores: the membar
+// stalls of docs/notes/memory-bound-round3.md. The row kernels' cluster reductions use it.
+//
+// Exchanges go in rounds, numbered alike in every CTA, on two buffers used in turn: a CTA pushes
+// round r + 2 into a peer's buffer only after that peer's push of round r + 1 reached it. So the
+// caller must pass a CTA barrier (__syncthreads, as a block reduction has) between reading round
+// r's values and pushing round r + 1; then the peer has read round r before anyone rewrites it.
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/primitives/mbarrier.cuh"
+
+namespace nb::dev {
+
+// Stores v at `remote` (a cluster_address, 16-byte aligned) and completes sizeof(V) bytes on the
+// barrier at `remote_bar` (in the same CTA as `remote`): one st.async of 4, 8 or 16 bytes, or one
+// of 4 bytes a word for other sizes.
+template <class V>
+__device__ __forceinline__ void push_value(std::uint32_t remote, const V& v, std::uint32_t remote_bar) {
+  static_assert(std::is_trivially_copyable_v<V> && sizeof(V) % 4 == 0, "a pushed value is whole 32-bit words");
+  std::uint32_t w[sizeof(V) / 4];
+  memcpy(w, &v, sizeof(V));
+  if constexpr (sizeof(V) == 8) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];\n" ::"r"(remote),
+                 "r"(w[0]), "r"(w[1]), "r"(remote_bar)
+                 : "memory");
+  } else if constexpr (sizeof(V) == 16) {
+    asm volatile(
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];\n" ::"r"(remote),
+        "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]), "r"(remote_bar)
+        : "memory");
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(V) / 4; ++k)
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];\n" ::"r"(remote + 4 * k),
+                   "r"(w[k]), "r"(remote_bar)
+                   : "memory");
+  }
+}
+
+// In shared memory, one per CTA: values of up to kWords 32-bit words, of any type from round to
+// round (every CTA of the cluster sends the same type in a round). Slot s is row slot
+// threadIdx.y == s (blockDim.y slots); its threads threadIdx.x < ranks push (so a slot has at
+// least `ranks` threads).
+template <int kWords, int kSlots, int kMaxRanks>
+struct ClusterExchange {
+  alignas(16) std::uint32_t words[2][kSlots][kMaxRanks][kWords];  // [buffer][slot][sending rank]
+  std::uint64_t arrived[2];
+
+  // Once, by every thread of the CTA before any round: each barrier takes one arrival a phase (its
+  // CTA's own, announcing the bytes), initialised where every CTA of the cluster sees it.
+  __device__ void enter(int ranks) {
+    if (ranks == 1) return;
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+      mbarrier_init(&arrived[0], 1);
+      mbarrier_init(&arrived[1], 1);
+      fence_barrier_init();
+    }
+    cooperative_groups::this_cluster().sync();
+  }
+
+  // Every thread of the CTA, its slot's value `mine` the same in each of the slot's threads.
+  template <class V>
+  __device__ void send(const V& mine, unsigned round, int ranks) {
+    static_assert(sizeof(V) <= 4 * kWords, "the value is larger than the exchange's words");
+    static_assert((sizeof(V) != 8 || kWords % 2 == 0) && (sizeof(V) != 16 || kWords % 4 == 0),
+                  "a vector push needs its value aligned to its size");
+    const unsigned buffer = round & 1;
+    if (threadIdx.x == 0 && threadIdx.y == 0)
+      mbarrier_arrive_expect_bytes(&arrived[buffer], unsigned(ranks) * blockDim.y * unsigned(sizeof(V)));
+    if (threadIdx.x < unsigned(ranks)) {  // thread r of the slot pushes to rank r
+      const unsigned me = cooperative_groups::this_cluster().block_rank(), to = threadIdx.x;
+      push_value(cluster_address(words[buffer][threadIdx.y][me], to), mine, cluster_address(&arrived[buffer], to));
+    }
+  }
+
+  // Waits for every rank's value of the round and folds them in rank order, merge(acc, next), so
+  // every CTA of the cluster gets the same bits.
+  template <class V, class Merge>
+  __device__ V receive(unsigned round, int ranks, Merge merge) {
+    const unsigned buffer = round & 1;
+    mbarrier_wait(&arrived[buffer], (round >> 1) & 1);
+    const auto value_of = [&](int rank) {
+      V v;
+      memcpy(&v, words[buffer][threadIdx.y][rank], sizeof(V));
+      return v;
+    };
+    V total = value_of(0);
+#pragma unroll 1
+    for (int rank = 1; rank < ranks; ++rank) merge(total, value_of(rank));
+    return total;
+  }
+
+  // No CTA exits while a peer's push of the last round may still be on its way to it.
+  __device__ void leave(int ranks) const {
+    if (ranks > 1) cooperative_groups::this_cluster().sync();
+  }
+};
+
+}  // namespace nb::dev
