@@ -16,6 +16,12 @@ enum class TensorRole {
   inout,   // read and updated in place (running statistics); reset before every launch
 };
 
+// Where each tensor starts. aligned: at the start of its own allocation (256 bytes or more, as
+// cudaMalloc gives). misaligned: one element past it (2 bytes for bf16 and fp16, 4 for fp32), the
+// least misalignment its elements allow: a kernel's 16-byte vector path must notice and fall back,
+// or decline the case with a reason (`normbench run --misaligned`, the misaligned GPU tests).
+enum class TensorPlacement { aligned, misaligned };
+
 struct TensorDecl {
   std::string name;
   TensorRole role = TensorRole::input;

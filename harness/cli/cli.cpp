@@ -79,6 +79,11 @@ void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector
   cmd->add_option("--distributions", distributions, "Distributions to validate (default: by size)")
       ->delimiter(',')->check(not_empty());
   cmd->add_flag("--full-validation", full_validation, "Every distribution at every size");
+  cmd->add_flag(
+      "--misaligned",
+      [&o](std::int64_t) { o.placement = TensorPlacement::misaligned; },
+      "Every tensor one element past a 256-byte boundary (2 bytes in bf16/fp16, 4 in fp32): vector paths must "
+      "fall back, or the variant declines the case with a reason");
   cmd->add_flag("--strict", o.validation.strict,
                 "A bound missed on a stress distribution fails the case (default: it stands, marked fragile)");
   add_reference_option(cmd, o);

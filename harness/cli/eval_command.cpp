@@ -104,6 +104,7 @@ Worker worker_for(const EvalCommand& c, const ExternalSource& s, const std::stri
   if (!dists.empty()) w.argv.insert(w.argv.end(), {"--distributions", dists});
   if (o.validate_only) w.argv.push_back("--validate-only");
   if (o.validation.strict) w.argv.push_back("--strict");
+  if (o.placement == TensorPlacement::misaligned) w.argv.push_back("--misaligned");
   return w;
 }
 

@@ -97,6 +97,9 @@ void fill_fields_of_newer_minors(nlohmann::json& report) {
   // Minor 5: the plan cache the run used (its plans are in phases, which readers take as they come).
   if (report.contains("settings") && report["settings"].is_object() && !report["settings"].contains("plan_cache"))
     report["settings"]["plan_cache"] = nullptr;
+  // Minor 10: where the run placed the tensors.
+  if (report.contains("settings") && report["settings"].is_object() && !report["settings"].contains("tensor_placement"))
+    report["settings"]["tensor_placement"] = nullptr;
   // Minor 5: what each flag saw, the timed-output check, the GPU clock, the hidden odd shape.
   for (auto& row : report["results"]) {
     if (!row.is_object()) continue;

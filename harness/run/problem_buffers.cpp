@@ -17,13 +17,17 @@ std::size_t padded_bytes(const TensorDecl& d) { return (storage_bytes(d) + 15) /
 
 }  // namespace
 
-ProblemBuffers ProblemBuffers::allocate(const OpSpec& op, const Problem& problem, const std::vector<Variant*>& variants) {
+ProblemBuffers ProblemBuffers::allocate(const OpSpec& op, const Problem& problem, const std::vector<Variant*>& variants,
+                                        TensorPlacement placement) {
   ProblemBuffers b;
   b.decls = op.tensors(problem);
+  b.placement = placement;
   for (const auto& d : b.decls) {
-    b.tensors.buffers.emplace_back(padded_bytes(d));
-    if (b.tensors.buffers.back().get())
-      NB_CUDA_CHECK(cudaMemset(b.tensors.buffers.back().get(), 0, b.tensors.buffers.back().bytes()));
+    const std::size_t offset = placement == TensorPlacement::misaligned ? dtype_size(d.dtype) : 0;
+    b.storage.emplace_back(padded_bytes(d) + (offset > 0 ? 16 : 0));  // the pad keeps the tensor's own padding
+    const DeviceBuffer& whole = b.storage.back();  // never null: cudaMalloc gives even 0 bytes 256
+    NB_CUDA_CHECK(cudaMemset(whole.get(), 0, whole.bytes()));
+    b.tensors.buffers.push_back(DeviceBuffer::borrow(static_cast<char*>(whole.get()) + offset, padded_bytes(d)));
   }
   // The zeroing runs on the default stream, which the harness's non-blocking streams do not wait
   // for: finish it here, or a first upload on those streams can land before it and be wiped.

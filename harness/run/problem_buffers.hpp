@@ -13,11 +13,15 @@ namespace nb {
 
 struct ProblemBuffers {
   std::vector<TensorDecl> decls;
-  DeviceTensors tensors;
+  DeviceTensors tensors;  // views into `storage`
   DeviceBuffer workspace;
+  TensorPlacement placement = TensorPlacement::aligned;
+  std::vector<DeviceBuffer> storage;  // the allocations behind `tensors`, one per tensor
 
-  // Allocates every declared tensor and the largest workspace among `variants`.
-  static ProblemBuffers allocate(const OpSpec& op, const Problem& problem, const std::vector<Variant*>& variants);
+  // Allocates every declared tensor (placed as `placement` says, zeroed) and the largest workspace
+  // among `variants`.
+  static ProblemBuffers allocate(const OpSpec& op, const Problem& problem, const std::vector<Variant*>& variants,
+                                 TensorPlacement placement = TensorPlacement::aligned);
 
   // Copies the host values of every tensor whose role is in `roles` to the device.
   void upload(const HostTensors& host, std::vector<TensorRole> roles, cudaStream_t stream) const;

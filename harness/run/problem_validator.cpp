@@ -18,7 +18,7 @@ ProblemValidator::ProblemValidator(const OpSpec& op, const Problem& problem, con
     : op_(op), problem_(problem), buffers_(&buffers), stream_(stream) {}
 
 void ProblemValidator::renew_buffers(const std::vector<Variant*>& variants) const {
-  auto next = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(op_, problem_, variants));
+  auto next = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(op_, problem_, variants, buffers_->placement));
   fresh_ = std::move(next);
   buffers_ = fresh_.get();
 }

@@ -47,12 +47,14 @@ std::vector<std::vector<std::size_t>> group_by_problem(const std::vector<RunCase
 class TimingBuffers {
  public:
   // `seconds` (the problem's timing_inputs_s) gains the time a new set takes.
+  explicit TimingBuffers(TensorPlacement placement) : placement_(placement) {}
+
   const ProblemBuffers& acquire(const RunCase& c, const std::vector<Variant*>& variants, cudaStream_t stream,
                                 double* seconds = nullptr) {
     if (!current_ || id_ != c.problem.id()) {
       Stopwatch clock;
       current_.reset();
-      current_ = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(*c.op, c.problem, variants));
+      current_ = std::make_unique<ProblemBuffers>(ProblemBuffers::allocate(*c.op, c.problem, variants, placement_));
       draw_trial_inputs(*c.op, c.problem, *current_, Distribution::uniform01, 7, stream);
       id_ = c.problem.id();
       if (seconds) *seconds += clock.lap();
@@ -61,6 +63,7 @@ class TimingBuffers {
   }
 
  private:
+  TensorPlacement placement_;
   std::string id_;
   std::unique_ptr<ProblemBuffers> current_;
 };
@@ -153,7 +156,7 @@ void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStr
       progress.note("skipped: " + *fit.shortfall);
       settle_runnable(outcomes, CaseStatus::skipped, *fit.shortfall);
     } else {
-      ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants);
+      ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants, r.options.placement);
       ValidationPlan plan = plan_validation(buffers.decls, r.options.validation, fit.why_host);
       const double prepare_s = clock.lap();
       ProblemPhases phases = ProblemValidator(*first.op, first.problem, buffers, stream)
@@ -340,7 +343,7 @@ void time_ceiling(benchmark::State& state, TimingContext& ctx, std::size_t first
 
 void time_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& groups, cudaStream_t stream,
               L2Flusher& flusher, NvmlMonitor& nvml) {
-  TimingContext ctx{r, stream, flusher, nvml, {}};
+  TimingContext ctx{r, stream, flusher, nvml, TimingBuffers(r.options.placement)};
   std::vector<std::unique_ptr<Variant>> ceilings;  // alive until the benchmarks have run
   for (const auto& group : groups) {
     std::vector<Variant*> peers = variants_of(r, group);
@@ -393,7 +396,7 @@ void profile_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& grou
   for (const auto& group : groups) {
     prepare_group(r, group);
     std::vector<Variant*> peers = variants_of(r, group);
-    TimingBuffers buffers;
+    TimingBuffers buffers(r.options.placement);
     for (std::size_t i : group) {
       if (!r.outcomes[i].runnable()) continue;
       const RunCase& c = r.cases[i];

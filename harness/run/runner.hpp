@@ -27,6 +27,8 @@ struct RunOptions {
   bool time_compute_ceilings = true;  // likewise
   // After the timed loop, one more launch on fresh inputs is validated (ValidationResult::after_timing).
   bool recheck_after_timing = false;
+  // Where the problem's tensors start (--misaligned: one element past a 256-byte boundary).
+  TensorPlacement placement = TensorPlacement::aligned;
   // Where library plans are kept across runs (--plan-cache, --no-plan-cache, else the environment's).
   PlanCacheSetting plan_cache = plan_cache_from_environment();
   // Host threads that build the library plans ahead of the validation (run/plan_ahead.hpp), through

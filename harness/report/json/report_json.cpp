@@ -91,6 +91,7 @@ json settings_json(const RunRecord& r) {
           {"huge_problem_elements", o.validation.huge_problem_elements},
           {"huge_problem_trials", o.validation.huge_problem_trials},
           {"slow_launch_ms", o.validation.slow_launch_ms},
+          {"tensor_placement", o.placement == TensorPlacement::misaligned ? "misaligned" : "aligned"},
           {"reference", o.validation.reference == ReferencePlace::host ? "host" : "device"},
           {"min_time_s", o.samples.min_time_s},
           {"min_samples", o.samples.min_samples},

@@ -26,11 +26,11 @@ ValidationPlan every_distribution(int trials) {
 
 std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& problem,
                                            const std::vector<Variant*>& variants, const ValidationPlan& plan,
-                                           ProblemPhases* phases) {
+                                           ProblemPhases* phases, TensorPlacement placement) {
   const CudaStream stream;
   std::vector<CaseOutcome> outcomes(variants.size());
   prepare_variants(problem, variants, outcomes, plan_cache_from_environment());  // the tests' shared folder
-  ProblemBuffers buffers = ProblemBuffers::allocate(op, problem, variants);
+  ProblemBuffers buffers = ProblemBuffers::allocate(op, problem, variants, placement);
   ValidationPlan placed = plan;
   if (placed.why_host.empty()) placed.why_host = why_no_device_reference(op, problem);
   placed.device_reference = placed.why_host.empty();

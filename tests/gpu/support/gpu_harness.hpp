@@ -20,10 +20,11 @@ const Registry& registry();
 
 // Prepares and validates each variant on the problem (skipping what supports() refuses), against
 // the device reference where the op has one, unless plan.why_host names a reason to use the host's.
-// `phases`, when given, receives the problem's shared phases.
+// `phases`, when given, receives the problem's shared phases; `placement` places the tensors.
 std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& problem,
                                            const std::vector<Variant*>& variants, const ValidationPlan& plan,
-                                           ProblemPhases* phases = nullptr);
+                                           ProblemPhases* phases = nullptr,
+                                           TensorPlacement placement = TensorPlacement::aligned);
 
 ValidationPlan every_distribution(int trials = 3);
 
