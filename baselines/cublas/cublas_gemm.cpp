@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "baselines/library_alignment.hpp"
 #include "harness/library_check.hpp"
 
 namespace nb::cublas {
@@ -124,6 +125,8 @@ void LtBiasGemm::prepare(int m, int n, int k, DType precision) {
 void LtBiasGemm::run(const void* x, const void* w, const void* bias, void* c, void* workspace,
                      cudaStream_t stream) const {
   if (!desc_) throw Unsupported("cuBLASLt GEMM was not prepared");
+  // The algorithm was chosen for aligned operands (the heuristic's default alignment preference).
+  require_library_alignment("cuBLASLt's bias-epilogue GEMM", {{"x", x}, {"W", w}, {"bias", bias}, {"output", c}});
   NB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
   const float one = 1.0f, zero = 0.0f;
   NB_CUBLAS_CHECK(cublasLtMatmul(lt_, desc_, &one, w, a_, x, b_, &zero, c, c_, c, c_, &algo_, workspace,

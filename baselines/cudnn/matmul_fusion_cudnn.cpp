@@ -6,6 +6,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "baselines/cudnn/graph_plan.hpp"
+#include "baselines/library_alignment.hpp"
 #include "harness/library_check.hpp"
 
 namespace nb {
@@ -142,6 +143,8 @@ void MatmulBiasScaleStats::run(cudaStream_t stream, const float* x, const float*
   if (has_sumsq() && !col_sumsq)
     throw UsageError("MatmulBiasScaleStats::run: this plan writes col_sumsq; it is null");
   if (workspace_ > 0 && !workspace) throw UsageError("MatmulBiasScaleStats::run: the plan needs a workspace");
+  require_library_alignment("cuDNN's matmul fusion", {{"x", x}, {"W", w}, {"bias", bias}, {"scale", scale}, {"h", h},
+                                                     {"column sums", col_sum}, {"column sums of squares", col_sumsq}});
   NB_CUDNN_CHECK(cudnnSetStream(handle_, stream));
   std::vector<int64_t> uids = {kUidX, kUidW, kUidBias, kUidScale, kUidH};
   std::vector<void*> ptrs = {const_cast<float*>(x), const_cast<float*>(w), const_cast<float*>(bias),

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "baselines/cudnn/graph_plan.hpp"
+#include "baselines/library_alignment.hpp"
 #include "harness/library_check.hpp"
 
 namespace nb {
@@ -104,6 +105,9 @@ MatmulPrologueGemms::~MatmulPrologueGemms() {
 
 void MatmulPrologueGemms::run(cudaStream_t stream, const ProloguePointers& dg, const float* weight, const float* x,
                               float* dx, float* dweight, void* workspace) const {
+  require_library_alignment("cuDNN's matmul fusion",
+                            {{"dy", dg.dy}, {"g", dg.g}, {"a", dg.a}, {"b", dg.b}, {"c", dg.c}, {"shift", dg.shift},
+                             {"W", weight}, {"x", x}, {"dx", dx}, {"dW", dweight}});
   NB_CUDNN_CHECK(cudnnSetStream(handle_, stream));
   auto in = [](const float* p) { return const_cast<float*>(p); };
   const std::vector<int64_t> prologue_uids = {kUidDy, kUidG, kUidA, kUidB, kUidC, kUidShift};

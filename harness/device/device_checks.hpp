@@ -10,6 +10,7 @@
 
 namespace nb {
 
+// Buffers start on any even address (a misaligned bf16 tensor: harness/run/problem_buffers.hpp).
 // Fills `bytes` (a multiple of 4) with the poison pattern of `payload` (stored::poison_bits), or
 // with its 2-byte pattern in each half for a bf16 or fp16 tensor.
 void poison_async(void* data, std::size_t bytes, cudaStream_t stream, bool narrow = false, int payload = 0);

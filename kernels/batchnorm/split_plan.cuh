@@ -23,18 +23,20 @@ enum class SplitStyle { plain, tuned };
 
 struct SplitPlan {
   bool rows = false;    // 1d layout, threads on consecutive channels
-  int vec = 1;          // 4: 16-byte loads (needs hw % 4 == 0, or C % 4 == 0 for rows)
+  int vec = 1;          // 4: 16-byte loads (needs aligned tensors and hw % 4 == 0, or C % 4 == 0 for rows)
   unsigned slices = 1;  // blocks per channel (2d) or row slices (rows)
   ChannelGeom geom;     // 2d: channel geometry in vectors; rows: vector columns x rows
   dim3 grid;
 };
 
-__host__ inline SplitPlan split_plan(long long n, long long c, long long hw, SplitStyle style) {
+// aligned16: the (N, C, HW) tensors the passes read and write start on 16 bytes (float4 loads need
+// it as well as the shape; --misaligned tensors take single floats).
+__host__ inline SplitPlan split_plan(long long n, long long c, long long hw, SplitStyle style, bool aligned16) {
   SplitPlan p;
   const bool tuned = style == SplitStyle::tuned;
   p.rows = tuned && hw == 1;
   if (p.rows) {
-    p.vec = c % 4 == 0 ? 4 : 1;
+    p.vec = aligned16 && c % 4 == 0 ? 4 : 1;
     const long long cols = c / p.vec, groups = nb::dev::ceil_div(cols, kTileX);
     p.slices = unsigned(std::clamp(nb::dev::ceil_div(kTargetBlocks, groups), 1LL, std::max(1LL, n / (kTileY * 4))));
     p.slices = std::min(p.slices, 65535u);
@@ -42,7 +44,7 @@ __host__ inline SplitPlan split_plan(long long n, long long c, long long hw, Spl
     p.grid = dim3(unsigned(groups), p.slices);
   } else if (tuned && hw * 4 >= kPieceBytes / 2) {
     // Runs of at least 32 KB: blocks in address order, each a piece of one (n, c) run.
-    p.vec = hw % 4 == 0 ? 4 : 1;
+    p.vec = aligned16 && hw % 4 == 0 ? 4 : 1;
     const long long hwv = hw / p.vec, pieces = nb::dev::ceil_div(hwv, kPieceBytes / (4 * p.vec));
     p.slices = unsigned(n * pieces);
     p.geom = channel_geom(n, c, hw, p.vec, p.slices);
@@ -50,7 +52,7 @@ __host__ inline SplitPlan split_plan(long long n, long long c, long long hw, Spl
     p.geom.piece = unsigned(nb::dev::ceil_div(hwv, pieces));
     p.grid = dim3(unsigned(n * c * pieces));
   } else {
-    p.vec = tuned && hw % 4 == 0 ? 4 : 1;
+    p.vec = aligned16 && tuned && hw % 4 == 0 ? 4 : 1;
     const long long mv = n * hw / p.vec;
     p.slices = unsigned(std::clamp(nb::dev::ceil_div(kTargetBlocks, c), 1LL, std::max(1LL, mv / (kThreads * 4))));
     p.geom = channel_geom(n, c, hw, p.vec, p.slices);

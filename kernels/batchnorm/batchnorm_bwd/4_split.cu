@@ -1,10 +1,13 @@
 // Split: (channel, slice) blocks (2d) or (channel-tile, row-slice) blocks (1d, threads on
 // consecutive channels) write partial sums; a warp per channel adds them; then the dx pass, float4
 // (2d: the whole tensor in address order; rows: channel tiles in reverse order).
+#include <algorithm>
+
 #include "harness/cuda_check.hpp"
 #include "kernels/batchnorm/batchnorm_bwd/spec.hpp"
 #include "kernels/batchnorm/flat_pass.cuh"
 #include "kernels/batchnorm/split_plan.cuh"
+#include "kernels/primitives/alignment.cuh"
 
 namespace nb::batchnorm_bwd {
 namespace {
@@ -86,13 +89,17 @@ __global__ void __launch_bounds__(kTileX* kTileY) dx_rows(bn::BwdArgs a, Channel
                             });
 }
 
-SplitPlan plan_of(const Problem& p) {
-  const bn::Shape s = bn::shape_of(p);
-  return split_plan(s.n, s.c, s.hw, SplitStyle::tuned);
+// 16-byte loads where the shape and x, dy and dx allow them.
+SplitPlan plan_of(const bn::BwdArgs& a) {
+  return split_plan(a.n, a.c, a.hw, SplitStyle::tuned, nb::dev::aligned16(a.x, a.dy) && nb::dev::aligned16(a.dx));
 }
 
+// Room for the partials of either plan the problem can get (aligned tensors or not).
 std::size_t workspace(const Problem& p) {
-  return std::size_t(p.dim("c")) * (plan_of(p).slices + 1) * sizeof(float2);
+  const bn::Shape s = bn::shape_of(p);
+  const unsigned slices = std::max(split_plan(s.n, s.c, s.hw, SplitStyle::tuned, true).slices,
+                                   split_plan(s.n, s.c, s.hw, SplitStyle::tuned, false).slices);
+  return std::size_t(p.dim("c")) * (slices + 1) * sizeof(float2);
 }
 
 template <int VEC>
@@ -118,7 +125,7 @@ void launch_passes(const bn::BwdArgs& a, const SplitPlan& p, float2* part, cudaS
 
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) {
   const bn::BwdArgs a = bwd_args(p, t);
-  const SplitPlan plan = plan_of(p);
+  const SplitPlan plan = plan_of(a);
   if (plan.vec == 4)
     launch_passes<4>(a, plan, static_cast<float2*>(ws), stream);
   else

@@ -18,7 +18,7 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
   const bn::FwdArgs a = fwd_args(p, t);
   split::PassChain chain;
   chain.tail_first = chain.block_finalize = chain.dependent_launches = true;
-  split::launch(a, split::split_plan(a.n, a.c, a.hw, split::SplitStyle::tuned), ws, stream, chain);
+  split::launch(a, split::plan_for(a, split::SplitStyle::tuned), ws, stream, chain);
 }
 
 }  // namespace

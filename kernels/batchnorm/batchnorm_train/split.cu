@@ -3,9 +3,13 @@
 // them and commits the channel's statistics, then a second pass over x writes y (2d: the whole
 // tensor in address order, or from its end down; rows: channel tiles in reverse order). Three
 // kernels on one stream; PassChain says how tightly they follow one another.
+#include "kernels/batchnorm/batchnorm_train/split.hpp"
+
+#include <algorithm>
+
 #include "harness/cuda_check.hpp"
 #include "kernels/batchnorm/flat_pass.cuh"
-#include "kernels/batchnorm/batchnorm_train/split.hpp"
+#include "kernels/primitives/alignment.cuh"
 #include "kernels/primitives/grid_dependency.cuh"
 
 namespace nb::batchnorm_train::split {
@@ -144,7 +148,13 @@ void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, cuda
 
 std::size_t workspace_bytes(const Problem& p, SplitStyle style) {
   const bn::Shape s = bn::shape_of(p);
-  return std::size_t(s.c) * split_plan(s.n, s.c, s.hw, style).slices * sizeof(Welford);
+  const unsigned slices = std::max(split_plan(s.n, s.c, s.hw, style, true).slices,
+                                   split_plan(s.n, s.c, s.hw, style, false).slices);
+  return std::size_t(s.c) * slices * sizeof(Welford);
+}
+
+SplitPlan plan_for(const bn::FwdArgs& a, SplitStyle style) {
+  return split_plan(a.n, a.c, a.hw, style, nb::dev::aligned16(a.x, a.y));
 }
 
 void launch(const bn::FwdArgs& a, const SplitPlan& p, void* workspace, cudaStream_t stream, const PassChain& chain) {

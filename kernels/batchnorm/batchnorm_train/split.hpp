@@ -1,6 +1,7 @@
 #pragma once
 // The grid-level Welford passes (split.cu) that 4_welford.cu and 5_split.cu launch with
 // different plans.
+#include "kernels/batchnorm/args.hpp"
 #include "kernels/batchnorm/shape.hpp"
 #include "kernels/batchnorm/split_plan.cuh"
 
@@ -8,7 +9,11 @@ namespace nb::batchnorm_train::split {
 
 using namespace nb::bn::dev;
 
+// Room for the partials of either plan the problem can get (aligned tensors or not).
 std::size_t workspace_bytes(const Problem& p, SplitStyle style);
+
+// The plan for these tensors: 16-byte loads where the shape and x and y allow them.
+SplitPlan plan_for(const bn::FwdArgs& a, SplitStyle style);
 
 // How tightly the three passes follow one another (split_tail sets all three; split and welford
 // none).
