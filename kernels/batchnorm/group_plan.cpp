@@ -12,14 +12,14 @@ std::string megabytes(double bytes) { return std::to_string(int(bytes / 1e6 + 0.
 }  // namespace
 
 ChannelGroupPlan plan_channel_groups(std::int64_t n, std::int64_t c, std::int64_t hw, int resident_ctas,
-                                     std::int64_t slice_floats) {
+                                     std::int64_t slice_floats, bool aligned16) {
   ChannelGroupPlan p;
   if (hw == 1) {
     p.refusal = "1d layout (H = W = 1): a channel is a strided column, one float per 32-byte sector; "
                 "split's channel tiles read it coalesced";
     return p;
   }
-  p.vec = hw % 4 == 0 ? 4 : 1;
+  p.vec = aligned16 && hw % 4 == 0 ? 4 : 1;
   p.mv = n * hw / p.vec;
   const std::int64_t cap = slice_floats / p.vec;
   const std::int64_t min_team = cap > 0 ? ceil_div(p.mv, cap) : resident_ctas + 1LL;

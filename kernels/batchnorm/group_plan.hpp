@@ -13,7 +13,7 @@ namespace nb::bn {
 inline constexpr std::int64_t kWaveOverheadBytes = 4096;
 
 struct ChannelGroupPlan {
-  int vec = 1;               // floats per vector: 4 (16-byte copies) when H*W % 4 == 0, else 1
+  int vec = 1;               // floats per vector: 4 (16-byte copies) when H*W % 4 == 0 and x, y are aligned16, else 1
   std::int64_t mv = 0;       // vectors per channel: N*H*W / vec
   int team = 0;              // CTAs per channel
   int teams = 0;             // channels in flight, one team each
@@ -27,8 +27,9 @@ struct ChannelGroupPlan {
 
 // resident_ctas: CTAs the device keeps co-resident; slice_floats: the floats one CTA's slice
 // buffer holds. Among the channel counts per wave that fit, takes the one whose busiest CTA
-// moves the fewest bytes (waves x (slice + overhead)), the larger count on ties.
+// moves the fewest bytes (waves x (slice + overhead)), the larger count on ties. aligned16: x and y
+// start on 16 bytes (else single floats: --misaligned tensors).
 ChannelGroupPlan plan_channel_groups(std::int64_t n, std::int64_t c, std::int64_t hw, int resident_ctas,
-                                     std::int64_t slice_floats);
+                                     std::int64_t slice_floats, bool aligned16);
 
 }  // namespace nb::bn

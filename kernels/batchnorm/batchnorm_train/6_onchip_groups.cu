@@ -8,6 +8,7 @@
 // nothing overlaps (~5 us), the zeroing memset and the launch (~3 us) and what the 32 team
 // barriers do not hide (~10 us): about 0.20 ms (split: 0.289 ms). 64x64x512x512 is refused (a
 // 67 MB channel does not fit the grid's ~30 MB of shared memory).
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -15,6 +16,7 @@
 #include "kernels/batchnorm/device.cuh"
 #include "kernels/batchnorm/group_plan.hpp"
 #include "kernels/batchnorm/batchnorm_train/spec.hpp"
+#include "kernels/primitives/alignment.cuh"
 #include "kernels/primitives/cp_async.cuh"
 #include "kernels/primitives/merge.cuh"
 #include "kernels/primitives/team_barrier.cuh"
@@ -204,22 +206,22 @@ const DeviceFit& device_fit() {
 }
 
 // The plan on this device, or why there is none.
-bn::ChannelGroupPlan plan_for(const bn::Shape& s, const DeviceFit& f) {
+bn::ChannelGroupPlan plan_for(const bn::Shape& s, const DeviceFit& f, bool aligned16) {
   if (!f.why_not.empty()) {
     bn::ChannelGroupPlan p;
     p.refusal = f.why_not;
     return p;
   }
-  return bn::plan_channel_groups(s.n, s.c, s.hw, f.resident, f.slice_floats);
+  return bn::plan_channel_groups(s.n, s.c, s.hw, f.resident, f.slice_floats, aligned16);
 }
 
 std::size_t partials_bytes(const bn::ChannelGroupPlan& p) { return 2 * std::size_t(p.ctas()) * sizeof(PivotedWelford); }
 
 Support supports(const Problem& p) {
   const bn::Shape s = bn::shape_of(p);
-  if (s.is_1d()) return Support::no(bn::plan_channel_groups(s.n, s.c, s.hw, 1, 1).refusal);
+  if (s.is_1d()) return Support::no(bn::plan_channel_groups(s.n, s.c, s.hw, 1, 1, true).refusal);
   try {
-    const bn::ChannelGroupPlan plan = plan_for(s, device_fit());
+    const bn::ChannelGroupPlan plan = plan_for(s, device_fit(), true);
     return plan.ok() ? Support::yes() : Support::no(plan.refusal);
   } catch (const std::exception& e) {
     return Support::no(std::string("cannot size the cooperative grid: ") + e.what());
@@ -230,8 +232,12 @@ std::size_t workspace(const Problem& p) {
   const bn::Shape s = bn::shape_of(p);
   if (s.is_1d()) return 0;
   try {
-    const bn::ChannelGroupPlan plan = plan_for(s, device_fit());
-    return plan.ok() ? partials_bytes(plan) + sizeof(unsigned) * std::size_t(plan.teams) : 0;
+    std::size_t bytes = 0;  // room for the plan of aligned tensors and of misaligned ones
+    for (bool aligned16 : {true, false}) {
+      const bn::ChannelGroupPlan plan = plan_for(s, device_fit(), aligned16);
+      if (plan.ok()) bytes = std::max(bytes, partials_bytes(plan) + sizeof(unsigned) * std::size_t(plan.teams));
+    }
+    return bytes;
   } catch (const std::exception&) {
     return 0;  // supports() says why
   }
@@ -240,7 +246,7 @@ std::size_t workspace(const Problem& p) {
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) {
   const bn::FwdArgs a = fwd_args(p, t);
   const DeviceFit& fit = device_fit();
-  const bn::ChannelGroupPlan plan = plan_for(bn::shape_of(p), fit);
+  const bn::ChannelGroupPlan plan = plan_for(bn::shape_of(p), fit, nb::dev::aligned16(a.x, a.y));
   if (!plan.ok()) throw Unsupported(plan.refusal);
   auto* partials = static_cast<PivotedWelford*>(ws);
   auto* arrivals = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + partials_bytes(plan));

@@ -15,7 +15,7 @@ void expect_valid(const ChannelGroupPlan& p, std::int64_t n, std::int64_t c, std
                   std::int64_t slice_floats) {
   SCOPED_TRACE("n=" + std::to_string(n) + " c=" + std::to_string(c) + " hw=" + std::to_string(hw));
   ASSERT_TRUE(p.ok()) << p.refusal;
-  EXPECT_EQ(p.vec, hw % 4 == 0 ? 4 : 1);
+  EXPECT_TRUE(p.vec == 1 || (p.vec == 4 && hw % 4 == 0)) << p.vec;
   EXPECT_EQ(p.mv * p.vec, n * hw);
   EXPECT_GE(p.team, 1);
   EXPECT_LE(p.team, p.mv) << "every CTA's slice holds at least one vector";
@@ -33,7 +33,7 @@ TEST(BatchNormGroupPlan, CoversEveryFittingShape) {
     for (std::int64_t c : {1, 2, 7, 64, 133, 300})
       for (std::int64_t hw : {2, 3, 4, 25, 128, 1024, 16129, 65536})
         for (int ctas : {1, 8, 132, 264}) {
-          const ChannelGroupPlan p = plan_channel_groups(n, c, hw, ctas, kH100Slice);
+          const ChannelGroupPlan p = plan_channel_groups(n, c, hw, ctas, kH100Slice, true);
           if (p.ok())
             expect_valid(p, n, c, hw, ctas, kH100Slice);
           else
@@ -44,49 +44,57 @@ TEST(BatchNormGroupPlan, CoversEveryFittingShape) {
 TEST(BatchNormGroupPlan, KernelBenchShapes) {
   // 16x64x256x256: 4 MB channels, 37 CTAs at least; two channels per wave on 66 CTAs each
   // (62 KB slices, 32 waves) moves the fewest bytes per CTA.
-  const ChannelGroupPlan small = plan_channel_groups(16, 64, 256 * 256, kH100Ctas, kH100Slice);
+  const ChannelGroupPlan small = plan_channel_groups(16, 64, 256 * 256, kH100Ctas, kH100Slice, true);
   expect_valid(small, 16, 64, 256 * 256, kH100Ctas, kH100Slice);
   EXPECT_EQ(small.teams, 2);
   EXPECT_EQ(small.team, 66);
   EXPECT_EQ(small.waves, 32);
   // 64x64x512x512: a 67 MB channel against 15 MB of shared memory.
-  const ChannelGroupPlan large = plan_channel_groups(64, 64, 512 * 512, kH100Ctas, kH100Slice);
+  const ChannelGroupPlan large = plan_channel_groups(64, 64, 512 * 512, kH100Ctas, kH100Slice, true);
   EXPECT_FALSE(large.ok());
   EXPECT_NE(large.refusal.find("67 MB"), std::string::npos) << large.refusal;
   // BatchNorm1d: columns.
-  EXPECT_FALSE(plan_channel_groups(16384, 4096, 1, kH100Ctas, kH100Slice).ok());
+  EXPECT_FALSE(plan_channel_groups(16384, 4096, 1, kH100Ctas, kH100Slice, true).ok());
 }
 
 TEST(BatchNormGroupPlan, QuickShapesReachSeveralWavesAndTeams) {
   // n2 c200 h8 w8: more channels than CTAs, one CTA each: two waves, float4 copies.
-  const ChannelGroupPlan wide = plan_channel_groups(2, 200, 64, kH100Ctas, kH100Slice);
+  const ChannelGroupPlan wide = plan_channel_groups(2, 200, 64, kH100Ctas, kH100Slice, true);
   expect_valid(wide, 2, 200, 64, kH100Ctas, kH100Slice);
   EXPECT_EQ(wide.vec, 4);
   EXPECT_GE(wide.waves, 2);
   // n2 c67 h121 w121: a channel of 29282 floats is more than a buffer holds (29056 at most), so
   // teams of several CTAs (the team barrier), more channels than teams (a second wave), scalar
   // copies.
-  const ChannelGroupPlan teams = plan_channel_groups(2, 67, 121 * 121, kH100Ctas, kH100Slice);
+  const ChannelGroupPlan teams = plan_channel_groups(2, 67, 121 * 121, kH100Ctas, kH100Slice, true);
   expect_valid(teams, 2, 67, 121 * 121, kH100Ctas, kH100Slice);
   EXPECT_EQ(teams.vec, 1);
   EXPECT_GE(teams.team, 2);
   EXPECT_GE(teams.waves, 2);
   // n256 c1 h64 w64: one 4 MB channel over the whole grid.
-  const ChannelGroupPlan whole_grid = plan_channel_groups(256, 1, 4096, kH100Ctas, kH100Slice);
+  const ChannelGroupPlan whole_grid = plan_channel_groups(256, 1, 4096, kH100Ctas, kH100Slice, true);
   expect_valid(whole_grid, 256, 1, 4096, kH100Ctas, kH100Slice);
   EXPECT_EQ(whole_grid.team, kH100Ctas);
   // n16 c64 h32 w32: one wave, teams of two.
-  const ChannelGroupPlan one_wave = plan_channel_groups(16, 64, 1024, kH100Ctas, kH100Slice);
+  const ChannelGroupPlan one_wave = plan_channel_groups(16, 64, 1024, kH100Ctas, kH100Slice, true);
   expect_valid(one_wave, 16, 64, 1024, kH100Ctas, kH100Slice);
   EXPECT_GE(one_wave.team, 2);
 }
 
+TEST(BatchNormGroupPlan, MisalignedTensorsTakeSingleFloats) {
+  const ChannelGroupPlan aligned = plan_channel_groups(16, 64, 1024, kH100Ctas, kH100Slice, true);
+  const ChannelGroupPlan misaligned = plan_channel_groups(16, 64, 1024, kH100Ctas, kH100Slice, false);
+  EXPECT_EQ(aligned.vec, 4);
+  EXPECT_EQ(misaligned.vec, 1);
+  expect_valid(misaligned, 16, 64, 1024, kH100Ctas, kH100Slice);
+}
+
 TEST(BatchNormGroupPlan, RefusesWhatItCannotHold) {
-  EXPECT_FALSE(plan_channel_groups(4, 8, 1000, 0, kH100Slice).ok()) << "no co-resident CTA";
-  EXPECT_FALSE(plan_channel_groups(4, 8, 1000, 132, 0).ok()) << "no shared memory";
-  const ChannelGroupPlan exact = plan_channel_groups(1, 1, kH100Slice * 2, 2, kH100Slice);
+  EXPECT_FALSE(plan_channel_groups(4, 8, 1000, 0, kH100Slice, true).ok()) << "no co-resident CTA";
+  EXPECT_FALSE(plan_channel_groups(4, 8, 1000, 132, 0, true).ok()) << "no shared memory";
+  const ChannelGroupPlan exact = plan_channel_groups(1, 1, kH100Slice * 2, 2, kH100Slice, true);
   EXPECT_TRUE(exact.ok()) << exact.refusal;
-  EXPECT_FALSE(plan_channel_groups(1, 1, kH100Slice * 2 + 4, 2, kH100Slice).ok());
+  EXPECT_FALSE(plan_channel_groups(1, 1, kH100Slice * 2 + 4, 2, kH100Slice, true).ok());
 }
 
 }  // namespace
