@@ -52,6 +52,15 @@ std::string run_state_html(const nlohmann::json& report) {
   return html + "</section>\n";
 }
 
+// A run on misaligned tensors says so first: its verdicts are about that placement, and its times
+// do not compare with an aligned run's.
+std::string placement_html(const nlohmann::json& report) {
+  if (text_of(report, "settings.tensor_placement") != "misaligned") return "";
+  return "<section class=\"run-state\" id=\"placement\"><p><b>Misaligned tensors:</b> every tensor started one "
+         "element past a 256-byte boundary (<code>--misaligned</code>); a variant whose vector path needs 16-byte "
+         "alignment fell back or declined the case. Times are not comparable with an aligned run's.</p></section>\n";
+}
+
 std::string controls_html(const ResultRows& rows) {
   return "<div class=\"controls\">" + html_filter_select("op", "op", distinct_values(rows, "op")) +
          html_filter_select("variant", "variant", distinct_values(rows, "variant")) +
@@ -78,7 +87,8 @@ std::string op_section_html(const nlohmann::json& report, const ComputeCeilings&
 
 std::string render_report_html(const nlohmann::json& report) {
   ResultRows rows = all_results(report);
-  std::string body = run_state_html(report) + render_provenance_html(report) + summary_html(report) + render_ceilings_html(report);
+  std::string body = run_state_html(report) + placement_html(report) + render_provenance_html(report) +
+                     summary_html(report) + render_ceilings_html(report);
   body += controls_html(rows);
   const ComputeCeilings ceilings(report);
   for (const RowGroup& op : group_rows(rows, "op")) body += op_section_html(report, ceilings, op.value, op.rows);

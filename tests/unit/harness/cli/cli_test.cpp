@@ -63,6 +63,15 @@ TEST(Cli, PlanThreadsAreAWholeNumberFromZero) {
   EXPECT_NE(help.out.find("the cores less two, at most 16"), std::string::npos) << help.out;
 }
 
+TEST(Cli, MisalignedIsAFlagOfRunAndEval) {
+  for (const char* command : {"run", "eval"}) {
+    const CliResult help = run_cli({command, "--help"});
+    EXPECT_NE(help.out.find("--misaligned"), std::string::npos) << command << ": " << help.out;
+    EXPECT_NE(help.out.find("one element past a 256-byte boundary"), std::string::npos) << command;
+  }
+  expect_usage_error({"run", "--misaligned", "--frobnicate"}, "--frobnicate");
+}
+
 TEST(Cli, ListWorksWithoutAGpu) {
   CliResult ops = run_cli({"list", "ops"});
   EXPECT_EQ(ops.status, kExitOk);

@@ -196,6 +196,16 @@ TEST(ReportHtmlRobustness, NullFieldsRenderAsDashes) {
   EXPECT_NE(html.find("Measured device-to-device copy: <b>\u2014</b>"), std::string::npos);
 }
 
+TEST(ReportHtmlPlacement, AMisalignedRunSaysSoAtTheTopAndAnAlignedOneSaysNothing) {
+  nlohmann::json report = load_fixture("report_fixture.json");
+  EXPECT_EQ(render_report_html(report).find("Misaligned tensors"), std::string::npos);
+  report["settings"]["tensor_placement"] = "misaligned";
+  const std::string html = render_report_html(report);
+  const std::size_t note = html.find("<b>Misaligned tensors:</b>");
+  ASSERT_NE(note, std::string::npos);
+  EXPECT_LT(note, html.find("class=\"summary\"")) << "before the summary of the verdicts";
+}
+
 TEST(ReportHtmlRobustness, RefusesAReportWithoutResults) {
   EXPECT_THROW(render_report_html(nlohmann::json{{"schema", "normbench.report"}}), UsageError);
 }

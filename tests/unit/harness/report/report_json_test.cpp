@@ -84,6 +84,12 @@ TEST(EventTimerCheck, TheGpuClockMayExceedTheEventsByTheStampsAlone) {
   EXPECT_TRUE(event_timer_disagrees(5.0, 10.0));       // half the GPU's time
 }
 
+TEST_F(ReportJson, AMisalignedRunSaysSoInItsSettings) {
+  record.options.placement = TensorPlacement::misaligned;
+  const auto j = build_report_json(record, compute_metrics(record));
+  EXPECT_EQ(j["settings"]["tensor_placement"], "misaligned");
+}
+
 TEST_F(ReportJson, ClockDropIsThrottled) {
   record.outcomes[0].timing->sm_clock_after_mhz = 1500;
   EXPECT_TRUE(compute_metrics(record)[0].has_flag(kFlagThrottled));
@@ -105,6 +111,7 @@ TEST_F(ReportJson, SchemaFieldsProvenanceFirstAndRoundTrip) {
                           "reproduce", "profile", "nvtx_range"})
     EXPECT_TRUE(row.contains(key)) << key;
   EXPECT_EQ(row["problem"], "copy_op/n67108864/fp32");
+  EXPECT_EQ(parsed["settings"]["tensor_placement"], "aligned");
   // A memory-bound run: no GEMM ceilings, no TFLOP/s; the compute peaks are still recorded.
   EXPECT_TRUE(parsed["compute_ceilings"].is_array());
   EXPECT_TRUE(parsed["compute_ceilings"].empty());
