@@ -1,6 +1,7 @@
 // The device-side pieces validation and timing rest on: poison, input hashing, the ceilings.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "harness/cuda_check.hpp"
@@ -9,6 +10,7 @@
 #include "harness/device/device_checks.hpp"
 #include "harness/timing/stream_ceilings.hpp"
 #include "harness/distribution.hpp"
+#include "harness/stored_value.hpp"
 #include "harness/validation/compare.hpp"
 
 namespace nb {
@@ -52,6 +54,26 @@ TEST(DeviceChecks, DeviceHashesOfSeveralBuffersAreEachBuffersOwn) {
   EXPECT_EQ(h[1], host_hash(b.data(), db.bytes()));
   EXPECT_EQ(h[2], host_hash(a.data(), 8));
   EXPECT_TRUE(device_hashes({}, nullptr).empty());
+}
+
+// A bf16 tensor placed one element past a boundary (--misaligned) starts on 2 bytes: the poison
+// reaches every element and the hash is the host's hash of the same bytes.
+TEST(DeviceChecks, PoisonAndHashWorkOnABufferThatStartsOnTwoBytes) {
+  const std::size_t elements = 100002;  // whole 4-byte words of bf16
+  DeviceBuffer buf(elements * 2 + 16);
+  NB_CUDA_CHECK(cudaMemset(buf.get(), 0, buf.bytes()));
+  void* const at = buf.as<char>() + 2;
+  poison_async(at, elements * 2, nullptr, /*narrow=*/true);
+  std::vector<std::uint16_t> bits(elements + 2);
+  NB_CUDA_CHECK(cudaMemcpy(bits.data(), buf.get(), bits.size() * 2, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(bits[0], 0u) << "nothing before the buffer";
+  for (std::size_t i = 1; i <= elements; ++i) ASSERT_EQ(bits[i], stored::narrow_poison_bits(0)) << i;
+  EXPECT_EQ(bits[elements + 1], 0u) << "nothing after it";
+
+  std::vector<std::uint16_t> data(elements);
+  for (std::size_t i = 0; i < elements; ++i) data[i] = std::uint16_t(i * 2654435761u >> 7);
+  NB_CUDA_CHECK(cudaMemcpy(at, data.data(), elements * 2, cudaMemcpyHostToDevice));
+  EXPECT_EQ(device_hash(at, elements * 2, nullptr), host_hash(data.data(), elements * 2));
 }
 
 TEST(DeviceChecks, CopyCeilingIsBelowTheTheoreticalPeak) {
