@@ -211,6 +211,18 @@ static std::string partial_run_warning(const char* side, const nlohmann::json& r
          std::to_string(not_run) + " case(s) not run, shown without timing)";
 }
 
+// "the tensors were placed differently (base: aligned, new: misaligned); ...", or "" when both runs
+// placed them alike (a report older than minor 10 placed them aligned).
+static std::string placement_warning(const nlohmann::json& base, const nlohmann::json& candidate) {
+  const auto placement = [](const nlohmann::json& report) {
+    const std::string p = text_of(report, "settings.tensor_placement");
+    return p == "misaligned" ? p : std::string("aligned");
+  };
+  if (placement(base) == placement(candidate)) return "";
+  return "the tensors were placed differently (base: " + placement(base) + ", new: " + placement(candidate) +
+         "); verdicts and times compare the placement as well as code";
+}
+
 Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& candidate, const NoiseRule& rule) {
   Comparison comparison{identity_of(base), identity_of(candidate), rule, {}, gemm_ceiling_changes(base, candidate, rule), {}};
   if (comparison.base.gpu != comparison.candidate.gpu)
@@ -218,6 +230,7 @@ Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& can
                                   comparison.candidate.gpu + "); ratios compare hardware as well as code");
   for (const auto& [side, report] : {std::pair<const char*, const nlohmann::json*>{"base", &base}, {"new", &candidate}})
     if (std::string w = partial_run_warning(side, *report); !w.empty()) comparison.warnings.push_back(w);
+  if (std::string w = placement_warning(base, candidate); !w.empty()) comparison.warnings.push_back(w);
   std::map<RowKey, const nlohmann::json*> base_rows;
   for (const nlohmann::json* row : all_results(base)) base_rows.emplace(key_of(*row), row);
   for (const nlohmann::json* row : all_results(candidate)) {

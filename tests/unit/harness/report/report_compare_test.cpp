@@ -105,6 +105,17 @@ TEST(ReportCompare, DifferentGpusCompareWithAWarning) {
   EXPECT_TRUE(compare_reports(load_fixture("report_fixture.json"), load_fixture("report_fixture_new.json")).warnings.empty());
 }
 
+TEST(ReportCompare, APlacementThatDiffersComparesWithAWarning) {
+  nlohmann::json misaligned = load_fixture("report_fixture_new.json");
+  misaligned["settings"]["tensor_placement"] = "misaligned";
+  const Comparison c = compare_reports(load_fixture("report_fixture.json"), misaligned);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("base: aligned, new: misaligned"), std::string::npos) << c.warnings[0];
+  nlohmann::json aligned = load_fixture("report_fixture_new.json");
+  aligned["settings"]["tensor_placement"] = "aligned";  // as a fixture without the field places them
+  EXPECT_TRUE(compare_reports(load_fixture("report_fixture.json"), aligned).warnings.empty());
+}
+
 TEST(ReportCompare, RegressionCheckNamesSlowdownsBeyondThePercentAndLostPasses) {
   Comparison c = compare_reports(load_fixture("report_fixture.json"), load_fixture("report_fixture_new.json"));
   RegressionCheck strict = check_regressions(c, 10.0);
