@@ -81,8 +81,12 @@ TEST_P(MisalignedQuickSuite, EveryVariantPassesOrDeclinesOnMisalignedTensors) {
   ValidationPlan plan;
   plan.distributions = {Distribution::normal};
   plan.trials = 1;
-  expect_passed_or_declined(problem, variants, plan,
-                            validate_variants(*op, problem, variants, plan, nullptr, TensorPlacement::misaligned));
+  const std::vector<CaseOutcome> outcomes =
+      validate_variants(*op, problem, variants, plan, nullptr, TensorPlacement::misaligned);
+  expect_passed_or_declined(problem, variants, plan, outcomes);
+  for (std::size_t k = 0; k < variants.size(); ++k)  // which ran and which declined, to be seen (ctest -V)
+    std::printf("misaligned %s / %s: %s\n", problem.id().c_str(), variants[k]->name().c_str(),
+                outcomes[k].status == CaseStatus::ran ? "ran" : ("declined: " + outcomes[k].reason).c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, QuickSuite, testing::ValuesIn(quick_problems(registry())), problem_test_name);
