@@ -19,7 +19,7 @@ using RowExchange = dev::ClusterExchange<3, 1, kMaxParts>;
 
 // blockDim.x lanes (a power of two <= 32) per row, blockDim.y rows per block: shuffles only.
 struct LaneGroupReducer {
-  static constexpr bool kClusters = false;
+  static constexpr bool kClusters = false;  // never a cluster: no block_sum, merge_moments, clustered()
   __device__ LaneGroupReducer(float*, RowExchange&, int) {}
   __device__ float sum(float v) { return dev::row_group_sum(v); }
   __device__ float max(float v) {
@@ -28,7 +28,6 @@ struct LaneGroupReducer {
   }
   // Lane groups of one warp may disagree: the whole warp takes the branch if any of them wants it.
   __device__ bool any(bool p) const { return __any_sync(dev::kFullMask, p); }
-  __device__ bool clustered() const { return false; }
   __device__ void finish() const {}
 };
 
