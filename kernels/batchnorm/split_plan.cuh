@@ -61,6 +61,12 @@ __host__ inline SplitPlan split_plan(long long n, long long c, long long hw, Spl
   return p;
 }
 
+// The most slices a channel takes in either plan the shape can get (aligned tensors or not): what
+// the workspace of partials is sized for before the pointers are known.
+__host__ inline unsigned max_split_slices(long long n, long long c, long long hw, SplitStyle style) {
+  return std::max(split_plan(n, c, hw, style, true).slices, split_plan(n, c, hw, style, false).slices);
+}
+
 // What block b of a 2d statistics pass reads (vectors [j0, j1) of channel c) and which partial
 // it writes (part[c * slices + k]). One slice per block: slice b % slices of channel b / slices.
 // Run order: piece b % pieces of run r = b / pieces = n * C + c, so that the blocks sweep memory in

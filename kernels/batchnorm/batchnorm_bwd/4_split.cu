@@ -1,8 +1,6 @@
 // Split: (channel, slice) blocks (2d) or (channel-tile, row-slice) blocks (1d, threads on
 // consecutive channels) write partial sums; a warp per channel adds them; then the dx pass, float4
 // (2d: the whole tensor in address order; rows: channel tiles in reverse order).
-#include <algorithm>
-
 #include "harness/cuda_check.hpp"
 #include "kernels/batchnorm/batchnorm_bwd/spec.hpp"
 #include "kernels/batchnorm/flat_pass.cuh"
@@ -97,9 +95,7 @@ SplitPlan plan_of(const bn::BwdArgs& a) {
 // Room for the partials of either plan the problem can get (aligned tensors or not).
 std::size_t workspace(const Problem& p) {
   const bn::Shape s = bn::shape_of(p);
-  const unsigned slices = std::max(split_plan(s.n, s.c, s.hw, SplitStyle::tuned, true).slices,
-                                   split_plan(s.n, s.c, s.hw, SplitStyle::tuned, false).slices);
-  return std::size_t(p.dim("c")) * (slices + 1) * sizeof(float2);
+  return std::size_t(s.c) * (max_split_slices(s.n, s.c, s.hw, SplitStyle::tuned) + 1) * sizeof(float2);
 }
 
 template <int VEC>

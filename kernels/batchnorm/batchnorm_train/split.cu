@@ -5,8 +5,6 @@
 // kernels on one stream; PassChain says how tightly they follow one another.
 #include "kernels/batchnorm/batchnorm_train/split.hpp"
 
-#include <algorithm>
-
 #include "harness/cuda_check.hpp"
 #include "kernels/batchnorm/flat_pass.cuh"
 #include "kernels/primitives/alignment.cuh"
@@ -148,9 +146,7 @@ void launch_passes(const bn::FwdArgs& a, const SplitPlan& p, Welford* part, cuda
 
 std::size_t workspace_bytes(const Problem& p, SplitStyle style) {
   const bn::Shape s = bn::shape_of(p);
-  const unsigned slices = std::max(split_plan(s.n, s.c, s.hw, style, true).slices,
-                                   split_plan(s.n, s.c, s.hw, style, false).slices);
-  return std::size_t(s.c) * slices * sizeof(Welford);
+  return std::size_t(s.c) * max_split_slices(s.n, s.c, s.hw, style) * sizeof(Welford);
 }
 
 SplitPlan plan_for(const bn::FwdArgs& a, SplitStyle style) {
