@@ -7,14 +7,15 @@
 
 namespace nb {
 
+bool library_aligned(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0; }
+
 void require_library_alignment(const char* library,
                                std::initializer_list<std::pair<const char*, const void*>> tensors) {
-  for (const auto& [name, pointer] : tensors) {
-    const auto offset = reinterpret_cast<std::uintptr_t>(pointer) % 16;
-    if (pointer && offset != 0)
+  for (const auto& [name, pointer] : tensors)
+    if (!library_aligned(pointer))
       throw Unsupported(std::string(library) + " takes 16-byte aligned tensors; " + name + " starts " +
-                        std::to_string(offset) + " bytes past a 16-byte boundary");
-  }
+                        std::to_string(reinterpret_cast<std::uintptr_t>(pointer) % 16) +
+                        " bytes past a 16-byte boundary");
 }
 
 }  // namespace nb

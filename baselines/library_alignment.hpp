@@ -9,6 +9,9 @@
 
 namespace nb {
 
+// Whether a tensor starts on 16 bytes (null counts as aligned: nothing is read there).
+bool library_aligned(const void* pointer);
+
 // Throws nb::Unsupported naming the first tensor that does not start on 16 bytes.
 void require_library_alignment(const char* library,
                                std::initializer_list<std::pair<const char*, const void*>> tensors);
