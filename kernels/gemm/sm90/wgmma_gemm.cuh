@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/gemm/operands.hpp"
 #include "kernels/gemm/sm90/tensor_map.hpp"
 #include "kernels/gemm/sm90/tile_order.hpp"
@@ -84,16 +85,11 @@ void launch_wgmma_gemm(const OperandsOf<typename Inputs::Element>& op, const Epi
   static_assert(wgmma_gemm_smem_bytes<Epilogue>() <= 227 * 1024, "the epilogue's scratch does not fit");
   if (op.m <= 0 || op.n <= 0) return;
   constexpr int kSmemBytes = int(wgmma_gemm_smem_bytes<Epilogue>());
-  auto* kernel = wgmma_gemm_kernel<Inputs, Epilogue, kOverlap, kOrder>;
-  static const bool configured = [kernel] {
-    NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return true;
-  }();
-  (void)configured;
-  const CUtensorMap a_map = k_major_tensor_map(op.a, Inputs::kTma, op.m, op.k, WgmmaTile::kBM);
-  const CUtensorMap b_map = k_major_tensor_map(op.b, Inputs::kTma, op.n, op.k, WgmmaTile::kBN);
+  constexpr auto kernel = wgmma_gemm_kernel<Inputs, Epilogue, kOverlap, kOrder>;
+  allow_dynamic_smem<kernel, kSmemBytes>();
+  const OperandMaps maps = operand_maps<Inputs>(op);
   const unsigned tiles = unsigned(wgmma_tiles_m(op.m)) * unsigned(wgmma_tiles_n(op.n));  // < 2^31: the refusal
-  kernel<<<dim3(tiles), dim3(WgmmaTile::kThreads), kSmemBytes, stream>>>(a_map, b_map, op.m, op.n, op.k, epilogue);
+  kernel<<<dim3(tiles), dim3(WgmmaTile::kThreads), kSmemBytes, stream>>>(maps.a, maps.b, op.m, op.n, op.k, epilogue);
   NB_CHECK_LAUNCH();
 }
 

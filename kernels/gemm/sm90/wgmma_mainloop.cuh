@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/gemm/operands.hpp"
 #include "kernels/gemm/sm90/sm90_ptx.cuh"
 #include "kernels/gemm/sm90/tensor_map.hpp"
 #include "kernels/gemm/sm90/wgmma_gemm.hpp"
@@ -28,6 +29,17 @@ struct WgmmaTile {
   static constexpr int kRingBytes = kStages * kStageBytes;
   static constexpr int kBarrierBytes = 2 * kStages * 8;
 };
+
+// The TMA maps of a GEMM's operands, A in tiles of kBM rows and B in tiles of kBN, as both grids
+// take them (throws std::runtime_error when the driver refuses one).
+struct OperandMaps {
+  CUtensorMap a, b;
+};
+template <class Inputs>
+OperandMaps operand_maps(const OperandsOf<typename Inputs::Element>& op) {
+  return {k_major_tensor_map(op.a, Inputs::kTma, op.m, op.k, WgmmaTile::kBM),
+          k_major_tensor_map(op.b, Inputs::kTma, op.n, op.k, WgmmaTile::kBN)};
+}
 
 // The ring in dynamic shared memory: slack to align it to 1024 bytes (the swizzle atom), the
 // stages, the barriers, then whatever the epilogue needs (`after_barriers`).

@@ -11,6 +11,7 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
 #include "kernels/primitives/cp_async.cuh"
+#include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/rows/row_reducers.cuh"
 
 namespace nb::layernorm_rows {
@@ -81,24 +82,12 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_staged(RowTensors<T>
   reduce.finish();
 }
 
-// Once per storage type: the opt-in to the largest staged block's shared memory (192 KB).
-template <class T>
-void allow_staged_smem() {
-  static const bool done = [] {
-    NB_CUDA_CHECK(cudaFuncSetAttribute(layernorm_rows_staged<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(rows::kStagedSlices *
-                                                        rows::kMaxStagedSliceBytes)));
-    return true;
-  }();
-  (void)done;
-}
-
 }  // namespace
 
 template <class T>
 int resident_staged_clusters(const RowPlan& plan) {
   try {
-    allow_staged_smem<T>();
+    allow_dynamic_smem<layernorm_rows_staged<T>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
   } catch (const DeviceError&) {
     return 0;  // the caller keeps the row in registers instead
   }

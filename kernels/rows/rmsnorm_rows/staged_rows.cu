@@ -9,6 +9,7 @@
 #include "harness/errors.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
 #include "kernels/primitives/cp_async.cuh"
+#include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rows/row_reducers.cuh"
 
@@ -79,23 +80,12 @@ __global__ void __launch_bounds__(kMaxLanes)
   reduce.finish();
 }
 
-// Once per storage type: the opt-in to the largest staged block's shared memory (192 KB).
-template <class T>
-void allow_staged_smem() {
-  static const bool done = [] {
-    NB_CUDA_CHECK(cudaFuncSetAttribute(rmsnorm_rows_staged<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(kStagedSlices * kMaxStagedSliceBytes)));
-    return true;
-  }();
-  (void)done;
-}
-
 }  // namespace
 
 template <class T>
 int resident_staged_clusters(const RowPlan& plan) {
   try {
-    allow_staged_smem<T>();
+    allow_dynamic_smem<rmsnorm_rows_staged<T>, int(kStagedSlices * kMaxStagedSliceBytes)>();
   } catch (const DeviceError&) {
     return 0;  // the caller keeps the row in registers instead
   }
