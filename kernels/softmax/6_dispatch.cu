@@ -97,12 +97,12 @@ void launch_registers(const DispatchPlan& plan, const Args<T>& a, cudaStream_t s
   else launch_register<T, VEC, WholeBlock, kMaxPacks<T, VEC>>(plan, a, stream);
 }
 
-void launch(const Problem& p, const DeviceTensors& t, void*, cudaStream_t stream) {
+void launch(const Problem& p, const DeviceTensors& t, void* workspace, cudaStream_t stream) {
   dispatch_storage(p.dtype, [&](auto tag) {
     using T = decltype(tag);
     const Args<T> a = make_args<T>(p, t);
     const DispatchPlan plan = plan_dispatch(a.n, int(sizeof(T)), pack_width(a));
-    if (!plan.registers()) return launch_onchip(p, t, stream);
+    if (!plan.registers()) return launch_onchip(p, t, workspace, stream);
     dispatch_pack<T>(plan.vec, [&](auto vec) { launch_registers<T, decltype(vec)::value>(plan, a, stream); });
   });
   NB_CHECK_LAUNCH();
@@ -123,7 +123,7 @@ std::unique_ptr<Variant> make_dispatch_variant() {
       "dispatch", "fused",
       "path by n: rows <= 32 KB in registers (lane groups of a warp for short rows, a block per row above), "
       "longer rows onchip (cluster, shared memory); x read once, 16-byte packs",
-      launch, supports, nullptr, {}});
+      launch, supports, [](const Problem&) { return kOnchipWorkspaceBytes; }, {}});
 }
 
 }  // namespace nb::softmax

@@ -3,13 +3,17 @@
 // hands it the rows too long for registers.
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "harness/device_buffer.hpp"
 #include "harness/problem.hpp"
 #include "harness/variant.hpp"
 
 namespace nb::softmax {
 
-void launch_onchip(const Problem& p, const DeviceTensors& t, cudaStream_t stream);
+// Its workspace: the counter that hands out rows (zeroed by each launch).
+inline constexpr std::size_t kOnchipWorkspaceBytes = 8;
+void launch_onchip(const Problem& p, const DeviceTensors& t, void* workspace, cudaStream_t stream);
 Support onchip_supports(const Problem& p);
 // The clusters its persistent grid keeps resident for this problem (aligned buffers); 0: none fit.
 int onchip_resident_clusters(const Problem& p);
