@@ -2,10 +2,9 @@
 // cluster sized to N (1..8 CTAs of <= 192 KB) splits the row; each CTA reduces its slice and pushes
 // (max, sum) into every CTA of the cluster (a ClusterExchange: st.async onto each CTA's own
 // mbarrier, no cluster barrier a row), and each merges them in rank order.
-// The grid is persistent: each cluster takes its first two rows by its index, then the rows as a
-// counter hands them out (rank 0 draws the row after next and pushes it with its (max, sum)), so a
-// cluster that shares its SMs with others and runs slower takes fewer rows, and the grid finishes
-// together (at 2048 x 131072 bf16, 62 clusters of 4 CTAs, the SMs' mean active cycles were 75% of
+// The grid is persistent, its rows handed out as the clusters ask (row_tickets.cuh: rank 0 draws
+// the row after next and pushes it with its (max, sum)), so a cluster that shares its SMs with
+// others and runs slower takes fewer rows, and the grid finishes together (at 2048 x 131072 bf16, 62 clusters of 4 CTAs, the SMs' mean active cycles were 75% of
 // the busiest SM's with a fixed share of rows each and 93% with the counter: 16% less time).
 // The slice stays in the storage type:
 // fp32 slices hold exp(x - max) in place (one exp per value), bf16/fp16 take half the shared
@@ -19,6 +18,7 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_exchange.cuh"
 #include "kernels/primitives/cluster_occupancy.hpp"
+#include "kernels/primitives/row_tickets.cuh"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/onchip.hpp"
 #include "harness/variant.hpp"
@@ -138,11 +138,9 @@ struct RowTotals {
   long long after;
 };
 
-// Persistent: the grid holds as many clusters as can be resident. Cluster c takes rows c and
-// c + clusters, then the row its rank 0 draws from `next_row` (zero at launch) each row, two rows
-// ahead: the next row's first kAhead packs per thread are fetched into registers while the CTA
-// waits for its peers' totals and writes the current row. A drawn row is never left undone: a
-// cluster stops at its first row past the end, and every row it drew later is larger. Every
+// Persistent: the grid holds as many clusters as can be resident, and takes its rows from
+// RowTickets over `next_row` (zero at launch); the next row's first kAhead packs per thread are
+// fetched into registers while the CTA waits for its peers' totals and writes the current row. Every
 // thread reads and writes only its own packs of the slice (pack threadIdx.x + p * blockDim.x), so
 // no barrier guards the slice from one row to the next; the block reductions' barriers are the
 // ones the exchange needs between rounds. `slice` is a
@@ -162,22 +160,22 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
   const long long clusters = gridDim.x / ranks;
   const long long b = cluster.block_rank() * slice;
   const int n = int(b + slice < a.n ? slice : (a.n > b ? a.n - b : 0));  // this CTA's part: <= 98304
-  long long row = blockIdx.x / ranks, next = row + clusters;
+  dev::RowTickets rows(blockIdx.x / ranks, clusters);
   SliceAhead<T, VEC, kAhead> ahead;
   exchange.enter(ranks);
-  ahead.fetch(a.x + row * a.n + b, n);
-  for (unsigned round = 0; row < a.m; ++round) {
+  ahead.fetch(a.x + rows.row * a.n + b, n);
+  for (unsigned round = 0; rows.row < a.m; ++round) {
+    const long long row = rows.row;
     const float mx = dev::block_max(stage_slice(a.x + row * a.n + b, smem, n, ahead), scratch);
-    if (draws && threadIdx.x == 0) drawn = 2 * clusters + (long long)atomicAdd(next_row, 1ull);
+    if (draws && threadIdx.x == 0) drawn = rows.draw(next_row);
     const float sum = dev::block_sum(slice_exp_sum<T, VEC>(smem, n, mx), scratch);  // and `drawn` is seen
     RowTotals total{MaxSum{mx, sum}, draws ? drawn : 0};
     if (ranks > 1) exchange.send(total, round, ranks);
-    if (next < a.m) ahead.fetch(a.x + next * a.n + b, n);
+    if (rows.next < a.m) ahead.fetch(a.x + rows.next * a.n + b, n);
     if (ranks > 1)
       total = exchange.receive<RowTotals>(round, ranks, [](RowTotals& t, const RowTotals& o) { t.slice.merge(o.slice); });
     write_slice<T, VEC>(smem, a.y + row * a.n + b, n, mx, expf(mx - total.slice.m) / total.slice.s);
-    row = next;
-    next = total.after;  // rank 0's: the value a fold in rank order starts from
+    rows.advance(total.after);  // rank 0's: the value a fold in rank order starts from
   }
   exchange.leave(ranks);
 }
@@ -271,6 +269,8 @@ int onchip_resident_clusters(const Problem& p) {
   });
 }
 
+std::size_t onchip_workspace_bytes(const Problem&) { return dev::kRowCounterBytes; }
+
 // A cluster of this size with this much shared memory must be resident at least once (asked of
 // the kernel that aligned buffers get: the pack width n allows).
 Support onchip_supports(const Problem& p) {
@@ -297,7 +297,7 @@ std::unique_ptr<Variant> make_onchip_variant() {
       "onchip", "fused",
       "row in shared memory (x read once): a persistent grid of clusters of 1..8 CTAs sized to n, rows handed "
       "out by a counter, (max, sum) pushed into the peers (DSMEM), the next row prefetched into registers",
-      launch_onchip, onchip_supports, [](const Problem&) { return kOnchipWorkspaceBytes; }, {}});
+      launch_onchip, onchip_supports, onchip_workspace_bytes, {}});
 }
 
 }  // namespace nb::softmax

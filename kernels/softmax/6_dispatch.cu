@@ -123,7 +123,7 @@ std::unique_ptr<Variant> make_dispatch_variant() {
       "dispatch", "fused",
       "path by n: rows <= 32 KB in registers (lane groups of a warp for short rows, a block per row above), "
       "longer rows onchip (cluster, shared memory); x read once, 16-byte packs",
-      launch, supports, [](const Problem&) { return kOnchipWorkspaceBytes; }, {}});
+      launch, supports, onchip_workspace_bytes, {}});
 }
 
 }  // namespace nb::softmax

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "kernels/primitives/alignment.cuh"
+#include "kernels/primitives/row_tickets.cuh"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rows/layernorm_rows/row_math.cuh"
 #include "kernels/rows/layernorm_rows/spec.hpp"
@@ -143,14 +144,14 @@ void launch_plan(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>&
 }
 
 template <class T>
-void launch_rows(const Shape& s, const RowTensors<T>& t, cudaStream_t stream) {
+void launch_rows(const Shape& s, const RowTensors<T>& t, unsigned long long* next_row, cudaStream_t stream) {
   constexpr int kElementBytes = static_cast<int>(sizeof(T));
   // 16-byte packs need every row to start on 16 bytes: N a whole number of packs, aligned buffers.
   const bool packs16 = s.n % dev::kPack16<T> == 0 && dev::aligned16(t.x, t.w) && dev::aligned16(t.b, t.y);
   RowPlan plan = rows::plan_register_row(s.n, kElementBytes, packs16);
   if (plan.staged()) {
     if (resident_staged_clusters<T>(plan) >= 1)
-      return launch_staged_rows<T>(plan, RowGeometry::of(plan, s.m, s.n, s.eps), t, stream);
+      return launch_staged_rows<T>(plan, RowGeometry::of(plan, s.m, s.n, s.eps), t, next_row, stream);
     plan = rows::plan_register_row(s.n, kElementBytes, packs16, /*staged_allowed=*/false);
   }
   const RowGeometry g = RowGeometry::of(plan, s.m, s.n, s.eps);
@@ -158,13 +159,13 @@ void launch_rows(const Shape& s, const RowTensors<T>& t, cudaStream_t stream) {
   else launch_plan<T, 1>(plan, g, t, stream);
 }
 
-void launch(const Problem& problem, const DeviceTensors& d, void*, cudaStream_t stream) {
+void launch(const Problem& problem, const DeviceTensors& d, void* workspace, cudaStream_t stream) {
   const Shape s = Shape::of(problem);
   dispatch_storage(problem.dtype, [&](auto type) {
     using T = decltype(type);
     const RowTensors<T> t{d.ptr<const T>(X), d.ptr<const T>(W),  d.ptr<const T>(B),
                           d.ptr<T>(Y),       d.ptr<float>(MEAN), d.ptr<float>(RSTD)};
-    launch_rows<T>(s, t, stream);
+    launch_rows<T>(s, t, static_cast<unsigned long long*>(workspace), stream);
   });
 }
 
@@ -174,9 +175,10 @@ std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
        "rows <= 16384 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
-       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks), the next row copied in by "
-       "cp.async; mean, then squared deviations; x read once",
-       launch, nullptr, nullptr, {Distribution::offset, Distribution::tiny_var, Distribution::wide}});
+       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
+       "next row copied in by cp.async; mean, then squared deviations; x read once",
+       launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; },
+       {Distribution::offset, Distribution::tiny_var, Distribution::wide}});
 }
 
 }  // namespace nb::layernorm_rows

@@ -1,6 +1,7 @@
-// Staged rows: a persistent grid of clusters (up to 8 blocks) walks rows r, r + clusters, ...;
-// each block's slice of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead,
-// so DRAM keeps reading through the reductions and cluster barriers of the row before. The mean
+// Staged rows: a persistent grid of clusters (up to 8 blocks) takes rows as a counter hands them
+// out (row_tickets.cuh: a cluster that shares its SMs with others takes fewer); each block's slice
+// of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead, so DRAM keeps reading
+// through the reductions and cluster exchanges of the row before. The mean
 // and then the squared deviations are taken from the slice; x is read from DRAM once, w's slice is
 // copied once per block, b's is read per row through L1/L2 (a fourth slice would halve the blocks
 // per SM). rmsnorm_rows' staged layout, with LayerNorm's two statistics.
@@ -11,6 +12,7 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
 #include "kernels/primitives/cp_async.cuh"
+#include "kernels/primitives/row_tickets.cuh"
 #include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/rows/row_reducers.cuh"
 
@@ -32,27 +34,33 @@ __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int coun
 }
 
 template <class T>
-__global__ void __launch_bounds__(kMaxLanes) layernorm_rows_staged(RowTensors<T> t, RowGeometry g) {
+__global__ void __launch_bounds__(kMaxLanes)
+    layernorm_rows_staged(RowTensors<T> t, RowGeometry g, unsigned long long* next_row) {
   constexpr int VEC = dev::kPack16<T>;
   extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
+  __shared__ dev::ClusterBroadcast row_after_next;
   ClusterReducer reduce(scratch, exchange, g.parts);
+  row_after_next.enter();
   const PartRange part = rows::part_range(g);
   const int count = part.count();
   const long long offset = part.first * VEC;  // my block's first element in a row
   uint4* const w_slice = slices + 2 * g.packs_per_part;
-  const long long step = rows::row_step(g);
-  long long row = rows::first_row(g);
+  dev::RowTickets rows(blockIdx.x / g.parts, gridDim.x / g.parts);
+  const bool draws = threadIdx.x == 0 && blockIdx.x % g.parts == 0;
 
   copy_slice(w_slice, t.w + offset, count);
-  if (row < g.rows) copy_slice(slices, t.x + row * g.n + offset, count);
+  if (rows.row < g.rows) copy_slice(slices, t.x + rows.row * g.n + offset, count);
   dev::cp_async_commit();
-  for (int buffer = 0; row < g.rows; row += step, buffer ^= 1) {
-    if (row + step < g.rows)
-      copy_slice(slices + (buffer ^ 1) * g.packs_per_part, t.x + (row + step) * g.n + offset, count);
+  for (unsigned round = 0; rows.row < g.rows; ++round) {
+    const long long row = rows.row;
+    const int buffer = round & 1;
+    if (rows.next < g.rows)
+      copy_slice(slices + (buffer ^ 1) * g.packs_per_part, t.x + rows.next * g.n + offset, count);
     dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
+    const long long after = draws ? rows.draw(next_row) : 0;  // its latency runs under the first pass
     const uint4* x_slice = slices + buffer * g.packs_per_part;
 
     const auto each_pack = [&](auto f) {
@@ -65,6 +73,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_staged(RowTensors<T>
     };
     const MeanRstd st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
     const float mean = st.mean, rstd = st.rstd;
+    row_after_next.send(after, round, g.parts);
 
     T* yr = t.y + row * g.n + offset;
     const T* br = t.b + offset;
@@ -78,7 +87,9 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_staged(RowTensors<T>
       t.mean[row] = mean;
       t.rstd[row] = rstd;
     }
+    rows.advance(row_after_next.receive(round));
   }
+  row_after_next.leave();
   reduce.finish();
 }
 
@@ -98,15 +109,18 @@ int resident_staged_clusters(const RowPlan& plan) {
 }
 
 template <class T>
-void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
+void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, unsigned long long* next_row,
+                        cudaStream_t stream) {
   const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
+  NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
   rows::launch_clusters(layernorm_rows_staged<T>, plan, clusters,
-                                static_cast<std::size_t>(plan.staged_smem_bytes()), stream, t, g);
+                                static_cast<std::size_t>(plan.staged_smem_bytes()), stream, t, g, next_row);
 }
 
 #define NB_LAYERNORM_STAGED_ROWS_FOR(T)                                                                      \
   template int resident_staged_clusters<T>(const RowPlan&);                                                  \
-  template void launch_staged_rows<T>(const RowPlan&, const RowGeometry&, const RowTensors<T>&, cudaStream_t);
+  template void launch_staged_rows<T>(const RowPlan&, const RowGeometry&, const RowTensors<T>&,          \
+                                      unsigned long long*, cudaStream_t);
 NB_LAYERNORM_STAGED_ROWS_FOR(float)
 NB_LAYERNORM_STAGED_ROWS_FOR(__nv_bfloat16)
 NB_LAYERNORM_STAGED_ROWS_FOR(__half)

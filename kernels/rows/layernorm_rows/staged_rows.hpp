@@ -15,8 +15,9 @@ template <class T>
 int resident_staged_clusters(const rows::RowPlan& plan);
 
 // Launches min(rows, resident clusters) clusters on `stream`; needs resident_staged_clusters >= 1.
+// next_row: dev::kRowCounterBytes of device memory for the counter that hands out rows (zeroed here).
 template <class T>
 void launch_staged_rows(const rows::RowPlan& plan, const rows::RowGeometry& g, const RowTensors<T>& t,
-                        cudaStream_t stream);
+                        unsigned long long* next_row, cudaStream_t stream);
 
 }  // namespace nb::layernorm_rows

@@ -10,6 +10,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/alignment.cuh"
+#include "kernels/primitives/row_tickets.cuh"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rms/grid.hpp"
 #include "kernels/rows/row_geometry.cuh"
@@ -132,14 +133,14 @@ void launch_plan(const RowPlan& plan, const RowGeometry& g, const T* x, const T*
 }
 
 template <class T>
-void launch_rows(const Shape& s, const T* x, const T* w, T* y, cudaStream_t stream) {
+void launch_rows(const Shape& s, const T* x, const T* w, T* y, unsigned long long* next_row, cudaStream_t stream) {
   constexpr int kElementBytes = static_cast<int>(sizeof(T));
   // 16-byte packs need every row to start on 16 bytes: N a whole number of packs, aligned buffers.
   const bool packs16 = s.n % dev::kPack16<T> == 0 && dev::aligned16(x) && dev::aligned16(w) && dev::aligned16(y);
   RowPlan plan = plan_register_row(s.n, kElementBytes, packs16);
   if (plan.staged()) {
     if (resident_staged_clusters<T>(plan) >= 1)
-      return launch_staged_rows<T>(plan, RowGeometry::of(plan, s.m, s.n, s.eps), x, w, y, stream);
+      return launch_staged_rows<T>(plan, RowGeometry::of(plan, s.m, s.n, s.eps), x, w, y, next_row, stream);
     plan = plan_register_row(s.n, kElementBytes, packs16, /*staged_allowed=*/false);
   }
   const RowGeometry g = RowGeometry::of(plan, s.m, s.n, s.eps);
@@ -147,11 +148,12 @@ void launch_rows(const Shape& s, const T* x, const T* w, T* y, cudaStream_t stre
   else launch_plan<T, 1>(plan, g, x, w, y, stream);
 }
 
-void launch(const Problem& problem, const DeviceTensors& t, void*, cudaStream_t stream) {
+void launch(const Problem& problem, const DeviceTensors& t, void* workspace, cudaStream_t stream) {
   const Shape s = Shape::of(problem);
   dispatch_storage(problem.dtype, [&](auto type) {
     using T = decltype(type);
-    launch_rows<T>(s, t.ptr<const T>(X), t.ptr<const T>(W), t.ptr<T>(Y), stream);
+    launch_rows<T>(s, t.ptr<const T>(X), t.ptr<const T>(W), t.ptr<T>(Y), static_cast<unsigned long long*>(workspace),
+                   stream);
   });
 }
 
@@ -161,9 +163,9 @@ std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
        "rows <= 16384 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
-       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks), the next row copied in by "
-       "cp.async; x read once",
-       launch, nullptr, nullptr, {Distribution::wide}});
+       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
+       "next row copied in by cp.async; x read once",
+       launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; }, {Distribution::wide}});
 }
 
 }  // namespace nb::rmsnorm_rows

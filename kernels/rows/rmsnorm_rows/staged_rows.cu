@@ -1,14 +1,17 @@
-// Staged rows: a persistent grid of clusters (up to 8 blocks) walks rows r, r + clusters, ...;
-// each block's slice of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead,
-// so DRAM keeps reading through the reductions and cluster barriers of the row before. x is read
-// from DRAM once (its slice stays in shared memory until y is written), w's slice is copied once.
+// Staged rows: a persistent grid of clusters (up to 8 blocks) takes rows as a counter hands them
+// out (row_tickets.cuh: a cluster that shares its SMs with others takes fewer); each block's slice
+// of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead, so DRAM keeps reading
+// through the reductions and cluster exchanges of the row before. x is read from DRAM once (its
+// slice stays in shared memory until y is written), w's slice is copied once.
 #include "kernels/rows/rmsnorm_rows/staged_rows.hpp"
 
 #include <algorithm>
 
+#include "harness/cuda_check.hpp"
 #include "harness/errors.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
 #include "kernels/primitives/cp_async.cuh"
+#include "kernels/primitives/row_tickets.cuh"
 #include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rows/row_reducers.cuh"
@@ -17,7 +20,6 @@ namespace nb::rmsnorm_rows {
 
 using rows::cluster_config;
 using rows::ClusterReducer;
-using rows::first_row;
 using rows::kMaxLanes;
 using rows::kMaxStagedSliceBytes;
 using rows::kStagedSlices;
@@ -25,7 +27,6 @@ using rows::launch_clusters;
 using rows::part_range;
 using rows::PartRange;
 using rows::row_inv_rms;
-using rows::row_step;
 using rows::RowGeometry;
 using rows::RowPlan;
 
@@ -40,33 +41,41 @@ __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int coun
 }
 
 template <class T>
-__global__ void __launch_bounds__(kMaxLanes)
-    rmsnorm_rows_staged(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
+__global__ void __launch_bounds__(kMaxLanes) rmsnorm_rows_staged(const T* __restrict__ x, const T* __restrict__ w,
+                                                                 T* __restrict__ y, RowGeometry g,
+                                                                 unsigned long long* next_row) {
   constexpr int VEC = dev::kPack16<T>;
   extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
+  __shared__ dev::ClusterBroadcast row_after_next;
   ClusterReducer reduce(scratch, exchange, g.parts);
+  row_after_next.enter();
   const PartRange part = part_range(g);
   const int count = part.count();
   const long long offset = part.first * VEC;  // my block's first element in a row
   uint4* const w_slice = slices + 2 * g.packs_per_part;
-  const long long step = row_step(g);
-  long long row = first_row(g);
+  dev::RowTickets rows(blockIdx.x / g.parts, gridDim.x / g.parts);
+  const bool draws = threadIdx.x == 0 && blockIdx.x % g.parts == 0;
 
   copy_slice(w_slice, w + offset, count);
-  if (row < g.rows) copy_slice(slices, x + row * g.n + offset, count);
+  if (rows.row < g.rows) copy_slice(slices, x + rows.row * g.n + offset, count);
   dev::cp_async_commit();
-  for (int buffer = 0; row < g.rows; row += step, buffer ^= 1) {
-    if (row + step < g.rows) copy_slice(slices + (buffer ^ 1) * g.packs_per_part, x + (row + step) * g.n + offset, count);
+  for (unsigned round = 0; rows.row < g.rows; ++round) {
+    const long long row = rows.row;
+    const int buffer = round & 1;
+    if (rows.next < g.rows)
+      copy_slice(slices + (buffer ^ 1) * g.packs_per_part, x + rows.next * g.n + offset, count);
     dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
+    const long long after = draws ? rows.draw(next_row) : 0;  // its latency runs under the first pass
     const uint4* x_slice = slices + buffer * g.packs_per_part;
     const auto each_pack = [&](auto f) {
 #pragma unroll 4
       for (int p = threadIdx.x; p < count; p += blockDim.x) f(dev::widen16<T>(x_slice[p]));
     };
     const float inv = row_inv_rms<VEC>(each_pack, reduce, g.inv_n, g.eps);
+    row_after_next.send(after, round, g.parts);
     T* yr = y + row * g.n + offset;
 #pragma unroll 4
     for (int p = threadIdx.x; p < count; p += blockDim.x) {
@@ -76,7 +85,9 @@ __global__ void __launch_bounds__(kMaxLanes)
       for (int i = 0; i < VEC; ++i) out.v[i] = v.v[i] * inv * wp.v[i];
       dev::store_from_float<T, VEC>(yr + p * VEC, out);
     }
+    rows.advance(row_after_next.receive(round));
   }
+  row_after_next.leave();
   reduce.finish();
 }
 
@@ -96,15 +107,18 @@ int resident_staged_clusters(const RowPlan& plan) {
 }
 
 template <class T>
-void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y, cudaStream_t stream) {
+void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y,
+                        unsigned long long* next_row, cudaStream_t stream) {
   const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
+  NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
   launch_clusters(rmsnorm_rows_staged<T>, plan, clusters, static_cast<std::size_t>(plan.staged_smem_bytes()), stream,
-                  x, w, y, g);
+                  x, w, y, g, next_row);
 }
 
 #define NB_STAGED_ROWS_FOR(T)                                                                                     \
   template int resident_staged_clusters<T>(const RowPlan&);                                                       \
-  template void launch_staged_rows<T>(const RowPlan&, const RowGeometry&, const T*, const T*, T*, cudaStream_t);
+  template void launch_staged_rows<T>(const RowPlan&, const RowGeometry&, const T*, const T*, T*,                \
+                                      unsigned long long*, cudaStream_t);
 NB_STAGED_ROWS_FOR(float)
 NB_STAGED_ROWS_FOR(__nv_bfloat16)
 NB_STAGED_ROWS_FOR(__half)
