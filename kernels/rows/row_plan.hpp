@@ -33,6 +33,10 @@ inline constexpr std::int64_t kStagedSliceBytes = 32 * 1024;
 inline constexpr std::int64_t kMaxStagedSliceBytes = 64 * 1024;
 inline constexpr int kStagedSlices = 3;            // x of this row, x of the next row, w
 inline constexpr int kStagedPacksPerThread = 8;    // 128 bytes of each slice per thread
+// The most threads a staged block takes (a 64 KB slice at 8 packs a thread): its kernels' launch
+// bound, which leaves them 128 registers a thread.
+inline constexpr int kMaxStagedLanes = static_cast<int>(kMaxStagedSliceBytes / kPackBytes / kStagedPacksPerThread);
+static_assert(kMaxStagedLanes == 512, "a staged block holds at most 512 threads");
 
 enum class RowLayout {
   lane_groups,  // lanes (a power of two <= 32) per row, rows_per_block rows per block: shuffles only

@@ -176,7 +176,7 @@ std::unique_ptr<Variant> make_register_row_variant() {
       {"register_row", "register",
        "rows <= 16384 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
-       "next row copied in by cp.async; mean, then squared deviations; x read once",
+       "next row copied in by cp.async, b's packs in registers; mean, then squared deviations; x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; },
        {Distribution::offset, Distribution::tiny_var, Distribution::wide}});
 }

@@ -1,10 +1,11 @@
 // Staged rows: a persistent grid of clusters (up to 8 blocks) takes rows as a counter hands them
 // out (row_tickets.cuh: a cluster that shares its SMs with others takes fewer); each block's slice
 // of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead, so DRAM keeps reading
-// through the reductions and cluster exchanges of the row before. The mean
-// and then the squared deviations are taken from the slice; x is read from DRAM once, w's slice is
-// copied once per block, b's is read per row through L1/L2 (a fourth slice would halve the blocks
-// per SM). rmsnorm_rows' staged layout, with LayerNorm's two statistics.
+// through the reductions and cluster exchanges of the row before. Each block's mean and then its
+// squared deviations are taken from the slice (row_mean_rstd); x is read from DRAM once, w's slice
+// is copied into shared memory once per block and b's packs into each thread's registers once (b
+// read from L2 every row cost 9-14%: docs/notes/memory-bound-round3.md). rmsnorm_rows' staged
+// layout, with LayerNorm's two statistics.
 #include "kernels/rows/layernorm_rows/staged_rows.hpp"
 
 #include <algorithm>
@@ -20,7 +21,6 @@ namespace nb::layernorm_rows {
 namespace {
 
 using rows::ClusterReducer;
-using rows::kMaxLanes;
 using rows::PartRange;
 using rows::RowGeometry;
 using rows::RowPlan;
@@ -34,7 +34,7 @@ __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int coun
 }
 
 template <class T>
-__global__ void __launch_bounds__(kMaxLanes)
+__global__ void __launch_bounds__(rows::kMaxStagedLanes)
     layernorm_rows_staged(RowTensors<T> t, RowGeometry g, unsigned long long* next_row) {
   constexpr int VEC = dev::kPack16<T>;
   extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
@@ -50,6 +50,12 @@ __global__ void __launch_bounds__(kMaxLanes)
   dev::RowTickets rows(blockIdx.x / g.parts, gridDim.x / g.parts);
   const bool draws = threadIdx.x == 0 && blockIdx.x % g.parts == 0;
 
+  uint4 b_packs[rows::kStagedPacksPerThread];  // this thread's packs of b, for every row
+#pragma unroll
+  for (int k = 0; k < rows::kStagedPacksPerThread; ++k) {
+    const int p = threadIdx.x + k * blockDim.x;
+    if (p < count) b_packs[k] = __ldg(reinterpret_cast<const uint4*>(t.b + offset) + p);
+  }
   copy_slice(w_slice, t.w + offset, count);
   if (rows.row < g.rows) copy_slice(slices, t.x + rows.row * g.n + offset, count);
   dev::cp_async_commit();
@@ -76,12 +82,12 @@ __global__ void __launch_bounds__(kMaxLanes)
     row_after_next.send(after, round, g.parts);
 
     T* yr = t.y + row * g.n + offset;
-    const T* br = t.b + offset;
-#pragma unroll 4
-    for (int p = threadIdx.x; p < count; p += blockDim.x) {
-      const dev::FloatPack<VEC> bp = dev::load_as_float<T, VEC>(br + p * VEC);
-      dev::store_from_float<T, VEC>(
-          yr + p * VEC, normalized(dev::widen16<T>(x_slice[p]), dev::widen16<T>(w_slice[p]), bp, mean, rstd));
+#pragma unroll
+    for (int k = 0; k < rows::kStagedPacksPerThread; ++k) {
+      const int p = threadIdx.x + k * blockDim.x;
+      if (p < count)
+        dev::store_from_float<T, VEC>(yr + p * VEC, normalized(dev::widen16<T>(x_slice[p]), dev::widen16<T>(w_slice[p]),
+                                                               dev::widen16<T>(b_packs[k]), mean, rstd));
     }
     if (threadIdx.x == 0 && blockIdx.x % g.parts == 0) {
       t.mean[row] = mean;

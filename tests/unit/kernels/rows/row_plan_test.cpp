@@ -44,7 +44,8 @@ void expect_valid(const RowPlan& plan, std::int64_t n, int element_bytes, bool p
     EXPECT_GT(n, block_elements(plan.vec)) << "rows that fit a block's registers stay there";
     EXPECT_LE(plan.packs_per_part * plan.pack_bytes(), kMaxStagedSliceBytes);
     EXPECT_LE(plan.staged_smem_bytes(), kStagedSlices * kMaxStagedSliceBytes);
-    EXPECT_LE(plan.packs_per_thread, kStagedPacksPerThread);
+    EXPECT_LE(plan.packs_per_thread, kStagedPacksPerThread) << "LayerNorm's staged kernel holds that many packs of b";
+    EXPECT_LE(plan.lanes, kMaxStagedLanes) << "the staged kernels' launch bound";
     if (plan.parts < kMaxParts) {
       EXPECT_LE(plan.packs_per_part * plan.pack_bytes(), kStagedSliceBytes);
     }
