@@ -33,8 +33,8 @@ inline constexpr std::int64_t kStagedSliceBytes = 32 * 1024;
 inline constexpr std::int64_t kMaxStagedSliceBytes = 64 * 1024;
 inline constexpr int kStagedSlices = 3;            // x of this row, x of the next row, w
 inline constexpr int kStagedPacksPerThread = 8;    // 128 bytes of each slice per thread
-// The most threads a staged block takes (a 64 KB slice at 8 packs a thread): its kernels' launch
-// bound, which leaves them 128 registers a thread.
+// The most threads a staged block takes (a 64 KB slice at 8 packs a thread): layernorm_rows'
+// staged kernel's launch bound, which leaves it 128 registers a thread for b's packs.
 inline constexpr int kMaxStagedLanes = static_cast<int>(kMaxStagedSliceBytes / kPackBytes / kStagedPacksPerThread);
 static_assert(kMaxStagedLanes == 512, "a staged block holds at most 512 threads");
 

@@ -45,7 +45,7 @@ void expect_valid(const RowPlan& plan, std::int64_t n, int element_bytes, bool p
     EXPECT_LE(plan.packs_per_part * plan.pack_bytes(), kMaxStagedSliceBytes);
     EXPECT_LE(plan.staged_smem_bytes(), kStagedSlices * kMaxStagedSliceBytes);
     EXPECT_LE(plan.packs_per_thread, kStagedPacksPerThread) << "LayerNorm's staged kernel holds that many packs of b";
-    EXPECT_LE(plan.lanes, kMaxStagedLanes) << "the staged kernels' launch bound";
+    EXPECT_LE(plan.lanes, kMaxStagedLanes) << "layernorm_rows' staged kernel's launch bound";
     if (plan.parts < kMaxParts) {
       EXPECT_LE(plan.packs_per_part * plan.pack_bytes(), kStagedSliceBytes);
     }
