@@ -4,10 +4,10 @@
 // mbarrier, no cluster barrier a row), and each merges them in rank order.
 // The grid is persistent, its rows handed out as the clusters ask (row_tickets.cuh: rank 0 draws
 // the row after next and pushes it with its (max, sum)), so a cluster that shares its SMs with
-// others and runs slower takes fewer rows, and the grid finishes together (at 2048 x 131072 bf16, 62 clusters of 4 CTAs, the SMs' mean active cycles were 75% of
-// the busiest SM's with a fixed share of rows each and 93% with the counter: 16% less time).
-// The slice stays in the storage type:
-// fp32 slices hold exp(x - max) in place (one exp per value), bf16/fp16 take half the shared
+// others and runs slower takes fewer rows, and the grid finishes together (at 2048 x 131072 bf16,
+// 62 clusters of 4 CTAs, the SMs' mean active cycles were 75% of the busiest SM's with a fixed
+// share of rows each and 93% with the counter: 16% less time). The slice stays in the storage
+// type: fp32 slices hold exp(x - max) in place (one exp per value), bf16/fp16 take half the shared
 // memory and compute exp again for the write.
 #include <cooperative_groups.h>
 
@@ -160,22 +160,23 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
   const long long clusters = gridDim.x / ranks;
   const long long b = cluster.block_rank() * slice;
   const int n = int(b + slice < a.n ? slice : (a.n > b ? a.n - b : 0));  // this CTA's part: <= 98304
-  dev::RowTickets rows(blockIdx.x / ranks, clusters);
+  dev::RowTickets tickets(blockIdx.x / ranks, clusters);
   SliceAhead<T, VEC, kAhead> ahead;
   exchange.enter(ranks);
-  ahead.fetch(a.x + rows.row * a.n + b, n);
-  for (unsigned round = 0; rows.row < a.m; ++round) {
-    const long long row = rows.row;
+  ahead.fetch(a.x + tickets.row * a.n + b, n);
+  for (unsigned round = 0; tickets.row < a.m; ++round) {
+    const long long row = tickets.row;
     const float mx = dev::block_max(stage_slice(a.x + row * a.n + b, smem, n, ahead), scratch);
-    if (draws && threadIdx.x == 0) drawn = rows.draw(next_row);
+    if (draws && threadIdx.x == 0) drawn = tickets.draw(next_row);
     const float sum = dev::block_sum(slice_exp_sum<T, VEC>(smem, n, mx), scratch);  // and `drawn` is seen
     RowTotals total{MaxSum{mx, sum}, draws ? drawn : 0};
     if (ranks > 1) exchange.send(total, round, ranks);
-    if (rows.next < a.m) ahead.fetch(a.x + rows.next * a.n + b, n);
+    if (tickets.next < a.m) ahead.fetch(a.x + tickets.next * a.n + b, n);
     if (ranks > 1)
-      total = exchange.receive<RowTotals>(round, ranks, [](RowTotals& t, const RowTotals& o) { t.slice.merge(o.slice); });
+      total = exchange.receive<RowTotals>(round, ranks,
+                                          [](RowTotals& t, const RowTotals& o) { t.slice.merge(o.slice); });
     write_slice<T, VEC>(smem, a.y + row * a.n + b, n, mx, expf(mx - total.slice.m) / total.slice.s);
-    rows.advance(total.after);  // rank 0's: the value a fold in rank order starts from
+    tickets.advance(total.after);  // rank 0's: the value a fold in rank order starts from
   }
   exchange.leave(ranks);
 }

@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
   const int count = part.count();
   const long long offset = part.first * VEC;  // my block's first element in a row
   uint4* const w_slice = slices + 2 * g.packs_per_part;
-  dev::RowTickets rows(blockIdx.x / g.parts, gridDim.x / g.parts);
+  dev::RowTickets tickets(blockIdx.x / g.parts, gridDim.x / g.parts);
   const bool draws = threadIdx.x == 0 && blockIdx.x % g.parts == 0;
 
   uint4 b_packs[rows::kStagedPacksPerThread];  // this thread's packs of b, for every row
@@ -57,16 +57,16 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     if (p < count) b_packs[k] = __ldg(reinterpret_cast<const uint4*>(t.b + offset) + p);
   }
   copy_slice(w_slice, t.w + offset, count);
-  if (rows.row < g.rows) copy_slice(slices, t.x + rows.row * g.n + offset, count);
+  if (tickets.row < g.rows) copy_slice(slices, t.x + tickets.row * g.n + offset, count);
   dev::cp_async_commit();
-  for (unsigned round = 0; rows.row < g.rows; ++round) {
-    const long long row = rows.row;
+  for (unsigned round = 0; tickets.row < g.rows; ++round) {
+    const long long row = tickets.row;
     const int buffer = round & 1;
-    if (rows.next < g.rows)
-      copy_slice(slices + (buffer ^ 1) * g.packs_per_part, t.x + rows.next * g.n + offset, count);
+    if (tickets.next < g.rows)
+      copy_slice(slices + (buffer ^ 1) * g.packs_per_part, t.x + tickets.next * g.n + offset, count);
     dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
-    const long long after = draws ? rows.draw(next_row) : 0;  // its latency runs under the first pass
+    const long long after = draws ? tickets.draw(next_row) : 0;  // its latency runs under the first pass
     const uint4* x_slice = slices + buffer * g.packs_per_part;
 
     const auto each_pack = [&](auto f) {
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
       t.mean[row] = mean;
       t.rstd[row] = rstd;
     }
-    rows.advance(row_after_next.receive(round));
+    tickets.advance(row_after_next.receive(round));
   }
   row_after_next.leave();
   reduce.finish();
