@@ -78,6 +78,24 @@ void gemm_dw_from_transposed(const float* dg_t, const float* x, float* dweight, 
   column_major_gemm(CUBLAS_OP_N, CUBLAS_OP_N, k, n, m, x, k, dg_t, m, dweight, k, tf32, false, stream);
 }
 
+void gemm_dx_bf16(const __nv_bfloat16* dg, const __nv_bfloat16* weight, __nv_bfloat16* dx, int m, int n, int k,
+                  cudaStream_t stream) {
+  column_major_gemm(CUBLAS_OP_N, CUBLAS_OP_N, k, m, n, weight, k, dg, n, dx, k, CUDA_R_16BF, CUDA_R_16BF,
+                    CUBLAS_COMPUTE_32F, false, stream);
+}
+
+void gemm_dw_bf16(const __nv_bfloat16* dg, const __nv_bfloat16* x, __nv_bfloat16* dweight, int m, int n, int k,
+                  cudaStream_t stream) {
+  column_major_gemm(CUBLAS_OP_N, CUBLAS_OP_T, k, n, m, x, k, dg, n, dweight, k, CUDA_R_16BF, CUDA_R_16BF,
+                    CUBLAS_COMPUTE_32F, false, stream);
+}
+
+void gemm_dw_from_transposed_bf16(const __nv_bfloat16* dg_t, const __nv_bfloat16* x, __nv_bfloat16* dweight, int m,
+                                  int n, int k, cudaStream_t stream) {
+  column_major_gemm(CUBLAS_OP_N, CUBLAS_OP_N, k, n, m, x, k, dg_t, m, dweight, k, CUDA_R_16BF, CUDA_R_16BF,
+                    CUBLAS_COMPUTE_32F, false, stream);
+}
+
 LtBiasGemm::~LtBiasGemm() { release(); }
 
 void LtBiasGemm::release() {

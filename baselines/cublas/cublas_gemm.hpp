@@ -38,6 +38,14 @@ void gemm_dw(const float* dg, const float* x, float* dweight, int m, int n, int 
 // dW from dg^T (N, M) row-major: both operands untransposed for cuBLAS (gemm_dw's dg is not).
 void gemm_dw_from_transposed(const float* dg_t, const float* x, float* dweight, int m, int n, int k, bool tf32,
                              cudaStream_t stream);
+// The same three in bf16, as autocast's backward runs them: bf16 dg, W, x and outputs, fp32
+// accumulation (CUBLAS_COMPUTE_32F).
+void gemm_dx_bf16(const __nv_bfloat16* dg, const __nv_bfloat16* weight, __nv_bfloat16* dx, int m, int n, int k,
+                  cudaStream_t stream);
+void gemm_dw_bf16(const __nv_bfloat16* dg, const __nv_bfloat16* x, __nv_bfloat16* dweight, int m, int n, int k,
+                  cudaStream_t stream);
+void gemm_dw_from_transposed_bf16(const __nv_bfloat16* dg_t, const __nv_bfloat16* x, __nv_bfloat16* dweight, int m,
+                                  int n, int k, cudaStream_t stream);
 
 // cuBLASLt with its bias epilogue: c = a b^T + bias (bias per output column). fp32 and tf32: fp32
 // operands, bias and c; bf16: bf16 operands, bias and c (autocast's linear: h rounded to bf16),

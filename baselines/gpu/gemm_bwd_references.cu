@@ -98,9 +98,9 @@ std::vector<double> host_row_sums(Ex& ex, std::int64_t m, std::int64_t n, Term t
   return ex.to_host(row_sums(ex, m, n, term).get(), m);
 }
 
-// The sum of v^2 over each row of a (rows, cols) fp32 matrix, on the host.
+// The sum of v^2 over each row of a (rows, cols) stored matrix, on the host.
 template <class Ex>
-std::vector<double> row_squares(Ex& ex, const float* v, std::int64_t rows, std::int64_t cols) {
+std::vector<double> row_squares(Ex& ex, stored::Tensor v, std::int64_t rows, std::int64_t cols) {
   return host_row_sums(ex, rows, cols, [=] NB_HD(std::int64_t r, std::int64_t c) {
     return double(v[r * cols + c]) * double(v[r * cols + c]);
   });
@@ -141,13 +141,15 @@ void forward_saved(Ex& ex, const ForwardOperands& forward, const ForwardSaved& s
   const std::uint64_t seed = forward.seed;
   ex.each(n, [=] NB_HD(std::int64_t c) { bias[c] = draw.value(seed, std::uint64_t(c), DType::f32); });
   {
-    const Scratch<double> linear_output = linear(ex, forward.x, forward.weight, bias, m, n, forward.k);
+    const Scratch<double> linear_output =
+        linear(ex, forward.x, forward.weight, stored::Tensor{bias, DType::f32}, m, n, forward.k);
     const double* g = linear_output.get();
-    float* g_saved = saved.g;
-    ex.each(m * n, [=] NB_HD(std::int64_t i) { g_saved[i] = float(g[i]); });
+    const stored::MutableTensor g_saved = saved.g;
+    ex.each(m * n, [=] NB_HD(std::int64_t i) { g_saved.set(i, float(g[i])); });
   }
   // The statistics of h = g * s from the saved (rounded) g, as linear::batch_statistics.
-  const float *g = saved.g, *scale = forward.scale;
+  const stored::Tensor g{saved.g.data, saved.g.type};
+  const float* scale = forward.scale;
   const auto h = [=] NB_HD(std::int64_t r, std::int64_t c) { return double(g[r * n + c]) * double(scale[c]); };
   const Scratch<double> sums = column_sums(ex, m, n, h);
   double* mean = sums.get();
@@ -174,7 +176,8 @@ void gemm_scale_bn_backward(Ex& ex, const GemmBwdInputs& in, const GemmBwdGradie
   const Scratch<double> gradient = ex.template scratch<double>(m * n);  // dh, then dg = dh * s in place
   double* d = gradient.get();
   ex.each(m * n, [=] NB_HD(std::int64_t i) { d[i] = input_gradient(i / n, i % n); });
-  const float *g = in.g, *scale = in.scale;
+  const stored::Tensor g = in.g;
+  const float* scale = in.scale;
   const auto dh_times_g = [=] NB_HD(std::int64_t r, std::int64_t c) { return d[r * n + c] * double(g[r * n + c]); };
   copy(ex, column_sums(ex, m, n, dh_times_g), out.dscale, n);
   ex.each(m * n, [=] NB_HD(std::int64_t i) { d[i] *= double(scale[i % n]); });

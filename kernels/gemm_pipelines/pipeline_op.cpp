@@ -77,7 +77,7 @@ void ForwardPipelineOp::reference(const Problem& p, const HostTensors& in, Refer
   reference_from_gemm(p, in, linear_reference(s, in[kX].data(), in[kWeight].data(), in[kLinearBias].data()), out);
 }
 
-NamedProblem forward_named(Params params, std::vector<std::string> suites, std::string note) {
+NamedProblem named_with_bf16(Params params, std::vector<std::string> suites, std::string note) {
   NamedProblem named_problem = named(std::move(params), std::move(suites), std::move(note));
   named_problem.dtypes.push_back(DType::bf16);
   return named_problem;

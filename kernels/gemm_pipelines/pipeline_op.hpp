@@ -101,9 +101,9 @@ class ForwardPipelineOp : public PipelineOp {
                                    ReferenceTensors& out) const = 0;
 };
 
-// The forward pipelines' problems, in fp32, tf32 and bf16.
-NamedProblem forward_named(Params params, std::vector<std::string> suites, std::string note);
-// A forward pipeline's problem in bf16 alone (a shape that training runs under autocast).
+// A pipeline's problem in fp32, tf32 and bf16 (linear::named gives fp32 and tf32 alone).
+NamedProblem named_with_bf16(Params params, std::vector<std::string> suites, std::string note);
+// A pipeline's problem in bf16 alone (a shape that training runs under autocast).
 NamedProblem bf16_named(Params params, std::vector<std::string> suites, std::string note);
 
 }  // namespace nb::linear

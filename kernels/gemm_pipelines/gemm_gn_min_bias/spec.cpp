@@ -35,7 +35,7 @@ class GemmGnMinBiasOp final : public linear::ForwardPipelineOp {
   std::vector<ParamDecl> param_decls() const override { return linear::param_decls(false, true); }
   std::string check(const Params& p) const override { return linear::check_params(p, false, true); }
   std::vector<NamedProblem> named_problems() const override {
-    const auto named = linear::forward_named;
+    const auto named = linear::named_with_bf16;
     return {named({{"m", 128}, {"n", 256}, {"k", 512}, {"g", 8}}, {"kb"}, "KernelBench L2#75, original size"),
             named({{"m", 1024}, {"n", 8192}, {"k", 8192}, {"g", 512}}, {"kb"}, "KernelBench L2#75, enlarged"),
             named({{"m", 64}, {"n", 96}, {"k", 128}, {"g", 6}}, {"quick"}, "small, groups of 16"),

@@ -8,6 +8,8 @@
 //   dg = dh * s_j   ds_j = sum dh * g   db_j = sum dg   dx = dg W   dW = dg^T x
 // dg is affine in (dy, g) per column: dg = A_j dy + B_j g + C_j (ColumnCoefficients), which is
 // what lets the GEMMs compute it in their tile loaders instead of reading it back.
+#include <cuda_bf16.h>
+
 #include <memory>
 #include <vector>
 
@@ -34,13 +36,26 @@ enum Tensor : int {
   kTensorCount
 };
 
-// Pointers and sizes every variant starts from.
+// A bf16 problem's tensors in autocast's storage: x, W and the saved g in bf16, and nn.Linear's
+// gradients dx, dW, db in bf16 (docs/notes/bf16-pipelines.md). Null for fp32 and tf32 problems.
+struct Bf16Tensors {
+  const __nv_bfloat16 *x = nullptr, *weight = nullptr, *g = nullptr;
+  __nv_bfloat16 *dx = nullptr, *dweight = nullptr, *dbias = nullptr;
+};
+
+// Pointers and sizes every variant starts from. For a bf16 problem x, weight, g, dx, dweight and
+// dbias are null and `bf16` holds them; dy, s, gamma, the saved statistics and ds, dgamma, dbeta
+// are fp32 in every precision.
 struct Args {
   const float *x, *weight, *scale, *gamma, *g, *save_mean, *save_invstd, *dy;
   float *dx, *dweight, *dbias, *dscale, *dgamma, *dbeta;
   int m, n, k;
   bool tf32;
+  Bf16Tensors bf16;
 };
+
+// Whether a variant whose kernels read fp32 x, W and g runs `p` (not a bf16 problem).
+Support fp32_storage_support(const Problem& p);
 
 Args args_of(const Problem& p, const DeviceTensors& t);
 

@@ -13,6 +13,7 @@
 #include "baselines/cpu/gemm_pipeline_reference.hpp"
 #include "baselines/cublas/cublas_gemm.hpp"
 #include "baselines/gpu/gemm_bwd_references.hpp"
+#include "harness/narrow_float.hpp"
 #include "harness/validation/executor.hpp"
 #include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward.hpp"
@@ -24,9 +25,23 @@ namespace gemm_scale_bn_bwd {
 
 Args args_of(const Problem& p, const DeviceTensors& t) {
   const linear::Shape s = linear::shape_of(p);
+  if (p.dtype == DType::bf16) {
+    using B = __nv_bfloat16;
+    const Bf16Tensors bf16{t.ptr<const B>(kX), t.ptr<const B>(kWeight), t.ptr<const B>(kG),
+                           t.ptr<B>(kDx),      t.ptr<B>(kDweight),      t.ptr<B>(kDbias)};
+    return {nullptr,        nullptr,        t.in(kScale), t.in(kGamma), nullptr,  t.in(kSaveMean), t.in(kSaveInvstd),
+            t.in(kDy),      nullptr,        nullptr,      nullptr,      t.out(kDscale), t.out(kDgamma),
+            t.out(kDbeta),  int(s.m),       int(s.n),     int(s.k),     false,    bf16};
+  }
   return {t.in(kX),     t.in(kWeight),  t.in(kScale),    t.in(kGamma),      t.in(kG),          t.in(kSaveMean),
           t.in(kSaveInvstd), t.in(kDy), t.out(kDx),      t.out(kDweight),   t.out(kDbias),     t.out(kDscale),
-          t.out(kDgamma), t.out(kDbeta), int(s.m),       int(s.n),          int(s.k),          s.tf32()};
+          t.out(kDgamma), t.out(kDbeta), int(s.m),       int(s.n),          int(s.k),          s.tf32(),
+          Bf16Tensors{}};
+}
+
+Support fp32_storage_support(const Problem& p) {
+  if (p.dtype != DType::bf16) return Support::yes();
+  return Support::no("its kernels read fp32 x, W and g: no bf16 path of it yet (issue 32)");
 }
 
 namespace {
@@ -71,39 +86,55 @@ double gradient_condition(int tensor, const linear::BackwardConditions& k, doubl
 
 // The operand amplification of a gradient is its own ratio: for dx and dW the norm that errors of
 // the size of dg's leading terms reach through the GEMM over the result's (an independent rounding
-// of each product's operands is such an error); for a column sum the norm of its terms over its
-// own, which bounds an independent rounding of each term. The normalization's condition does not
-// enter: it amplifies the rounding of h inside xhat, an fp32 error.
-double gradient_amplification(int tensor, const linear::BackwardConditions& k) {
-  return tensor < kDx ? 0.0 : own_condition(tensor, k);
+// of each product's operands, or of each element of dg, is such an error); for a column sum the
+// norm of its terms over its own, which bounds an independent rounding of each term. The
+// normalization's condition does not enter: it amplifies the rounding of h inside xhat, an fp32
+// error. bf16 (autocast): the one rounding inside the computation is dg's to bf16 (autograd casts
+// the gradient to g's type), which reaches dx, dW and db alone; ds, dgamma and dbeta are fp32 sums
+// of fp32 dy and dh with the stored g, held to fp32's bound.
+double gradient_amplification(const Problem& p, int tensor, const linear::BackwardConditions& k) {
+  if (tensor < kDx) return 0.0;
+  if (p.dtype == DType::bf16 && tensor != kDx && tensor != kDweight && tensor != kDbias) return 0.0;
+  return own_condition(tensor, k);
 }
 
 // The backward's GEMMs alone at the problem's precision, dx = dg W then dW = dg^T x, into the
-// workspace (dy stands in for dg: the library does not look at the values).
+// workspace (dy stands in for dg: the library does not look at the values). bf16: bf16 dg, W, x
+// and outputs (autocast's), dy's first M x N x 2 bytes read as the bf16 dg.
 class BackwardGemmsCeiling final : public Variant {
  public:
-  explicit BackwardGemmsCeiling(bool tf32) : tf32_(tf32) {}
-  std::string name() const override { return tf32_ ? "cublas_gemm_dx_dw_tf32" : "cublas_gemm_dx_dw_fp32"; }
+  explicit BackwardGemmsCeiling(DType precision) : precision_(precision) {}
+  std::string name() const override { return "cublas_gemm_dx_dw_" + dtype_name(precision_); }
   std::string kind() const override { return "cublas"; }
   std::string idea() const override {
-    return std::string("cublasGemmEx, ") + (tf32_ ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F (IEEE fp32)") +
-           ": dx = dg W and dW = dg^T x alone, nothing else of the backward";
+    const char* compute = precision_ == DType::tf32   ? "CUBLAS_COMPUTE_32F_FAST_TF32"
+                          : precision_ == DType::bf16 ? "bf16 operands and outputs, CUBLAS_COMPUTE_32F"
+                                                      : "CUBLAS_COMPUTE_32F (IEEE fp32)";
+    return std::string("cublasGemmEx, ") + compute + ": dx = dg W and dW = dg^T x alone, nothing else of the backward";
   }
   std::size_t workspace_bytes(const Problem& p) const override {
     const linear::Shape s = linear::shape_of(p);
-    return (std::size_t(s.m) + std::size_t(s.n)) * std::size_t(s.k) * sizeof(float);
+    return (std::size_t(s.m) + std::size_t(s.n)) * std::size_t(s.k) * dtype_size(storage_type(precision_));
   }
   void prepare(const Problem&) override { cublas::handle(); }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) override {
     const Args a = args_of(p, t);
+    const std::size_t dx_elements = std::size_t(a.m) * std::size_t(a.k);
+    if (precision_ == DType::bf16) {
+      const auto* dg = reinterpret_cast<const __nv_bfloat16*>(a.dy);
+      auto* dx = static_cast<__nv_bfloat16*>(ws);
+      cublas::gemm_dx_bf16(dg, a.bf16.weight, dx, a.m, a.n, a.k, stream);
+      cublas::gemm_dw_bf16(dg, a.bf16.x, dx + dx_elements, a.m, a.n, a.k, stream);
+      return;
+    }
     float* dx = static_cast<float*>(ws);
-    float* dweight = dx + std::size_t(a.m) * std::size_t(a.k);
-    cublas::gemm_dx(a.dy, a.weight, dx, a.m, a.n, a.k, tf32_, stream);
-    cublas::gemm_dw(a.dy, a.x, dweight, a.m, a.n, a.k, tf32_, stream);
+    const bool tf32 = precision_ == DType::tf32;
+    cublas::gemm_dx(a.dy, a.weight, dx, a.m, a.n, a.k, tf32, stream);
+    cublas::gemm_dw(a.dy, a.x, dx + dx_elements, a.m, a.n, a.k, tf32, stream);
   }
 
  private:
-  bool tf32_;
+  DType precision_;
 };
 
 class GemmScaleBnBwdOp final : public linear::PipelineOp {
@@ -112,6 +143,9 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
     for (auto& v : make_variants()) add_variant(std::move(v));
   }
   std::string name() const override { return "gemm_scale_bn_bwd"; }
+  // bf16: autocast's backward (docs/notes/bf16-pipelines.md): x, W, g and dx, dW, db in bf16, dg
+  // rounded to bf16 inside; dy, the statistics and ds, dgamma, dbeta fp32.
+  std::vector<DType> dtypes() const override { return {DType::f32, DType::tf32, DType::bf16}; }
   std::string formula() const override {
     return "backward of y = bn_train((x W^T + b) * s) from dy and the saved g, mean, invstd: dbeta = sum dy, "
            "dgamma = sum dy*xhat, dh = gamma*invstd*(dy - dbeta/M - xhat*dgamma/M), dg = dh*s, ds = sum dh*g, "
@@ -122,10 +156,12 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
   std::string check(const Params& p) const override { return linear::check_params(p, true, false); }
 
   std::vector<NamedProblem> named_problems() const override {
-    using linear::named;
+    const auto named = linear::named_with_bf16;
     return {named({{"m", 128}, {"n", 512}, {"k", 1024}}, {"kb"}, "KernelBench L2#33's shape, original size"),
             named({{"m", 1024}, {"n", 8192}, {"k", 8192}}, {"kb"}, "KernelBench L2#33's shape, enlarged"),
             named({{"m", 16384}, {"n", 4096}, {"k", 4096}}, {"kb"}, "KernelBench L2#39's shape"),
+            linear::bf16_named({{"m", 8192}, {"n", 4096}, {"k", 4096}}, {"kb"},
+                               "transformer-sized: 8192 tokens, hidden 4096"),
             named({{"m", 64}, {"n", 96}, {"k", 128}}, {"quick"}, "small aligned"),
             named({{"m", 127}, {"n", 33}, {"k", 1001}}, {"quick"}, "odd M, N, K (no vector loads)"),
             named({{"m", 2}, {"n", 130}, {"k", 67}}, {"quick"}, "M = 2: the smallest batch BatchNorm accepts"),
@@ -135,11 +171,14 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
   std::vector<TensorDecl> tensors(const Problem& p) const override {
     const linear::Shape s = linear::shape_of(p);
     using R = TensorRole;
-    return {{"x", R::input, s.m * s.k},     {"weight", R::input, s.n * s.k},  {"scale", R::input, s.n},
-            {"gamma", R::input, s.n},       {"g", R::input, s.m * s.n},       {"save_mean", R::input, s.n},
-            {"save_invstd", R::input, s.n}, {"dy", R::input, s.m * s.n},      {"dx", R::output, s.m * s.k},
-            {"dweight", R::output, s.n * s.k}, {"dbias", R::output, s.n},     {"dscale", R::output, s.n},
-            {"dgamma", R::output, s.n},     {"dbeta", R::output, s.n}};
+    const DType linear = storage_type(p.dtype);  // bf16 problems: x, W, g and dx, dW, db in bf16
+    return {{"x", R::input, s.m * s.k, {}, linear},     {"weight", R::input, s.n * s.k, {}, linear},
+            {"scale", R::input, s.n},                   {"gamma", R::input, s.n},
+            {"g", R::input, s.m * s.n, {}, linear},     {"save_mean", R::input, s.n},
+            {"save_invstd", R::input, s.n},             {"dy", R::input, s.m * s.n},
+            {"dx", R::output, s.m * s.k, {}, linear},   {"dweight", R::output, s.n * s.k, {}, linear},
+            {"dbias", R::output, s.n, {}, linear},      {"dscale", R::output, s.n},
+            {"dgamma", R::output, s.n},                 {"dbeta", R::output, s.n}};
   }
 
   // s, gamma and b follow the forward op's draws (s = +-U[0.5, 2], gamma U[0.5, 1.5], x, W and b as
@@ -154,7 +193,8 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
   }
 
   // What the forward would have saved for these x, W, b, s: g = x W^T + b in float64 rounded to
-  // float, and the float64 batch statistics of h = g * s rounded to float.
+  // float (then to bf16 in a bf16 problem, autocast's linear output), and the float64 batch
+  // statistics of h = g * s from that g, rounded to float.
   void derive_inputs(const Problem& p, std::uint64_t seed, HostTensors& t) const override {
     const linear::Shape s = linear::shape_of(p);
     const InputDraw bias_draw = linear::linear_bias_draw(s);
@@ -162,8 +202,9 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
     for (std::int64_t c = 0; c < s.n; ++c) bias[std::size_t(c)] = bias_draw.value(seed, std::uint64_t(c), DType::f32);
     const std::vector<double> g = linear::linear_reference(s, t[kX].data(), t[kWeight].data(), bias.data());
     std::vector<float>& g_saved = t[kG];
+    const DType storage = storage_type(p.dtype);
     parallel_for(std::int64_t(g.size()), [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t i = b; i < e; ++i) g_saved[std::size_t(i)] = float(g[std::size_t(i)]);
+      for (std::int64_t i = b; i < e; ++i) g_saved[std::size_t(i)] = round_to_storage(float(g[std::size_t(i)]), storage);
     });
     const linear::ColumnStatistics st = linear::batch_statistics(s, g_saved.data(), t[kScale].data());
     for (std::int64_t c = 0; c < s.n; ++c) {
@@ -173,9 +214,9 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
   }
   void derive_inputs(const Problem& p, std::uint64_t seed, const ProgramTensors& t, Executor& ex) const override {
     const linear::Shape s = linear::shape_of(p);
-    const gpu::ForwardOperands forward{t.f32(kX), t.f32(kWeight), t.f32(kScale), linear::linear_bias_draw(s),
-                                       seed,      s.m,            s.n,           s.k, s.eps};
-    const gpu::ForwardSaved saved{t.mutable_f32(kG), t.mutable_f32(kSaveMean), t.mutable_f32(kSaveInvstd)};
+    const gpu::ForwardOperands forward{t.in(kX), t.in(kWeight), t.f32(kScale), linear::linear_bias_draw(s),
+                                       seed,     s.m,           s.n,           s.k, s.eps};
+    const gpu::ForwardSaved saved{t.out(kG), t.mutable_f32(kSaveMean), t.mutable_f32(kSaveInvstd)};
     ex.visit([&](auto& e) { gpu::forward_saved(e, forward, saved); });
   }
 
@@ -185,7 +226,7 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
     const linear::BackwardConditions own = linear::backward_conditions(s, inputs_of(in), gradients_of(out));
     out.operand_amplification.clear();
     for (int tensor = 0; tensor < kTensorCount; ++tensor)
-      out.operand_amplification.push_back(gradient_amplification(tensor, own));
+      out.operand_amplification.push_back(gradient_amplification(p, tensor, own));
   }
 
   bool has_reference_program() const override { return true; }
@@ -193,7 +234,7 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
   ReferenceConditions reference_program(const Problem& p, const ProgramTensors& t, const ProgramReference& out,
                                         Executor& ex) const override {
     const linear::Shape s = linear::shape_of(p);
-    const gpu::GemmBwdInputs in{t.f32(kX),        t.f32(kWeight),      t.f32(kScale), t.f32(kGamma), t.f32(kG),
+    const gpu::GemmBwdInputs in{t.in(kX),         t.in(kWeight),       t.f32(kScale), t.f32(kGamma), t.in(kG),
                                 t.f32(kSaveMean), t.f32(kSaveInvstd), t.f32(kDy),    s.m,           s.n,
                                 s.k};
     const gpu::GemmBwdGradients gradients{out[kDx],     out[kDweight], out[kDbias],
@@ -207,7 +248,7 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
     ReferenceConditions c;
     for (int tensor = 0; tensor < kTensorCount; ++tensor) {
       c.per_tensor.push_back(gradient_condition(tensor, own, normalization));
-      c.operand_amplification.push_back(gradient_amplification(tensor, own));
+      c.operand_amplification.push_back(gradient_amplification(p, tensor, own));
     }
     return c;
   }
@@ -232,13 +273,15 @@ class GemmScaleBnBwdOp final : public linear::PipelineOp {
   WorkModel work(const Problem& p) const override {
     const linear::Shape s = linear::shape_of(p);
     const double mk = double(s.m) * double(s.k), nk = double(s.n) * double(s.k), mn = double(s.m) * double(s.n);
-    return {4.0 * (2 * mk + 2 * nk + 2 * mn + 8.0 * double(s.n)), 2.0 * s.gemm_flops() + 15.0 * mn,
-            "read x, W, g, dy + write dx, dW: 4*(2*M*K + 2*N*K + 2*M*N) (+ 8 vectors of N); flops 4*M*N*K "
-            "(dx = dg W, dW = dg^T x) + 15 per element of (M, N) (xhat, dh, dg and the four column sums)"};
+    const double linear = double(dtype_size(storage_type(p.dtype)));  // x, W, g, dx, dW: 2 bytes in bf16
+    return {linear * (2 * mk + 2 * nk + mn) + 4.0 * (mn + 8.0 * double(s.n)), 2.0 * s.gemm_flops() + 15.0 * mn,
+            "read x, W, g, dy + write dx, dW: e*(2*M*K + 2*N*K + M*N) + 4*M*N (dy) (+ 8 vectors of N), e = 4 "
+            "(2 for bf16); flops 4*M*N*K (dx = dg W, dW = dg^T x) + 15 per element of (M, N) (xhat, dh, dg and "
+            "the four column sums)"};
   }
 
   std::unique_ptr<Variant> ceiling_kernel(const Problem& p) const override {
-    return std::make_unique<BackwardGemmsCeiling>(p.dtype == DType::tf32);
+    return std::make_unique<BackwardGemmsCeiling>(p.dtype);
   }
 
   // Each gradient's own ratio (gemm_bwd_conditions.hpp) times the normalization's condition.

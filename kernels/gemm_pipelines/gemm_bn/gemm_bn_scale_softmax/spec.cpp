@@ -10,7 +10,7 @@ namespace nb {
 std::unique_ptr<OpSpec> make_gemm_bn_scale_softmax_op() {
   // linear::named (fp32 and tf32 alone) at M <= 3: BatchNorm's statistics of two or three values rounded to bf16 (autocast's h)
   // err by u |h| / |h_1 - h_2|, which no bound that still discriminates covers.
-  const auto named = linear::forward_named;
+  const auto named = linear::named_with_bf16;
   return gemm_bn::make_op(
       gemm_bn::BnTail::scale_softmax, "gemm_bn_scale_softmax",
       "y = softmax(s * bn_train(x W^T + b), dim=1), s a (1,) parameter; BatchNorm as in gemm_scale_bn "

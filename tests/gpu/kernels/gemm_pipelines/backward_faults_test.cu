@@ -1,7 +1,7 @@
 // gemm_scale_bn_bwd's planted faults, each a real launch that must be rejected while the correct
 // variant passes the same trials: dW transposed, the BatchNorm backward without its mean terms
 // (the inference backward), the scale dropped from the chain (dg = dh), dgamma from the
-// unbiased variance, and tf32 products in an fp32 problem.
+// unbiased variance, tf32 products in an fp32 problem, and a bf16 problem's GEMMs summed in bf16.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -131,6 +131,57 @@ TEST(BackwardFault, Tf32InAnFp32Problem) {
                                     }),
           correct, "dx", p);
     }
+}
+
+// dx = dg W (m, k) and dW = dg^T x (n, k) of a bf16 problem, each dot product's running sum
+// rounded to bf16 after every product: below the problem's fp32 accumulation.
+__device__ __nv_bfloat16 bf16_sum_step(__nv_bfloat16 sum, __nv_bfloat16 a, __nv_bfloat16 b) {
+  return __float2bfloat16(fmaf(__bfloat162float(a), __bfloat162float(b), __bfloat162float(sum)));
+}
+
+__global__ void bf16_sum_dx_kernel(const __nv_bfloat16* dg, const __nv_bfloat16* w, __nv_bfloat16* dx, int m, int n,
+                                   int k) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= (long long)m * k) return;
+  const long long row = i / k, c = i % k;
+  __nv_bfloat16 sum = __float2bfloat16(0.0f);
+  for (int j = 0; j < n; ++j) sum = bf16_sum_step(sum, dg[row * n + j], w[(long long)j * k + c]);
+  dx[i] = sum;
+}
+
+__global__ void bf16_sum_dw_kernel(const __nv_bfloat16* dg, const __nv_bfloat16* x, __nv_bfloat16* dw, int m, int n,
+                                   int k) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= (long long)n * k) return;
+  const long long j = i / k, c = i % k;
+  __nv_bfloat16 sum = __float2bfloat16(0.0f);
+  for (int r = 0; r < m; ++r) sum = bf16_sum_step(sum, dg[(long long)r * n + j], x[(long long)r * k + c]);
+  dw[i] = sum;
+}
+
+// sums_then_cublas's column pass and bf16 dg, then both GEMMs summed in bf16: the bf16 bound must
+// reject dx and dW where they reduce over 1024 terms (docs/tolerance.md, "The bf16 problems"),
+// while sums_then_cublas passes the same trials.
+TEST(BackwardFault, Bf16AccumulationInABf16Problem) {
+  Variant& correct = variant(backward_op(), "sums_then_cublas");
+  const Problem p = backward_op().make_problem({{"m", 1024}, {"n", 1024}, {"k", 64}}, DType::bf16);
+  for (const std::string tensor : {"dx", "dweight"})
+    expect_fault_rejected(
+        std::make_unique<Planted>("planted_bf16_sums", correct, 0,
+                                  [](Variant&, const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) {
+                                    const bb::Args a = bb::args_of(p, t);
+                                    auto* dg = static_cast<__nv_bfloat16*>(ws);
+                                    const bb::DgCoefficients k = bb::launch_column_gradients(
+                                        a, static_cast<float*>(ws) + std::size_t(a.m) * a.n, s);
+                                    bb::launch_write_dg(a, k, dg, s);
+                                    bf16_sum_dx_kernel<<<blocks((long long)a.m * a.k), 256, 0, s>>>(
+                                        dg, a.bf16.weight, a.bf16.dx, a.m, a.n, a.k);
+                                    NB_CHECK_LAUNCH();
+                                    bf16_sum_dw_kernel<<<blocks((long long)a.n * a.k), 256, 0, s>>>(
+                                        dg, a.bf16.x, a.bf16.dweight, a.m, a.n, a.k);
+                                    NB_CHECK_LAUNCH();
+                                  }),
+        correct, tensor, p);
 }
 
 }  // namespace

@@ -1,15 +1,22 @@
 #pragma once
 // gemm_scale_bn_bwd computed in float32 arithmetic on the CPU, as a straightforward kernel would:
 // fp32 column sums in row order, fp32 dh and dg, Eigen's float GEMMs, optionally with the GEMM
-// operands rounded (to tf32: a kernel on tensor cores; to bf16: one passed off as tf32) or with
-// one planted fault. The tolerance
-// tests judge it against the float64 reference with the op's real tolerances.
+// operands rounded (to tf32: a kernel on tensor cores; to bf16: autocast's dg, or a bf16 kernel
+// passed off as tf32), the GEMMs summed in bf16, or one planted fault. The tolerance tests judge
+// it against the float64 reference with the op's real tolerances (helpers at the end).
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <vector>
 
+#include "harness/validation/compare.hpp"
+#include "harness/validation/trial_tolerance.hpp"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward.hpp"
+#include "kernels/ops.hpp"
 #include "operand_rounding.hpp"
 #include "reference_trial.hpp"
 
@@ -23,8 +30,31 @@ enum class BackwardFault {
   mean_term_dropped,   // dh = gamma * invstd * dy: the inference backward
 };
 
-// `round_operands` (operand_rounding.hpp), where given, rounds dg, W and x before the GEMMs.
-inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, float (*round_operands)(float) = nullptr) {
+// How the emulation rounds beyond fp32 arithmetic. `round_operands` (operand_rounding.hpp), where
+// given, rounds dg, W and x before the GEMMs (and before db with `dbias_of_rounded_dg`: autocast
+// sums the bf16 dg); `bf16_gemm_sums` rounds each GEMM's running sum to bf16 after every product
+// (a kernel that accumulates below the problem's contract).
+struct BackwardArithmetic {
+  float (*round_operands)(float) = nullptr;
+  bool dbias_of_rounded_dg = false;
+  bool bf16_gemm_sums = false;
+};
+
+// c (rows, cols) = a (rows, depth) b (depth, cols), each running sum rounded to bf16 after every
+// product.
+template <class Matrix>
+Matrix bf16_summed_product(const Matrix& a, const Matrix& b) {
+  Matrix c(a.rows(), b.cols());
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index j = 0; j < b.cols(); ++j) {
+      float sum = 0.0f;
+      for (Eigen::Index q = 0; q < a.cols(); ++q) sum = to_bf16(std::fma(a(i, q), b(q, j), sum));
+      c(i, j) = sum;
+    }
+  return c;
+}
+
+inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, const BackwardArithmetic& arithmetic) {
   using namespace gemm_scale_bn_bwd;
   using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const linear::Shape s = linear::shape_of(t.p);
@@ -53,21 +83,65 @@ inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, f
                                                            : gi * (dy - dbeta * inv_m - xhat(r, c) * dgamma * inv_m);
       dg(r, c) = dh(r, c) * scale;
       dscale += dh(r, c) * in[kG][std::size_t(r * n + c)];
-      dbias += dg(r, c);
+      dbias += arithmetic.dbias_of_rounded_dg ? arithmetic.round_operands(dg(r, c)) : dg(r, c);
     }
     out[kDbeta][std::size_t(c)] = dbeta, out[kDgamma][std::size_t(c)] = dgamma;
     out[kDscale][std::size_t(c)] = dscale, out[kDbias][std::size_t(c)] = dbias;
   }
   MatrixF w = Eigen::Map<const MatrixF>(in[kWeight].data(), n, k), x = Eigen::Map<const MatrixF>(in[kX].data(), m, k);
-  if (round_operands)
-    for (MatrixF* a : {&dg, &w, &x}) *a = a->unaryExpr(round_operands);
-  Eigen::Map<MatrixF>(out[kDx].data(), m, k).noalias() = dg * w;
-  const MatrixF dweight = dg.transpose() * x;
+  if (arithmetic.round_operands)
+    for (MatrixF* a : {&dg, &w, &x}) *a = a->unaryExpr(arithmetic.round_operands);
+  const MatrixF dg_t = dg.transpose();
+  Eigen::Map<MatrixF>(out[kDx].data(), m, k) = arithmetic.bf16_gemm_sums ? bf16_summed_product(dg, w) : MatrixF(dg * w);
+  const MatrixF dweight = arithmetic.bf16_gemm_sums ? bf16_summed_product(dg_t, x) : MatrixF(dg_t * x);
   if (fault == BackwardFault::dweight_transposed)
     Eigen::Map<MatrixF>(out[kDweight].data(), k, n) = dweight.transpose();
   else
     Eigen::Map<MatrixF>(out[kDweight].data(), n, k) = dweight;
   return out;
 }
+
+// `round_operands`, where given, rounds dg, W and x before the GEMMs.
+inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, float (*round_operands)(float) = nullptr) {
+  return fp32_backward(t, fault, BackwardArithmetic{round_operands});
+}
+
+// ---- what the backward's tolerance tests share ----------------------------------------------
+
+inline std::unique_ptr<OpSpec> backward_op() {
+  for (auto& op : make_ops())
+    if (op->name() == "gemm_scale_bn_bwd") return std::move(op);
+  throw std::logic_error("no op gemm_scale_bn_bwd");
+}
+
+inline constexpr int kOutputs[] = {gemm_scale_bn_bwd::kDx,     gemm_scale_bn_bwd::kDweight, gemm_scale_bn_bwd::kDbias,
+                                   gemm_scale_bn_bwd::kDscale, gemm_scale_bn_bwd::kDgamma,  gemm_scale_bn_bwd::kDbeta};
+
+// How far each output of `out` lands from its bound with the op's real tolerances: the larger of
+// normwise / bound and elementwise / bound (above 1 fails; infinite for misplaced NaN/Inf).
+inline std::vector<double> bound_ratios(const OpSpec& op, const ReferenceTrial& t, const HostTensors& out) {
+  const TrialTolerances tol = trial_tolerances(op, t.p, t.decls, t.in, t.ref);
+  std::vector<double> ratios(t.decls.size(), 0.0);
+  for (int i : kOutputs) {
+    const Tolerance& b = tol.per_tensor[std::size_t(i)];
+    const TensorErrors e = compare_tensor(t.decls[std::size_t(i)].name, out[i], t.ref[i], b);
+    ratios[std::size_t(i)] = e.unwritten || e.nonfinite_mismatch
+                                 ? INFINITY
+                                 : std::max(e.normwise / b.normwise, e.elementwise / b.elementwise);
+  }
+  return ratios;
+}
+
+inline std::vector<Distribution> validated_distributions(const OpSpec& op, const Problem& p) {
+  std::vector<Distribution> out;
+  for (Distribution d : all_distributions()) {
+    bool stress = false;
+    for (const StressDistribution& s : op.stress(p)) stress = stress || s.distribution == d;
+    if (!stress) out.push_back(d);
+  }
+  return out;
+}
+
+inline double worst_ratio(const std::vector<double>& ratios) { return *std::max_element(ratios.begin(), ratios.end()); }
 
 }  // namespace nb::test

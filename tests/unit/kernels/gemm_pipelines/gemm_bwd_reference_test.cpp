@@ -27,12 +27,6 @@ namespace {
 
 using namespace gemm_scale_bn_bwd;
 
-std::unique_ptr<OpSpec> backward_op() {
-  for (auto& op : make_ops())
-    if (op->name() == "gemm_scale_bn_bwd") return std::move(op);
-  throw std::logic_error("no op gemm_scale_bn_bwd");
-}
-
 // ---- the reference against finite differences of the forward ------------------------------
 
 // The forward's parameters in double, and sum(dy * y) computed in long double.
@@ -172,33 +166,6 @@ TEST(GemmBwdReference, MatchesFiniteDifferencesOfTheForward) {
 
 // ---- the tolerance claims ------------------------------------------------------------------
 
-constexpr int kOutputs[] = {kDx, kDweight, kDbias, kDscale, kDgamma, kDbeta};
-
-// How far each output of `out` lands from its bound with the op's real tolerances: the larger of
-// normwise / bound and elementwise / bound (above 1 fails; infinite for misplaced NaN/Inf).
-std::vector<double> bound_ratios(const OpSpec& op, const ReferenceTrial& t, const HostTensors& out) {
-  const TrialTolerances tol = trial_tolerances(op, t.p, t.decls, t.in, t.ref);
-  std::vector<double> ratios(t.decls.size(), 0.0);
-  for (int i : kOutputs) {
-    const Tolerance& b = tol.per_tensor[std::size_t(i)];
-    const TensorErrors e = compare_tensor(t.decls[std::size_t(i)].name, out[i], t.ref[i], b);
-    ratios[std::size_t(i)] = e.unwritten || e.nonfinite_mismatch
-                                 ? INFINITY
-                                 : std::max(e.normwise / b.normwise, e.elementwise / b.elementwise);
-  }
-  return ratios;
-}
-
-std::vector<Distribution> validated_distributions(const OpSpec& op, const Problem& p) {
-  std::vector<Distribution> out;
-  for (Distribution d : all_distributions()) {
-    bool stress = false;
-    for (const StressDistribution& s : op.stress(p)) stress = stress || s.distribution == d;
-    if (!stress) out.push_back(d);
-  }
-  return out;
-}
-
 const char* fault_name(BackwardFault f) {
   switch (f) {
     case BackwardFault::none: return "none";
@@ -212,8 +179,6 @@ const char* fault_name(BackwardFault f) {
 
 constexpr BackwardFault kFaults[] = {BackwardFault::unbiased_variance, BackwardFault::scale_dropped,
                                      BackwardFault::dweight_transposed, BackwardFault::mean_term_dropped};
-
-double worst_ratio(const std::vector<double>& ratios) { return *std::max_element(ratios.begin(), ratios.end()); }
 
 // Where a fault cannot show, and why (docs/tolerance.md has the measured ratios):
 // - special: a NaN or Inf in a row of x makes every column's statistics NaN, so every gradient
@@ -377,8 +342,8 @@ TEST(GemmBwdSpec, BadParametersAreUsageErrors) {
   EXPECT_THROW(op->make_problem({{"m", 4}, {"n", 4}, {"k", 4}, {"momentum", 0.1}}), UsageError);  // no running stats
   const Problem p = op->parse_problem_id("gemm_scale_bn_bwd/m1024_n8192_k8192/tf32");
   EXPECT_EQ(p.id(), "gemm_scale_bn_bwd/m1024_n8192_k8192/tf32");
-  EXPECT_EQ(op->problems_in("kb").size(), 6u);
-  EXPECT_EQ(op->problems_in("quick").size(), 8u);
+  EXPECT_EQ(op->problems_in("kb").size(), 10u);    // 3 shapes in fp32, tf32 and bf16, one in bf16 alone
+  EXPECT_EQ(op->problems_in("quick").size(), 12u);
 }
 
 TEST(GemmBwdSpec, TheCeilingIsBothGemmsAndCountsTheirFlops) {
@@ -386,7 +351,7 @@ TEST(GemmBwdSpec, TheCeilingIsBothGemmsAndCountsTheirFlops) {
   for (const Problem& p : op->problems_in("kb")) {
     const auto ceiling = op->ceiling_kernel(p);
     ASSERT_NE(ceiling, nullptr);
-    EXPECT_EQ(ceiling->name(), p.dtype == DType::tf32 ? "cublas_gemm_dx_dw_tf32" : "cublas_gemm_dx_dw_fp32");
+    EXPECT_EQ(ceiling->name(), "cublas_gemm_dx_dw_" + dtype_name(p.dtype));
     const double gemms = 4.0 * double(p.dim("m")) * double(p.dim("n")) * double(p.dim("k"));
     EXPECT_GE(op->work(p).flops, gemms);  // the runner reports the ceiling with the op's flops
     EXPECT_LT(op->work(p).flops, 1.01 * gemms);
