@@ -45,12 +45,13 @@ struct GradientTerms {
 // Per column, from the six sums (backward.hpp's formulas, with sum dh = -k dgamma sum xhat / M
 // and sum dh g = sum dh u + c sum dh); the coefficients in double, so that C, which absorbs the
 // large terms B c and the mean, carries no cancellation of its own.
+// A CTA of 32 columns x 8 chunk groups adds the chunks (cta_chunk_totals): one thread a column
+// adding 128 chunks of six sums in turn took 40 us at M = 16384, N = 4096 on the H100.
 template <class G>
 __global__ void finish_columns(Args a, const float* partials, int chunks, float* coefficients) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= a.n) return;
   float sum[GradientTerms<G>::kSums];
-  for (int s = 0; s < GradientTerms<G>::kSums; ++s) sum[s] = chunk_total(partials, s, chunks, a.n, j);
+  if (!dev::cta_chunk_totals(partials, chunks, a.n, sum)) return;
+  const int j = blockIdx.x * dev::kColumnsPerCta + threadIdx.x;
   const float dbeta = sum[0], dgamma = sum[1], inv_m = 1.0f / float(a.m);
   const float k = a.gamma[j] * a.save_invstd[j], shift = g_at<G>(a, j), s = a.scale[j];
   const float sum_dh = -k * dgamma * sum[2] * inv_m;
@@ -220,7 +221,8 @@ DgCoefficients launch_column_gradients(const Args& a, void* workspace, cudaStrea
     using G = decltype(storage);
     dev::launch_column_partials(GradientTerms<G>{a}, a.m, a.n, partials, s);
     NB_CHECK_LAUNCH();
-    finish_columns<G><<<column_blocks(a.n), kThreads, 0, s>>>(a, partials, column_chunks(a.m), coefficients);
+    finish_columns<G><<<dev::chunk_totals_grid(a.n), dev::chunk_totals_block(), 0, s>>>(a, partials,
+                                                                                       column_chunks(a.m), coefficients);
     NB_CHECK_LAUNCH();
   });
   return DgCoefficients::at(coefficients, a.n);
