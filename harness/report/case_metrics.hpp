@@ -36,7 +36,15 @@ std::vector<CaseMetrics> compute_metrics(const RunRecord& record);
 // the architecture table knows no peak.
 std::optional<double> pct_of_compute_peak(const RunRecord& record, const ComputeCeiling& ceiling);
 
-// 1 when any case is not passed (incorrect, inconclusive, flagged, or errored), else 0.
+// Whether a library baseline's (cuDNN's, cuBLAS's) incorrect verdict comes only from where NaN and
+// Inf land on the `special` and `wide` inputs: no unwritten element, no changed input, no counted
+// numeric failure, some misplaced non-finite value. cuDNN's batchnorm_train overflows its running
+// variance on `wide` on every GPU measured; the report keeps the verdict.
+bool library_misplaces_nonfinite_only(const RunCase& c, const CaseOutcome& o);
+
+// 1 when any case is not passed (incorrect, inconclusive, flagged, or errored), else 0; a library
+// baseline that only misplaces NaN/Inf on special or wide inputs does not set it (the library's
+// defect, not the run's: library_misplaces_nonfinite_only).
 int run_exit_status(const RunRecord& record, const std::vector<CaseMetrics>& metrics);
 
 }  // namespace nb
