@@ -6,6 +6,7 @@
 // the op's real tolerances against its float64 reference.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -31,6 +32,25 @@ TEST(Bf16BackwardTolerance, TheLinearGradientsAreStoredInBf16) {
   for (int i : {kX, kWeight, kG, kDx, kDweight, kDbias}) EXPECT_EQ(decls[std::size_t(i)].dtype, DType::bf16);
   for (int i : {kScale, kGamma, kSaveMean, kSaveInvstd, kDy, kDscale, kDgamma, kDbeta})
     EXPECT_EQ(decls[std::size_t(i)].dtype, DType::f32);
+}
+
+// The saved h of a bf16 problem is autocast's: bf16 values, and the saved statistics are those of
+// that rounded h times s (what a bf16 forward would have saved), not of an fp32 h.
+TEST(Bf16BackwardTolerance, TheSavedHIsBf16AndTheStatisticsAreItsOwn) {
+  const auto op = backward_op();
+  const Problem p = op->make_problem({{"m", 37}, {"n", 11}, {"k", 19}}, DType::bf16);
+  const ReferenceTrial t = reference_trial(*op, p, Distribution::normal, 4);
+  for (float g : t.in[kG]) EXPECT_EQ(round_to_storage(g, DType::bf16), g);
+  // Statistics of the fp32 h (then h rounded) would miss these by about u_bf16 of the spread.
+  for (int c = 0; c < 11; ++c) {
+    double sum = 0, sq = 0;
+    for (int r = 0; r < 37; ++r) sum += double(t.in[kG][std::size_t(r * 11 + c)]) * t.in[kScale][std::size_t(c)];
+    const double mean = sum / 37;
+    for (int r = 0; r < 37; ++r)
+      sq += std::pow(double(t.in[kG][std::size_t(r * 11 + c)]) * t.in[kScale][std::size_t(c)] - mean, 2);
+    EXPECT_EQ(t.in[kSaveMean][std::size_t(c)], float(mean));
+    EXPECT_NEAR(t.in[kSaveInvstd][std::size_t(c)], 1.0 / std::sqrt(sq / 37 + 1e-5), 1e-6 / std::sqrt(sq / 37));
+  }
 }
 
 TEST(Bf16BackwardTolerance, AutocastPassesEveryQuickBf16Problem) {
