@@ -42,15 +42,7 @@ TEST(Bf16BackwardTolerance, TheSavedHIsBf16AndTheStatisticsAreItsOwn) {
   const ReferenceTrial t = reference_trial(*op, p, Distribution::normal, 4);
   for (float g : t.in[kG]) EXPECT_EQ(round_to_storage(g, DType::bf16), g);
   // Statistics of the fp32 h (then h rounded) would miss these by about u_bf16 of the spread.
-  for (int c = 0; c < 11; ++c) {
-    double sum = 0, sq = 0;
-    for (int r = 0; r < 37; ++r) sum += double(t.in[kG][std::size_t(r * 11 + c)]) * t.in[kScale][std::size_t(c)];
-    const double mean = sum / 37;
-    for (int r = 0; r < 37; ++r)
-      sq += std::pow(double(t.in[kG][std::size_t(r * 11 + c)]) * t.in[kScale][std::size_t(c)] - mean, 2);
-    EXPECT_EQ(t.in[kSaveMean][std::size_t(c)], float(mean));
-    EXPECT_NEAR(t.in[kSaveInvstd][std::size_t(c)], 1.0 / std::sqrt(sq / 37 + 1e-5), 1e-6 / std::sqrt(sq / 37));
-  }
+  expect_statistics_of_saved_g(t, 37, 11);
 }
 
 TEST(Bf16BackwardTolerance, AutocastPassesEveryQuickBf16Problem) {

@@ -4,6 +4,8 @@
 // operands rounded (to tf32: a kernel on tensor cores; to bf16: autocast's dg, or a bf16 kernel
 // passed off as tf32), the GEMMs summed in bf16, or one planted fault. The tolerance tests judge
 // it against the float64 reference with the op's real tolerances (helpers at the end).
+#include <gtest/gtest.h>
+
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
@@ -140,6 +142,22 @@ inline std::vector<Distribution> validated_distributions(const OpSpec& op, const
     if (!stress) out.push_back(d);
   }
   return out;
+}
+
+// The saved statistics are the float64 batch mean and 1 / sqrt(biased var + eps) of g * s over
+// the rows, from the saved g as stored (eps 1e-5).
+inline void expect_statistics_of_saved_g(const ReferenceTrial& t, std::int64_t m, std::int64_t n) {
+  using namespace gemm_scale_bn_bwd;
+  for (std::int64_t c = 0; c < n; ++c) {
+    const auto h = [&](std::int64_t r) { return double(t.in[kG][std::size_t(r * n + c)]) * t.in[kScale][std::size_t(c)]; };
+    double sum = 0, sq = 0;
+    for (std::int64_t r = 0; r < m; ++r) sum += h(r);
+    const double mean = sum / double(m);
+    for (std::int64_t r = 0; r < m; ++r) sq += (h(r) - mean) * (h(r) - mean);
+    EXPECT_EQ(t.in[kSaveMean][std::size_t(c)], float(mean));
+    EXPECT_NEAR(t.in[kSaveInvstd][std::size_t(c)], 1.0 / std::sqrt(sq / double(m) + 1e-5),
+                1e-6 / std::sqrt(sq / double(m)));
+  }
 }
 
 inline double worst_ratio(const std::vector<double>& ratios) { return *std::max_element(ratios.begin(), ratios.end()); }

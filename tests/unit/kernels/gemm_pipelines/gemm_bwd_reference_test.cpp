@@ -370,16 +370,8 @@ TEST(GemmBwdSpec, DrawsWhatTheForwardSaves) {
   EXPECT_EQ(t.in.data, again.in.data);
   const ReferenceTrial normal = reference_trial(*op, p, Distribution::normal, 4);
   EXPECT_EQ(t.in[kDy], normal.in[kDy]);
-  for (int c = 0; c < 11; ++c) {
-    double sum = 0, sq = 0;
-    for (int r = 0; r < 37; ++r) sum += double(t.in[kG][std::size_t(r * 11 + c)]) * t.in[kScale][std::size_t(c)];
-    const double mean = sum / 37;
-    for (int r = 0; r < 37; ++r)
-      sq += std::pow(double(t.in[kG][std::size_t(r * 11 + c)]) * t.in[kScale][std::size_t(c)] - mean, 2);
-    EXPECT_EQ(t.in[kSaveMean][std::size_t(c)], float(mean));
-    EXPECT_NEAR(t.in[kSaveInvstd][std::size_t(c)], 1.0 / std::sqrt(sq / 37 + 1e-5), 1e-6 / std::sqrt(sq / 37));
-    EXPECT_GE(std::fabs(t.in[kScale][std::size_t(c)]), 0.5f);
-  }
+  expect_statistics_of_saved_g(t, 37, 11);
+  for (int c = 0; c < 11; ++c) EXPECT_GE(std::fabs(t.in[kScale][std::size_t(c)]), 0.5f);
   double dbias = 0, dbeta = 0;
   for (int c = 0; c < 11; ++c)
     dbias = std::max(dbias, std::fabs(t.ref[kDbias][std::size_t(c)])), dbeta = std::max(dbeta, std::fabs(t.ref[kDbeta][std::size_t(c)]));
