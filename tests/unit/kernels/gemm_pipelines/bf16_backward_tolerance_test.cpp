@@ -18,9 +18,11 @@ namespace {
 
 using namespace gemm_scale_bn_bwd;
 
-// autocast's backward, the outputs as the device stores them (rounded to each tensor's storage).
-HostTensors autocast_backward(const ReferenceTrial& t, bool bf16_gemm_sums) {
-  HostTensors out = fp32_backward(t, BackwardFault::none, BackwardArithmetic{to_bf16, true, bf16_gemm_sums});
+// autocast's backward, the outputs as the device stores them (rounded to each tensor's storage),
+// with one planted fault if asked.
+HostTensors autocast_backward(const ReferenceTrial& t, bool bf16_gemm_sums,
+                              BackwardFault fault = BackwardFault::none) {
+  HostTensors out = fp32_backward(t, fault, BackwardArithmetic{to_bf16, true, bf16_gemm_sums});
   for (int i : kOutputs) round_to_storage(out[i], t.decls[std::size_t(i)].dtype);
   return out;
 }
@@ -74,6 +76,26 @@ TEST(Bf16BackwardTolerance, GemmsSummedInBf16FailWhereTheyReduceLong) {
         const std::vector<double> sums = bound_ratios(*op, t, autocast_backward(t, true));
         EXPECT_GT(sums[kDx], 2.0);
         if (p.dim("m") >= 1024) EXPECT_GT(sums[kDweight], 2.0);
+      }
+  }
+}
+
+// The planted faults of the fp32 tests (gemm_bwd_fp32.hpp) in autocast's arithmetic: the bf16
+// bounds, wider on dx, dW and db, must still reject each wherever it rejects them in fp32
+// (fault_can_show: all but special, and on tiny_var the unbiased variance at M = 2 alone and
+// never a transposed dW; offset is a stress distribution of the bf16 backward).
+TEST(Bf16BackwardTolerance, PlantedFaultsFail) {
+  const auto op = backward_op();
+  for (const Problem& p : op->problems_in("quick")) {
+    if (p.dtype != DType::bf16) continue;
+    for (Distribution d : validated_distributions(*op, p))
+      for (std::uint64_t seed : {1, 2, 3}) {
+        const ReferenceTrial t = reference_trial(*op, p, d, seed);
+        for (BackwardFault f : kFaults) {
+          if (!fault_can_show(f, d, p.dim("m"))) continue;
+          SCOPED_TRACE(p.id() + " " + distribution_name(d) + " seed " + std::to_string(seed) + " " + fault_name(f));
+          EXPECT_GT(worst_ratio(bound_ratios(*op, t, autocast_backward(t, false, f))), 1.0);
+        }
       }
   }
 }
