@@ -85,19 +85,9 @@ TEST(Bf16BackwardTolerance, GemmsSummedInBf16FailWhereTheyReduceLong) {
 // (fault_can_show: all but special, and on tiny_var the unbiased variance at M = 2 alone and
 // never a transposed dW; offset is a stress distribution of the bf16 backward).
 TEST(Bf16BackwardTolerance, PlantedFaultsFail) {
-  const auto op = backward_op();
-  for (const Problem& p : op->problems_in("quick")) {
-    if (p.dtype != DType::bf16) continue;
-    for (Distribution d : validated_distributions(*op, p))
-      for (std::uint64_t seed : {1, 2, 3}) {
-        const ReferenceTrial t = reference_trial(*op, p, d, seed);
-        for (BackwardFault f : kFaults) {
-          if (!fault_can_show(f, d, p.dim("m"))) continue;
-          SCOPED_TRACE(p.id() + " " + distribution_name(d) + " seed " + std::to_string(seed) + " " + fault_name(f));
-          EXPECT_GT(worst_ratio(bound_ratios(*op, t, autocast_backward(t, false, f))), 1.0);
-        }
-      }
-  }
+  expect_planted_faults_fail(*backward_op(), DType::bf16, [](const ReferenceTrial& t, BackwardFault f) {
+    return autocast_backward(t, false, f);
+  });
 }
 
 // The ratios behind docs/tolerance.md: --gtest_also_run_disabled_tests prints them.

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "harness/validation/compare.hpp"
@@ -136,6 +137,12 @@ inline bool fault_can_show(BackwardFault f, Distribution d, std::int64_t m) {
   }
 }
 
+// Every planted fault computed by `backward(trial, fault)` lands beyond its bound on each quick
+// problem of `precision`, each distribution it counts and seeds 1 to 3, wherever fault_can_show
+// says the fault can show.
+template <class Backward>
+void expect_planted_faults_fail(const OpSpec& op, DType precision, Backward backward);
+
 // `round_operands`, where given, rounds dg, W and x before the GEMMs.
 inline HostTensors fp32_backward(const ReferenceTrial& t, BackwardFault fault, float (*round_operands)(float) = nullptr) {
   return fp32_backward(t, fault, BackwardArithmetic{round_operands});
@@ -194,5 +201,21 @@ inline void expect_statistics_of_saved_g(const ReferenceTrial& t, std::int64_t m
 }
 
 inline double worst_ratio(const std::vector<double>& ratios) { return *std::max_element(ratios.begin(), ratios.end()); }
+
+template <class Backward>
+void expect_planted_faults_fail(const OpSpec& op, DType precision, Backward backward) {
+  for (const Problem& p : op.problems_in("quick")) {
+    if (p.dtype != precision) continue;
+    for (Distribution d : validated_distributions(op, p))
+      for (std::uint64_t seed : {1, 2, 3}) {
+        const ReferenceTrial t = reference_trial(op, p, d, seed);
+        for (BackwardFault f : kFaults) {
+          if (!fault_can_show(f, d, p.dim("m"))) continue;
+          SCOPED_TRACE(p.id() + " " + distribution_name(d) + " seed " + std::to_string(seed) + " " + fault_name(f));
+          EXPECT_GT(worst_ratio(bound_ratios(op, t, backward(t, f))), 1.0);
+        }
+      }
+  }
+}
 
 }  // namespace nb::test

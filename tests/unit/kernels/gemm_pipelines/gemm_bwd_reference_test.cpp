@@ -182,19 +182,8 @@ TEST(GemmBwdTolerance, Float32ArithmeticPassesEveryValidatedDistribution) {
 }
 
 TEST(GemmBwdTolerance, PlantedFaultsFail) {
-  const auto op = backward_op();
-  for (const Problem& p : op->problems_in("quick")) {
-    if (p.dtype != DType::f32) continue;
-    for (Distribution d : validated_distributions(*op, p))
-      for (std::uint64_t seed : {1, 2, 3}) {
-        const ReferenceTrial t = reference_trial(*op, p, d, seed);
-        for (BackwardFault f : kFaults) {
-          if (!fault_can_show(f, d, p.dim("m"))) continue;
-          SCOPED_TRACE(p.id() + " " + distribution_name(d) + " seed " + std::to_string(seed) + " " + fault_name(f));
-          EXPECT_GT(worst_ratio(bound_ratios(*op, t, fp32_backward(t, f))), 1.0);
-        }
-      }
-  }
+  expect_planted_faults_fail(*backward_op(), DType::f32,
+                             [](const ReferenceTrial& t, BackwardFault f) { return fp32_backward(t, f); });
 }
 
 // x, W and dg rounded to tf32 before the GEMMs stand in for a kernel on tensor cores: dx and dW
