@@ -5,6 +5,7 @@
 #include "kernels/gemm/store_epilogue.cuh"
 #include "kernels/gemm_pipelines/linear_shape.hpp"
 #include "kernels/gemm_pipelines/mainloop_choice.cuh"
+#include "kernels/gemm_pipelines/pipeline_op.hpp"
 #include "kernels/gemm_pipelines/gemm_scale_bn_bwd/dg_source.cuh"
 
 namespace nb::gemm_scale_bn_bwd {
@@ -49,7 +50,7 @@ std::unique_ptr<Variant> make_fused_prologue_variant() {
                       "one pass over dy and g for the column gradients and dg's affine, then our GEMM (SIMT fp32 / "
                       "mma.sync tf32) twice with dg computed in the tile loaders: dg never written",
                       launch};
-  v.supports = fp32_storage_support;
+  v.supports = linear::fp32_operands_support;
   v.workspace_bytes = [](const Problem& p) {
     const linear::Shape s = linear::shape_of(p);
     return column_gradients_workspace_bytes(int(s.m), int(s.n));

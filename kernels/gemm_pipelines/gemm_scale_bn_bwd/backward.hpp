@@ -54,9 +54,6 @@ struct Args {
   Bf16Tensors bf16;
 };
 
-// Whether a variant whose kernels read fp32 x, W and g runs `p` (not a bf16 problem).
-Support fp32_storage_support(const Problem& p);
-
 Args args_of(const Problem& p, const DeviceTensors& t);
 
 std::vector<std::unique_ptr<Variant>> make_variants();  // variants.cpp

@@ -39,11 +39,6 @@ Args args_of(const Problem& p, const DeviceTensors& t) {
           Bf16Tensors{}};
 }
 
-Support fp32_storage_support(const Problem& p) {
-  if (p.dtype != DType::bf16) return Support::yes();
-  return Support::no("its kernels read fp32 x, W and g: no bf16 path of it yet (issue 32)");
-}
-
 namespace {
 
 linear::BackwardInputs<float> inputs_of(const HostTensors& in) {
