@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "harness/dtype.hpp"
 
@@ -69,6 +70,42 @@ __device__ __forceinline__ FloatPack<VEC> widen(const PackWord<T, VEC>& raw) {
   FloatPack<VEC> out;
 #pragma unroll
   for (int i = 0; i < VEC; ++i) out.v[i] = to_float(s.v[i]);
+  return out;
+}
+
+// widen, in instructions the compiler keeps where they are written: never merged with an earlier
+// widen of the same bits, nor hoisted. For a kernel that holds a row's packs raw in registers and
+// widens them again at every pass over the row, so that bf16 and fp16 rows take half the registers
+// of their fp32 values (a plain widen would be merged across the passes, the fp32 values kept).
+template <class T, int VEC>
+__device__ __forceinline__ FloatPack<VEC> rewiden(const PackWord<T, VEC>& raw) {
+  if constexpr (sizeof(T) != 2 || VEC % 2 != 0) {
+    return widen<T, VEC>(raw);
+  } else {
+    const unsigned* words = reinterpret_cast<const unsigned*>(&raw);
+    FloatPack<VEC> out;
+#pragma unroll
+    for (int i = 0; i < VEC / 2; ++i) {
+      if constexpr (std::is_same_v<T, __nv_bfloat16>) {  // bf16 is fp32's top half: a shift and a mask
+        asm volatile("shl.b32 %0, %2, 16;\n\tand.b32 %1, %2, 0xffff0000;"
+                     : "=f"(out.v[2 * i]), "=f"(out.v[2 * i + 1])
+                     : "r"(words[i]));
+      } else {
+        asm volatile("{\n\t.reg .f16 lo, hi;\n\tmov.b32 {lo, hi}, %2;\n\tcvt.f32.f16 %0, lo;\n\tcvt.f32.f16 %1, hi;\n\t}"
+                     : "=f"(out.v[2 * i]), "=f"(out.v[2 * i + 1])
+                     : "r"(words[i]));
+      }
+    }
+    return out;
+  }
+}
+
+// v, as a value the compiler cannot see through: addresses made from it in a loop's body are made
+// there, not hoisted out of the loop and held in registers through it (a row kernel's per-pack
+// addresses of w, b and y, 64-bit each, would otherwise take registers its row needs).
+__device__ __forceinline__ int opaque(int v) {
+  int out;
+  asm volatile("mov.b32 %0, %1;" : "=r"(out) : "r"(v));
   return out;
 }
 

@@ -31,6 +31,19 @@ struct LaneGroupReducer {
   __device__ void finish() const {}
 };
 
+// One row per block (blockDim.x a multiple of 32): block reductions alone, none of a cluster's
+// exchange state held in registers through the row.
+struct BlockReducer {
+  static constexpr bool kClusters = false;  // never a cluster: no block_sum, merge_moments, clustered()
+  float* scratch;                           // 32 floats of shared memory
+  __device__ BlockReducer(float* scratch_, RowExchange&, int) : scratch(scratch_) {}
+  __device__ float sum(float v) { return dev::block_reduce(v, dev::SumOp{}, scratch); }
+  __device__ float max(float v) { return dev::block_reduce(v, dev::MaxOp{}, scratch); }
+  // The row's total is the same in every thread of the block already.
+  __device__ bool any(bool p) const { return p; }
+  __device__ void finish() const {}
+};
+
 // One row per block, or per cluster of `parts` blocks: each block's result goes to every block of
 // the cluster through a RowExchange (st.async pushes onto each block's own mbarrier, no cluster
 // barrier a row), and every block folds them in rank order. One round per reduction, the same

@@ -1,11 +1,12 @@
 // Register row: x is read from DRAM once. A row of up to 16384 values (8192 one by one) is held in
-// one block's registers (at most 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or
-// 8 bf16/fp16 when the row allows, else one by one) from the statistics to the write; short rows
-// share a block in lane groups. The mean comes first, then the squared deviations from it, from the
-// registers: the variance is exact as Welford's, with no division per value. Longer rows of 16-byte
-// packs are staged in shared memory over a persistent grid of clusters (staged_rows.cu); others
-// split over a cluster of up to 8 blocks in registers (DSMEM sums), and rows too long for that
-// stream their part three times. Rescales when (x - mean)^2 overflows (claims `wide`).
+// one block's registers as stored (at most 32 values per thread, loaded as 16-byte packs of 4
+// floats or 8 bf16/fp16 when the row allows, else one by one; widened to fp32 at each pass) from
+// the statistics to the write; short rows share a block in lane groups. The mean comes first, then
+// the squared deviations from it, from the registers: the variance is exact as Welford's, with no
+// division per value. Longer rows of 16-byte packs are staged in shared memory over a persistent
+// grid of clusters (staged_rows.cu); others split over a cluster of up to 8 blocks in registers
+// (DSMEM sums), and rows too long for that stream their part three times. Rescales when
+// (x - mean)^2 overflows (claims `wide`).
 // rmsnorm_rows' register_row, plans and all.
 #include <stdexcept>
 
@@ -40,7 +41,10 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 }
 
 // rstd is the reciprocal RMS of the centered row: row_inv_rms adds the squares (and rescales by a
-// power of two when they overflow fp32; a NaN or an Inf in the row gives NaN).
+// power of two when they overflow fp32; a NaN or an Inf in the row gives NaN). The row is held as
+// stored (bf16 and fp16 two values a register) and widened at each pass; the row's addresses are
+// made in the loop's body, not held through it (dev::opaque). One block a row reduces with
+// BlockReducer, which holds none of a cluster's exchange state.
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
   __shared__ float scratch[32];
@@ -54,24 +58,25 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     const long long row = row0 + threadIdx.y;
     const bool active = row < g.rows;  // rows past the end still take part in the shuffles
     const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; };
-    const T* xr = t.x + row * g.n + first;
-    dev::FloatPack<VEC> v[PPT];
-    dev::load_packs_as_float<T, VEC>(xr, stride, mine, v);
+    const int at = dev::opaque(static_cast<int>(first));
+    dev::PackWord<T, VEC> raw[PPT];  // zeros past the row's end
+    dev::load_pack_words<T, VEC>(t.x + row * g.n + at, stride, mine, raw);
 
     const auto each_pack = [&](auto f) {
 #pragma unroll
-      for (int k = 0; k < PPT; ++k) f(v[k]);  // zeros past the row's end
+      for (int k = 0; k < PPT; ++k) f(dev::rewiden<T, VEC>(raw[k]));
     };
     const auto each_centered = [&](float mean, auto f) {
 #pragma unroll
-      for (int k = 0; k < PPT; ++k) f(mine(k) ? centered(v[k], mean) : dev::zero_float_pack<VEC>());
+      for (int k = 0; k < PPT; ++k)
+        f(mine(k) ? centered(dev::rewiden<T, VEC>(raw[k]), mean) : dev::zero_float_pack<VEC>());
     };
     const MeanRstd st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(part.count() * VEC), g.inv_n, g.eps);
     const float mean = st.mean, rstd = st.rstd;
 
 #pragma unroll
     for (int k = 0; k < PPT; ++k)
-      if (mine(k)) store_y<T, VEC>(t, row, g.n, first + k * stride, v[k], mean, rstd);
+      if (mine(k)) store_y<T, VEC>(t, row, g.n, at + k * stride, dev::rewiden<T, VEC>(raw[k]), mean, rstd);
     if (active && threadIdx.x == 0 && blockIdx.x % g.parts == 0) {
       t.mean[row] = mean;
       t.rstd[row] = rstd;
@@ -135,7 +140,7 @@ template <class T, int VEC>
 void launch_plan(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
   switch (plan.layout) {
     case RowLayout::lane_groups: return launch_register<T, VEC, LaneGroupReducer>(plan, g, t, stream);
-    case RowLayout::block:
+    case RowLayout::block: return launch_register<T, VEC, rows::BlockReducer>(plan, g, t, stream);
     case RowLayout::cluster: return launch_register<T, VEC, ClusterReducer>(plan, g, t, stream);
     case RowLayout::streamed: return launch_row_grid(layernorm_rows_streamed<T, VEC>, plan, g, t, stream);
     case RowLayout::staged: break;
