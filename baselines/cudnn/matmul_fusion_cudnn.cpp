@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <vector>
 
 #include "harness/cuda_check.hpp"
 #include "baselines/cudnn/graph_plan.hpp"
@@ -28,15 +29,19 @@ Graph build_graph(cudnnHandle_t handle, const MatmulFusionShape& s, MatmulFusion
   auto keep = [&g](DescPtr d) -> const Descriptor& { return g.keep(std::move(d)); };
   auto add_op = [&g](DescPtr op) { g.add_op(std::move(op)); };
   const bool epilogue = matmul_fusion_has_epilogue(level);
-  const Descriptor& x = keep(tensor(kUidX, {1, m, k}, {m * k, k, 1}, false));
-  const Descriptor& wt = keep(tensor(kUidW, {1, k, n}, {n * k, 1, k}, false));  // W (N, K) row-major read as W^T
+  const cudnnDataType_t stored = s.bf16_operands ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;  // x, W, b
+  const auto operand = [&](int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides) {
+    return tensor(TensorSpec{uid, std::move(dims), std::move(strides), stored, TensorPassing::device});
+  };
+  const Descriptor& x = keep(operand(kUidX, {1, m, k}, {m * k, k, 1}));
+  const Descriptor& wt = keep(operand(kUidW, {1, k, n}, {n * k, 1, k}));  // W (N, K) row-major read as W^T
   const Descriptor& h = keep(tensor(kUidH, {1, m, n}, {m * n, n, 1}, false));
   if (!epilogue) {
     add_op(matmul_op(x, wt, h));
   } else {
     const Descriptor& gm = keep(tensor(kUidG, {1, m, n}, {m * n, n, 1}, true));
     const Descriptor& gb = keep(tensor(kUidGb, {1, m, n}, {m * n, n, 1}, true));
-    const Descriptor& bias = keep(tensor(kUidBias, {1, 1, n}, {n, n, 1}, false));
+    const Descriptor& bias = keep(operand(kUidBias, {1, 1, n}, {n, n, 1}));
     const Descriptor& scale = keep(tensor(kUidScale, {1, 1, n}, {n, n, 1}, false));
     add_op(matmul_op(x, wt, gm));
     add_op(pointwise_op(CUDNN_POINTWISE_ADD, gm, bias, gb));
@@ -58,7 +63,7 @@ Graph build_graph(cudnnHandle_t handle, const MatmulFusionShape& s, MatmulFusion
 
 std::string describe(const MatmulFusionShape& s) {
   return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) + " " +
-         (s.allow_tf32 ? "tf32" : "fp32");
+         (s.bf16_operands ? "bf16" : s.allow_tf32 ? "tf32" : "fp32");
 }
 
 std::string label_of(const MatmulFusionShape& shape, MatmulFusionLevel level) {
@@ -96,7 +101,7 @@ MatmulFusionProbe probe_matmul_fusion(cudnnHandle_t handle, const MatmulFusionSh
     std::string status;
     try {
       PlannedGraph b =
-          plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.allow_tf32, label_of(shape, level));
+          plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.tensor_cores(), label_of(shape, level));
       status = std::move(b.status);
       if (b.plan && !probe.best) probe.best = level;
     } catch (const std::exception& e) {  // a descriptor could not even be created
@@ -118,7 +123,7 @@ MatmulBiasScaleStats::MatmulBiasScaleStats(cudnnHandle_t handle, const MatmulFus
       levels.push_back(level);
       choices.push_back({[&, level] { return build_graph(handle, shape, level); }, label_of(shape, level)});
     }
-  PlannedChoice chosen = plan_first_of(handle, choices, shape.allow_tf32, cache);
+  PlannedChoice chosen = plan_first_of(handle, choices, shape.tensor_cores(), cache);
   for (const auto& [choice, status] : chosen.statuses) statuses_.emplace_back(levels[choice], status);
   if (chosen.planned.plan) {
     level_ = levels[chosen.index];
@@ -136,7 +141,7 @@ MatmulBiasScaleStats::~MatmulBiasScaleStats() {
   if (plan_) cudnnBackendDestroyDescriptor(plan_);
 }
 
-void MatmulBiasScaleStats::run(cudaStream_t stream, const float* x, const float* w, const float* bias,
+void MatmulBiasScaleStats::run(cudaStream_t stream, const void* x, const void* w, const void* bias,
                                const float* scale, float* h, float* col_sum, float* col_sumsq,
                                void* workspace) const {
   if (has_sum() && !col_sum) throw UsageError("MatmulBiasScaleStats::run: this plan writes col_sum; it is null");
@@ -147,7 +152,7 @@ void MatmulBiasScaleStats::run(cudaStream_t stream, const float* x, const float*
                                                      {"column sums", col_sum}, {"column sums of squares", col_sumsq}});
   NB_CUDNN_CHECK(cudnnSetStream(handle_, stream));
   std::vector<int64_t> uids = {kUidX, kUidW, kUidBias, kUidScale, kUidH};
-  std::vector<void*> ptrs = {const_cast<float*>(x), const_cast<float*>(w), const_cast<float*>(bias),
+  std::vector<void*> ptrs = {const_cast<void*>(x), const_cast<void*>(w), const_cast<void*>(bias),
                              const_cast<float*>(scale), h};
   const std::size_t stat_bytes = std::size_t(shape_.n) * sizeof(float);
   // The engine may accumulate the column sums across CTAs (atomics): start them at zero.

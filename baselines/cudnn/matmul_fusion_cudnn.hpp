@@ -6,9 +6,11 @@
 // MatmulBiasScaleStats keeps the best plan that has at least the bias+scale epilogue and runs it.
 //
 // Operands (nn.Linear's convention, as the kernels' gemm::Operands): x (M, K) and
-// W (N, K) row-major, b and s (N), h (M, N) row-major, column sums (N). fp32 storage throughout.
-// With allow_tf32 false, an engine config whose numerical notes say TENSOR_CORE or
-// DOWN_CONVERT_INPUTS is never used (that is how cuDNN marks TF32 math on fp32 data).
+// W (N, K) row-major, b and s (N), h (M, N) row-major, column sums (N). fp32 storage, or x, W and
+// b in bf16 (a bf16 problem's, as autocast's linear takes them) with s, h and the sums in fp32 and
+// the products summed in fp32. With fp32 operands and allow_tf32 false, an engine config whose
+// numerical notes say TENSOR_CORE or DOWN_CONVERT_INPUTS is never used (that is how cuDNN marks
+// TF32 math on fp32 data); bf16 operands take the tensor cores.
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
@@ -24,7 +26,9 @@ namespace nb {
 
 struct MatmulFusionShape {
   int m, n, k;
-  bool allow_tf32;  // false: IEEE fp32 products only ("fp32"); true: TF32 tensor cores allowed ("tf32")
+  bool allow_tf32;             // fp32 operands: false, IEEE fp32 products only ("fp32"); true, TF32 allowed ("tf32")
+  bool bf16_operands = false;  // x, W and b stored in bf16 ("bf16")
+  bool tensor_cores() const { return allow_tf32 || bf16_operands; }
 };
 
 // The ladder, most ambitious first.
@@ -79,7 +83,8 @@ class MatmulBiasScaleStats {
   // h = (x W^T + bias) * scale, and the column sums the level has. col_sum / col_sumsq may be
   // null when the level lacks them (they are ignored then); they are zeroed on the stream before
   // the plan runs. workspace: workspace_bytes() of device memory (null when that is 0).
-  void run(cudaStream_t stream, const float* x, const float* w, const float* bias, const float* scale, float* h,
+  // x, w and bias hold fp32 or, with bf16_operands, bf16.
+  void run(cudaStream_t stream, const void* x, const void* w, const void* bias, const float* scale, float* h,
            float* col_sum, float* col_sumsq, void* workspace) const;
 
  private:

@@ -1,6 +1,6 @@
 #pragma once
 // The cuDNN plans of a pipeline variant: its handle, and one plan per problem shape and precision
-// (M, N, K, tf32) built in prepare(), before any allocation for the problem. A shape cuDNN
+// (M, N, K, dtype) built in prepare(), before any allocation for the problem. A shape cuDNN
 // refuses is remembered with its statuses and refused again at once (baselines/cudnn/plan_cache).
 #include <cstddef>
 #include <cstdint>
@@ -34,11 +34,11 @@ class CudnnPlans {
   static std::size_t aligned(std::size_t bytes) { return Cache::aligned(bytes); }
 
  private:
-  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, bool>;
+  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, DType>;
   using Cache = cudnn_backend::CudnnPlanCache<Key, Plan>;
   static Key key_of(const Problem& p) {
     const Shape s = shape_of(p);
-    return {s.m, s.n, s.k, s.tf32()};
+    return {s.m, s.n, s.k, s.dtype};
   }
 
   Cache cache_;

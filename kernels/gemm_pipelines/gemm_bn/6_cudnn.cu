@@ -1,7 +1,8 @@
 // cudnn: cuDNN's runtime fusion engine runs the GEMM with its bias and scale epilogue and, where
 // the engine takes them, the column sums and sums of squares (baselines/cudnn/matmul_fusion_cudnn);
 // our kernels commit those statistics (E[h^2] - E[h]^2, so `offset` data is not claimed) and
-// normalize, or take the statistics themselves when cuDNN fuses no reduction.
+// normalize, or take the statistics themselves when cuDNN fuses no reduction. A bf16 problem's
+// graph reads x, W and b in bf16 and writes h in fp32, as wgmma_epilogue keeps it.
 #include <vector>
 
 #include "baselines/cudnn/matmul_fusion_cudnn.hpp"
@@ -22,11 +23,7 @@ class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
   std::string kind() const override { return "cudnn"; }
   std::string idea() const override {
     return "cuDNN graph: matmul + bias + scale (+ column sum and sum of squares where the runtime fusion engine "
-           "takes them), then our commit and normalize / softmax";
-  }
-  Support supports(const Problem& p) const override {
-    if (p.dtype != DType::bf16) return Support::yes();
-    return Support::no("its matmul fusion graph takes fp32 operands: no bf16 graph of it yet (issue 32)");
+           "takes them; bf16: x, W, b read in bf16, h written in fp32), then our commit and normalize / softmax";
   }
   // Plans are built in prepare(), which runs before any allocation for the problem.
   std::size_t workspace_bytes(const Problem& p) const override {
@@ -53,7 +50,8 @@ class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
   void plan_only(const Problem& p) override {
     plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& shape, const cudnn_backend::PlanCacheUse& cache) {
       return std::make_unique<MatmulBiasScaleStats>(
-          handle, MatmulFusionShape{int(shape.m), int(shape.n), int(shape.k), shape.tf32()}, cache);
+          handle, MatmulFusionShape{int(shape.m), int(shape.n), int(shape.k), shape.tf32(), shape.dtype == DType::bf16},
+          cache);
     });
   }
   void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t s) override {
@@ -64,7 +62,10 @@ class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
     float* sumsq = sum + a.n;
     float* affine = sumsq + a.n;
     const float* scale = a.column_scale ? a.column_scale : ones_.as<float>();
-    plan.run(s, a.op.a, a.op.b, a.bias, scale, a.y, sum, sumsq, plan.workspace_bytes() ? ws : nullptr);
+    const bool bf16 = p.dtype == DType::bf16;
+    plan.run(s, bf16 ? static_cast<const void*>(a.bf16.op.a) : a.op.a, bf16 ? static_cast<const void*>(a.bf16.op.b) : a.op.b,
+             bf16 ? static_cast<const void*>(a.bf16.bias) : a.bias, scale, a.y, sum, sumsq,
+             plan.workspace_bytes() ? ws : nullptr);
     if (plan.has_sum() && plan.has_sumsq()) {
       linear::launch_commit_column_sums(sum, sumsq, a.m, a.bn, a.post_scale, affine, a.n, s);
     } else if (tail_ == BnTail::normalize) {  // h is already scaled

@@ -37,6 +37,7 @@ struct CudnnHandle {
 };
 
 const char* precision(bool allow_tf32) { return allow_tf32 ? "tf32" : "fp32"; }
+const char* precision(const MatmulFusionShape& s) { return s.bf16_operands ? "bf16" : precision(s.allow_tf32); }
 
 TEST(CudnnMatmulFusion, ProbeReportsEveryRung) {
   CudnnHandle handle;
@@ -50,11 +51,12 @@ TEST(CudnnMatmulFusion, ProbeReportsEveryRung) {
               major, minor, sm);
   const MatmulFusionShape shapes[] = {{128, 512, 1024, false}, {1024, 8192, 8192, false}};
   for (const MatmulFusionShape& base : shapes) {
-    for (bool tf32 : {false, true}) {
+    for (int which = 0; which < 3; ++which) {  // fp32, tf32, bf16 operands
       MatmulFusionShape shape = base;
-      shape.allow_tf32 = tf32;
+      shape.allow_tf32 = which == 1;
+      shape.bf16_operands = which == 2;
       const MatmulFusionProbe probe = probe_matmul_fusion(handle.h, shape);
-      std::printf("[cudnn-matmul-fusion] M=%d N=%d K=%d %s: best %s\n", shape.m, shape.n, shape.k, precision(tf32),
+      std::printf("[cudnn-matmul-fusion] M=%d N=%d K=%d %s: best %s\n", shape.m, shape.n, shape.k, precision(shape),
                   probe.best ? matmul_fusion_level_name(*probe.best).c_str() : "none");
       for (const auto& [level, status] : probe.statuses)
         std::printf("[cudnn-matmul-fusion]   %-28s %s\n", matmul_fusion_level_name(level).c_str(), status.c_str());
