@@ -21,13 +21,21 @@ enum class Product { dx, dw };
 
 // dg as the prologue makes it (virtual), or read from memory (the control), in the layout the
 // product needs: (1, M, N) for dx = dg W, its transpose view (1, N, M) for dW = dg^T x.
+// A tensor of the problem's linear storage (fp32, or bf16): g, W, x, dx, dW and dg.
+DescPtr linear_tensor(const PrologueGemmShape& s, int64_t uid, std::array<int64_t, 3> dims,
+                      std::array<int64_t, 3> strides, bool is_virtual) {
+  return tensor(TensorSpec{uid, {dims.begin(), dims.end()}, {strides.begin(), strides.end()},
+                           s.bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT,
+                           is_virtual ? TensorPassing::virtual_ : TensorPassing::device});
+}
+
 const Descriptor& dg_operand(Graph& g, const PrologueGemmShape& s, Product product, bool prologue) {
   const int64_t m = s.m, n = s.n;
   const std::array<int64_t, 3> dims = product == Product::dx ? std::array<int64_t, 3>{1, m, n}
                                                              : std::array<int64_t, 3>{1, n, m};
   const std::array<int64_t, 3> strides = product == Product::dx ? std::array<int64_t, 3>{m * n, n, 1}
                                                                 : std::array<int64_t, 3>{m * n, 1, n};
-  if (!prologue) return g.keep(tensor(kUidDg, dims, strides, false));
+  if (!prologue) return g.keep(linear_tensor(s, kUidDg, dims, strides, false));
   auto matrix = [&](int64_t uid, bool is_virtual) -> const Descriptor& {
     return g.keep(tensor(uid, dims, strides, is_virtual));
   };
@@ -36,12 +44,12 @@ const Descriptor& dg_operand(Graph& g, const PrologueGemmShape& s, Product produ
   const std::array<int64_t, 3> vstrides = product == Product::dx ? std::array<int64_t, 3>{n, n, 1}
                                                                  : std::array<int64_t, 3>{n, 1, 1};
   auto column_vector = [&](int64_t uid) -> const Descriptor& { return g.keep(tensor(uid, vdims, vstrides, false)); };
-  const Descriptor &dy = matrix(kUidDy, false), &gm = matrix(kUidG, false);
+  const Descriptor &dy = matrix(kUidDy, false), &gm = g.keep(linear_tensor(s, kUidG, dims, strides, false));
   const Descriptor &a = column_vector(kUidA), &b = column_vector(kUidB), &c = column_vector(kUidC),
                    &shift = column_vector(kUidShift);
   const Descriptor &centred = matrix(kUidCentred, true), &spread = matrix(kUidSpread, true),
                    &offset = matrix(kUidOffset, true), &scaled_dy = matrix(kUidScaledDy, true),
-                   &dg = matrix(kUidDgVirtual, true);
+                   &dg = g.keep(linear_tensor(s, kUidDgVirtual, dims, strides, true));
   g.add_op(pointwise_op(CUDNN_POINTWISE_SUB, gm, shift, centred));
   g.add_op(pointwise_op(CUDNN_POINTWISE_MUL, centred, b, spread));
   g.add_op(pointwise_op(CUDNN_POINTWISE_ADD, spread, c, offset));
@@ -55,12 +63,12 @@ Graph build_graph(cudnnHandle_t handle, const PrologueGemmShape& s, Product prod
   Graph g;
   const Descriptor& dg = dg_operand(g, s, product, prologue);
   if (product == Product::dx) {
-    const Descriptor& w = g.keep(tensor(kUidWeight, {1, n, k}, {n * k, k, 1}, false));
-    const Descriptor& dx = g.keep(tensor(kUidDx, {1, m, k}, {m * k, k, 1}, false));
+    const Descriptor& w = g.keep(linear_tensor(s, kUidWeight, {1, n, k}, {n * k, k, 1}, false));
+    const Descriptor& dx = g.keep(linear_tensor(s, kUidDx, {1, m, k}, {m * k, k, 1}, false));
     g.add_op(matmul_op(dg, w, dx));
   } else {
-    const Descriptor& x = g.keep(tensor(kUidX, {1, m, k}, {m * k, k, 1}, false));
-    const Descriptor& dw = g.keep(tensor(kUidDw, {1, n, k}, {n * k, k, 1}, false));
+    const Descriptor& x = g.keep(linear_tensor(s, kUidX, {1, m, k}, {m * k, k, 1}, false));
+    const Descriptor& dw = g.keep(linear_tensor(s, kUidDw, {1, n, k}, {n * k, k, 1}, false));
     g.add_op(matmul_op(dg, x, dw));
   }
   g.finalize(handle);
@@ -74,18 +82,18 @@ MatmulPrologueGemms::MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGem
     : handle_(handle), shape_(shape) {
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) throw UsageError("matmul prologue: m, n and k must be positive");
   const std::string size = "M=" + std::to_string(shape.m) + " N=" + std::to_string(shape.n) +
-                           " K=" + std::to_string(shape.k) + (shape.allow_tf32 ? " tf32" : " fp32");
+                           " K=" + std::to_string(shape.k) + (shape.bf16 ? " bf16" : shape.allow_tf32 ? " tf32" : " fp32");
   const PlanCacheUse control_use{nullptr, "", cache.events};  // a control is planned for its status, never kept
   bool all_planned = true;
   for (const Product product : {Product::dx, Product::dw}) {
     const std::string name = product == Product::dx ? "dx = dg W" : "dW = dg^T x";
     PlannedGraph fused = plan_graph(handle, [&] { return build_graph(handle, shape, product, true); },
-                                    shape.allow_tf32, name + " with the dg prologue " + size, cache);
+                                    shape.tensor_cores(), name + " with the dg prologue " + size, cache);
     statuses_.emplace_back(name + ", dg in a pointwise prologue", fused.status);
     if (!fused.plan) {
       all_planned = false;
       const PlannedGraph control = plan_graph(handle, [&] { return build_graph(handle, shape, product, false); },
-                                              shape.allow_tf32, name + " alone (control) " + size, control_use);
+                                              shape.tensor_cores(), name + " alone (control) " + size, control_use);
       statuses_.emplace_back(name + " alone (control)", control.status);
       continue;
     }
@@ -103,13 +111,13 @@ MatmulPrologueGemms::~MatmulPrologueGemms() {
   if (dw_plan_) cudnnBackendDestroyDescriptor(dw_plan_);
 }
 
-void MatmulPrologueGemms::run(cudaStream_t stream, const ProloguePointers& dg, const float* weight, const float* x,
-                              float* dx, float* dweight, void* workspace) const {
+void MatmulPrologueGemms::run(cudaStream_t stream, const ProloguePointers& dg, const void* weight, const void* x,
+                              void* dx, void* dweight, void* workspace) const {
   require_library_alignment("cuDNN's matmul fusion",
                             {{"dy", dg.dy}, {"g", dg.g}, {"a", dg.a}, {"b", dg.b}, {"c", dg.c}, {"shift", dg.shift},
                              {"W", weight}, {"x", x}, {"dx", dx}, {"dW", dweight}});
   NB_CUDNN_CHECK(cudnnSetStream(handle_, stream));
-  auto in = [](const float* p) { return const_cast<float*>(p); };
+  auto in = [](const void* p) { return const_cast<void*>(p); };
   const std::vector<int64_t> prologue_uids = {kUidDy, kUidG, kUidA, kUidB, kUidC, kUidShift};
   const std::vector<void*> prologue_ptrs = {in(dg.dy), in(dg.g), in(dg.a), in(dg.b), in(dg.c), in(dg.shift)};
   auto with = [&](std::initializer_list<int64_t> uids, std::initializer_list<void*> ptrs) {

@@ -1,7 +1,8 @@
 // cudnn: our one pass for the column gradients and dg's coefficients, then cuDNN's runtime
 // fusion runs dx = dg W and dW = dg^T x with dg made in a pointwise prologue of each matmul
 // (baselines/cudnn/matmul_prologue_cudnn). Where cuDNN finalizes no such plan, the variant
-// declines with the status of every graph tried.
+// declines with the status of every graph tried. A bf16 problem's graphs read g, W and x and write
+// dx and dW in bf16, with dg rounded to bf16 as autocast's backward rounds it.
 #include "baselines/cudnn/matmul_prologue_cudnn.hpp"
 #include "kernels/gemm_pipelines/cudnn_plans.hpp"
 #include "kernels/gemm_pipelines/gemm_scale_bn_bwd/backward_passes.hpp"
@@ -17,10 +18,6 @@ class CudnnPrologue final : public Variant, public UsesPlanCache {
     return "one pass for the column gradients and dg's affine, then two cuDNN graphs: a pointwise prologue "
            "making dg from dy and g, fused into each matmul (dx = dg W, dW = dg^T x)";
   }
-  Support supports(const Problem& p) const override {
-    if (p.dtype != DType::bf16) return Support::yes();
-    return Support::no("its matmul prologue graphs take fp32 operands: no bf16 graph of them yet (issue 32)");
-  }
   std::size_t workspace_bytes(const Problem& p) const override {
     const MatmulPrologueGemms* plan = plans_.find(p);
     if (!plan) return 0;
@@ -29,8 +26,8 @@ class CudnnPrologue final : public Variant, public UsesPlanCache {
   }
   void prepare(const Problem& p) override {
     plans_.prepare(p, [](cudnnHandle_t handle, const linear::Shape& s, const cudnn_backend::PlanCacheUse& cache) {
-      return std::make_unique<MatmulPrologueGemms>(handle, PrologueGemmShape{int(s.m), int(s.n), int(s.k), s.tf32()},
-                                                   cache);
+      return std::make_unique<MatmulPrologueGemms>(
+          handle, PrologueGemmShape{int(s.m), int(s.n), int(s.k), s.tf32(), s.dtype == DType::bf16}, cache);
     });
   }
   void use_plan_cache(const PlanCacheSetting& setting) override { plans_.use_plan_cache(setting); }
@@ -43,7 +40,11 @@ class CudnnPrologue final : public Variant, public UsesPlanCache {
     const Args a = args_of(p, t);
     const std::size_t cudnn_bytes = plans_.aligned(plan.workspace_bytes());
     const DgCoefficients k = launch_column_gradients(a, static_cast<char*>(ws) + cudnn_bytes, s);
-    plan.run(s, {a.dy, a.g, k.a, k.b, k.c, k.shift}, a.weight, a.x, a.dx, a.dweight, cudnn_bytes > 0 ? ws : nullptr);
+    void* plan_ws = cudnn_bytes > 0 ? ws : nullptr;
+    if (p.dtype == DType::bf16)
+      plan.run(s, {a.dy, a.bf16.g, k.a, k.b, k.c, k.shift}, a.bf16.weight, a.bf16.x, a.bf16.dx, a.bf16.dweight, plan_ws);
+    else
+      plan.run(s, {a.dy, a.g, k.a, k.b, k.c, k.shift}, a.weight, a.x, a.dx, a.dweight, plan_ws);
   }
 
  private:
