@@ -100,8 +100,8 @@ MatmulFusionProbe probe_matmul_fusion(cudnnHandle_t handle, const MatmulFusionSh
   for (MatmulFusionLevel level : kMatmulFusionLadder) {
     std::string status;
     try {
-      PlannedGraph b =
-          plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.tensor_cores(), label_of(shape, level));
+      PlannedGraph b = plan_graph(handle, [&] { return build_graph(handle, shape, level); }, shape.tensor_cores(),
+                                  label_of(shape, level));
       status = std::move(b.status);
       if (b.plan && !probe.best) probe.best = level;
     } catch (const std::exception& e) {  // a descriptor could not even be created

@@ -19,8 +19,6 @@ enum Uid : int64_t {
 
 enum class Product { dx, dw };
 
-// dg as the prologue makes it (virtual), or read from memory (the control), in the layout the
-// product needs: (1, M, N) for dx = dg W, its transpose view (1, N, M) for dW = dg^T x.
 // A tensor of the problem's linear storage (fp32, or bf16): g, W, x, dx, dW and dg.
 DescPtr linear_tensor(const PrologueGemmShape& s, int64_t uid, std::array<int64_t, 3> dims,
                       std::array<int64_t, 3> strides, bool is_virtual) {
@@ -29,6 +27,8 @@ DescPtr linear_tensor(const PrologueGemmShape& s, int64_t uid, std::array<int64_
                            is_virtual ? TensorPassing::virtual_ : TensorPassing::device});
 }
 
+// dg as the prologue makes it (virtual), or read from memory (the control), in the layout the
+// product needs: (1, M, N) for dx = dg W, its transpose view (1, N, M) for dW = dg^T x.
 const Descriptor& dg_operand(Graph& g, const PrologueGemmShape& s, Product product, bool prologue) {
   const int64_t m = s.m, n = s.n;
   const std::array<int64_t, 3> dims = product == Product::dx ? std::array<int64_t, 3>{1, m, n}
@@ -82,7 +82,8 @@ MatmulPrologueGemms::MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGem
     : handle_(handle), shape_(shape) {
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) throw UsageError("matmul prologue: m, n and k must be positive");
   const std::string size = "M=" + std::to_string(shape.m) + " N=" + std::to_string(shape.n) +
-                           " K=" + std::to_string(shape.k) + (shape.bf16 ? " bf16" : shape.allow_tf32 ? " tf32" : " fp32");
+                           " K=" + std::to_string(shape.k) +
+                           (shape.bf16 ? " bf16" : shape.allow_tf32 ? " tf32" : " fp32");
   const PlanCacheUse control_use{nullptr, "", cache.events};  // a control is planned for its status, never kept
   bool all_planned = true;
   for (const Product product : {Product::dx, Product::dw}) {

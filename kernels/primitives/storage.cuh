@@ -91,9 +91,10 @@ __device__ __forceinline__ FloatPack<VEC> rewiden(const PackWord<T, VEC>& raw) {
                      : "=f"(out.v[2 * i]), "=f"(out.v[2 * i + 1])
                      : "r"(words[i]));
       } else {
-        asm volatile("{\n\t.reg .f16 lo, hi;\n\tmov.b32 {lo, hi}, %2;\n\tcvt.f32.f16 %0, lo;\n\tcvt.f32.f16 %1, hi;\n\t}"
-                     : "=f"(out.v[2 * i]), "=f"(out.v[2 * i + 1])
-                     : "r"(words[i]));
+        asm volatile(
+            "{\n\t.reg .f16 lo, hi;\n\tmov.b32 {lo, hi}, %2;\n\tcvt.f32.f16 %0, lo;\n\tcvt.f32.f16 %1, hi;\n\t}"
+            : "=f"(out.v[2 * i]), "=f"(out.v[2 * i + 1])
+            : "r"(words[i]));
       }
     }
     return out;

@@ -62,10 +62,12 @@ class CudnnMatmulFusion final : public Variant, public UsesPlanCache {
     float* sumsq = sum + a.n;
     float* affine = sumsq + a.n;
     const float* scale = a.column_scale ? a.column_scale : ones_.as<float>();
+    // A bf16 problem's x, W and b are in a.bf16 (a.op and a.bias are null then).
     const bool bf16 = p.dtype == DType::bf16;
-    plan.run(s, bf16 ? static_cast<const void*>(a.bf16.op.a) : a.op.a, bf16 ? static_cast<const void*>(a.bf16.op.b) : a.op.b,
-             bf16 ? static_cast<const void*>(a.bf16.bias) : a.bias, scale, a.y, sum, sumsq,
-             plan.workspace_bytes() ? ws : nullptr);
+    const void* x = bf16 ? static_cast<const void*>(a.bf16.op.a) : a.op.a;
+    const void* w = bf16 ? static_cast<const void*>(a.bf16.op.b) : a.op.b;
+    const void* bias = bf16 ? static_cast<const void*>(a.bf16.bias) : a.bias;
+    plan.run(s, x, w, bias, scale, a.y, sum, sumsq, plan.workspace_bytes() ? ws : nullptr);
     if (plan.has_sum() && plan.has_sumsq()) {
       linear::launch_commit_column_sums(sum, sumsq, a.m, a.bn, a.post_scale, affine, a.n, s);
     } else if (tail_ == BnTail::normalize) {  // h is already scaled

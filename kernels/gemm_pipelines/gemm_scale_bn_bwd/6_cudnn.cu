@@ -41,8 +41,9 @@ class CudnnPrologue final : public Variant, public UsesPlanCache {
     const std::size_t cudnn_bytes = plans_.aligned(plan.workspace_bytes());
     const DgCoefficients k = launch_column_gradients(a, static_cast<char*>(ws) + cudnn_bytes, s);
     void* plan_ws = cudnn_bytes > 0 ? ws : nullptr;
-    if (p.dtype == DType::bf16)
-      plan.run(s, {a.dy, a.bf16.g, k.a, k.b, k.c, k.shift}, a.bf16.weight, a.bf16.x, a.bf16.dx, a.bf16.dweight, plan_ws);
+    if (p.dtype == DType::bf16)  // g, W, x, dx and dW are in a.bf16 (null in a then)
+      plan.run(s, {a.dy, a.bf16.g, k.a, k.b, k.c, k.shift}, a.bf16.weight, a.bf16.x, a.bf16.dx, a.bf16.dweight,
+               plan_ws);
     else
       plan.run(s, {a.dy, a.g, k.a, k.b, k.c, k.shift}, a.weight, a.x, a.dx, a.dweight, plan_ws);
   }
