@@ -24,8 +24,9 @@ DescPtr tensor(const TensorSpec& spec) {
   return t;
 }
 
-DescPtr tensor(int64_t uid, std::array<int64_t, 3> dims, std::array<int64_t, 3> strides, bool is_virtual) {
-  return tensor(TensorSpec{uid, {dims.begin(), dims.end()}, {strides.begin(), strides.end()}, CUDNN_DATA_FLOAT,
+DescPtr tensor(int64_t uid, std::array<int64_t, 3> dims, std::array<int64_t, 3> strides, bool is_virtual,
+               cudnnDataType_t dtype) {
+  return tensor(TensorSpec{uid, {dims.begin(), dims.end()}, {strides.begin(), strides.end()}, dtype,
                            is_virtual ? TensorPassing::virtual_ : TensorPassing::device});
 }
 

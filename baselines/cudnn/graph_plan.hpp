@@ -36,8 +36,9 @@ struct TensorSpec {
   TensorPassing passing = TensorPassing::device;
 };
 DescPtr tensor(const TensorSpec& spec);
-// fp32 tensors of rank 3; virtual ones live only inside the plan.
-DescPtr tensor(int64_t uid, std::array<int64_t, 3> dims, std::array<int64_t, 3> strides, bool is_virtual);
+// Tensors of rank 3 (fp32 unless dtype says otherwise); virtual ones live only inside the plan.
+DescPtr tensor(int64_t uid, std::array<int64_t, 3> dims, std::array<int64_t, 3> strides, bool is_virtual,
+               cudnnDataType_t dtype = CUDNN_DATA_FLOAT);
 DescPtr matmul_op(const Descriptor& a, const Descriptor& b, const Descriptor& c);
 DescPtr pointwise_op(cudnnPointwiseMode_t mode, const Descriptor& x, const Descriptor& b, const Descriptor& y);
 // Sum of x (1, M, N) over M into y (1, 1, N): the reduced dimensions are those where y is 1.

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
-#include <vector>
 
 #include "harness/cuda_check.hpp"
 #include "baselines/cudnn/graph_plan.hpp"
@@ -30,18 +29,15 @@ Graph build_graph(cudnnHandle_t handle, const MatmulFusionShape& s, MatmulFusion
   auto add_op = [&g](DescPtr op) { g.add_op(std::move(op)); };
   const bool epilogue = matmul_fusion_has_epilogue(level);
   const cudnnDataType_t stored = s.bf16_operands ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;  // x, W, b
-  const auto operand = [&](int64_t uid, std::vector<int64_t> dims, std::vector<int64_t> strides) {
-    return tensor(TensorSpec{uid, std::move(dims), std::move(strides), stored, TensorPassing::device});
-  };
-  const Descriptor& x = keep(operand(kUidX, {1, m, k}, {m * k, k, 1}));
-  const Descriptor& wt = keep(operand(kUidW, {1, k, n}, {n * k, 1, k}));  // W (N, K) row-major read as W^T
+  const Descriptor& x = keep(tensor(kUidX, {1, m, k}, {m * k, k, 1}, false, stored));
+  const Descriptor& wt = keep(tensor(kUidW, {1, k, n}, {n * k, 1, k}, false, stored));  // W (N, K) read as W^T
   const Descriptor& h = keep(tensor(kUidH, {1, m, n}, {m * n, n, 1}, false));
   if (!epilogue) {
     add_op(matmul_op(x, wt, h));
   } else {
     const Descriptor& gm = keep(tensor(kUidG, {1, m, n}, {m * n, n, 1}, true));
     const Descriptor& gb = keep(tensor(kUidGb, {1, m, n}, {m * n, n, 1}, true));
-    const Descriptor& bias = keep(operand(kUidBias, {1, 1, n}, {n, n, 1}));
+    const Descriptor& bias = keep(tensor(kUidBias, {1, 1, n}, {n, n, 1}, false, stored));
     const Descriptor& scale = keep(tensor(kUidScale, {1, 1, n}, {n, n, 1}, false));
     add_op(matmul_op(x, wt, gm));
     add_op(pointwise_op(CUDNN_POINTWISE_ADD, gm, bias, gb));

@@ -19,13 +19,8 @@ enum Uid : int64_t {
 
 enum class Product { dx, dw };
 
-// A tensor of the problem's linear storage (fp32, or bf16): g, W, x, dx, dW and dg.
-DescPtr linear_tensor(const PrologueGemmShape& s, int64_t uid, std::array<int64_t, 3> dims,
-                      std::array<int64_t, 3> strides, bool is_virtual) {
-  return tensor(TensorSpec{uid, {dims.begin(), dims.end()}, {strides.begin(), strides.end()},
-                           s.bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT,
-                           is_virtual ? TensorPassing::virtual_ : TensorPassing::device});
-}
+// The problem's linear storage (fp32, or bf16): g, W, x, dx, dW and dg.
+cudnnDataType_t linear_storage(const PrologueGemmShape& s) { return s.bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT; }
 
 // dg as the prologue makes it (virtual), or read from memory (the control), in the layout the
 // product needs: (1, M, N) for dx = dg W, its transpose view (1, N, M) for dW = dg^T x.
@@ -35,7 +30,7 @@ const Descriptor& dg_operand(Graph& g, const PrologueGemmShape& s, Product produ
                                                              : std::array<int64_t, 3>{1, n, m};
   const std::array<int64_t, 3> strides = product == Product::dx ? std::array<int64_t, 3>{m * n, n, 1}
                                                                 : std::array<int64_t, 3>{m * n, 1, n};
-  if (!prologue) return g.keep(linear_tensor(s, kUidDg, dims, strides, false));
+  if (!prologue) return g.keep(tensor(kUidDg, dims, strides, false, linear_storage(s)));
   auto matrix = [&](int64_t uid, bool is_virtual) -> const Descriptor& {
     return g.keep(tensor(uid, dims, strides, is_virtual));
   };
@@ -44,12 +39,12 @@ const Descriptor& dg_operand(Graph& g, const PrologueGemmShape& s, Product produ
   const std::array<int64_t, 3> vstrides = product == Product::dx ? std::array<int64_t, 3>{n, n, 1}
                                                                  : std::array<int64_t, 3>{n, 1, 1};
   auto column_vector = [&](int64_t uid) -> const Descriptor& { return g.keep(tensor(uid, vdims, vstrides, false)); };
-  const Descriptor &dy = matrix(kUidDy, false), &gm = g.keep(linear_tensor(s, kUidG, dims, strides, false));
+  const Descriptor &dy = matrix(kUidDy, false), &gm = g.keep(tensor(kUidG, dims, strides, false, linear_storage(s)));
   const Descriptor &a = column_vector(kUidA), &b = column_vector(kUidB), &c = column_vector(kUidC),
                    &shift = column_vector(kUidShift);
   const Descriptor &centred = matrix(kUidCentred, true), &spread = matrix(kUidSpread, true),
                    &offset = matrix(kUidOffset, true), &scaled_dy = matrix(kUidScaledDy, true),
-                   &dg = g.keep(linear_tensor(s, kUidDgVirtual, dims, strides, true));
+                   &dg = g.keep(tensor(kUidDgVirtual, dims, strides, true, linear_storage(s)));
   g.add_op(pointwise_op(CUDNN_POINTWISE_SUB, gm, shift, centred));
   g.add_op(pointwise_op(CUDNN_POINTWISE_MUL, centred, b, spread));
   g.add_op(pointwise_op(CUDNN_POINTWISE_ADD, spread, c, offset));
@@ -63,12 +58,12 @@ Graph build_graph(cudnnHandle_t handle, const PrologueGemmShape& s, Product prod
   Graph g;
   const Descriptor& dg = dg_operand(g, s, product, prologue);
   if (product == Product::dx) {
-    const Descriptor& w = g.keep(linear_tensor(s, kUidWeight, {1, n, k}, {n * k, k, 1}, false));
-    const Descriptor& dx = g.keep(linear_tensor(s, kUidDx, {1, m, k}, {m * k, k, 1}, false));
+    const Descriptor& w = g.keep(tensor(kUidWeight, {1, n, k}, {n * k, k, 1}, false, linear_storage(s)));
+    const Descriptor& dx = g.keep(tensor(kUidDx, {1, m, k}, {m * k, k, 1}, false, linear_storage(s)));
     g.add_op(matmul_op(dg, w, dx));
   } else {
-    const Descriptor& x = g.keep(linear_tensor(s, kUidX, {1, m, k}, {m * k, k, 1}, false));
-    const Descriptor& dw = g.keep(linear_tensor(s, kUidDw, {1, n, k}, {n * k, k, 1}, false));
+    const Descriptor& x = g.keep(tensor(kUidX, {1, m, k}, {m * k, k, 1}, false, linear_storage(s)));
+    const Descriptor& dw = g.keep(tensor(kUidDw, {1, n, k}, {n * k, k, 1}, false, linear_storage(s)));
     g.add_op(matmul_op(dg, x, dw));
   }
   g.finalize(handle);
