@@ -17,16 +17,35 @@ struct ColumnAffine {
   float scale, shift;
 };
 
+// A column's batch statistics over all M rows, as BatchNorm commits them.
+struct ColumnStatistics {
+  float mean, var, invstd;  // var biased (saturated at 0 against rounding)
+};
+
+__device__ __forceinline__ ColumnStatistics column_statistics(const BnColumnArgs& a, const Welford& w) {
+  const float var = nb::dev::saturated_variance(w.mean, w.variance_biased());
+  return {w.mean, var, 1.0f / sqrtf(var + a.eps)};
+}
+
+// Writes column c's saved statistics and updates its running ones (one thread per column).
+__device__ __forceinline__ void commit_statistics(const BnColumnArgs& a, int c, const ColumnStatistics& s) {
+  a.save_mean[c] = s.mean;
+  a.save_invstd[c] = s.invstd;
+  a.running_mean[c] = (1.0f - a.momentum) * a.running_mean[c] + a.momentum * s.mean;
+  a.running_var[c] = (1.0f - a.momentum) * a.running_var[c] + a.momentum * s.var * a.unbias;
+}
+
+// y = h * scale + shift with the column's gamma and beta.
+__device__ __forceinline__ ColumnAffine column_affine(const ColumnStatistics& s, float gamma, float beta) {
+  const float scale = s.invstd * gamma;
+  return {scale, beta - s.mean * scale};
+}
+
 // Called by one thread per column with the column's statistics over all M rows.
 __device__ __forceinline__ ColumnAffine commit_column(const BnColumnArgs& a, int c, const Welford& w) {
-  const float var = nb::dev::saturated_variance(w.mean, w.variance_biased());
-  const float invstd = 1.0f / sqrtf(var + a.eps);
-  a.save_mean[c] = w.mean;
-  a.save_invstd[c] = invstd;
-  a.running_mean[c] = (1.0f - a.momentum) * a.running_mean[c] + a.momentum * w.mean;
-  a.running_var[c] = (1.0f - a.momentum) * a.running_var[c] + a.momentum * var * a.unbias;
-  const float scale = invstd * a.gamma[c];
-  return {scale, a.beta[c] - w.mean * scale};
+  const ColumnStatistics s = column_statistics(a, w);
+  commit_statistics(a, c, s);
+  return column_affine(s, a.gamma[c], a.beta[c]);
 }
 
 // Exact statistics of `rows` values v[0], v[ld], v[2 ld], ... (one column of a shared-memory

@@ -16,14 +16,110 @@ namespace nb::linear::dev {
 
 using gemm::sm90::FragmentTile;
 
+// --- the columns of a tile: a column's 128 rows lie in the 8 consumer warps ---
+
+inline constexpr int kFragmentWarps = 8, kFragmentCols = 256;
+
+// Each warp's sum of f(value, column) over its 16 rows into sums[warp * 256 + column]; rows past
+// the tile's count nothing. The 64 columns' shuffles go distance by distance.
+template <class F>
+__device__ void warp_column_sums(const float (&acc)[128], const FragmentTile& t, float* sums, F f) {
+  const bool lower = t.has_row(0), upper = t.has_row(1);
+  float v[64];
+#pragma unroll
+  for (int j = 0; j < 32; ++j)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int c = t.column(j, e);
+      v[2 * j + e] = (lower ? f(acc[4 * j + e], c) : 0.0f) + (upper ? f(acc[4 * j + 2 + e], c) : 0.0f);
+    }
+#pragma unroll
+  for (int distance = 4; distance < 32; distance *= 2)
+#pragma unroll
+    for (int i = 0; i < 64; ++i) v[i] += __shfl_xor_sync(0xffffffffu, v[i], distance);
+  if (threadIdx.x % 32 >= 4) return;  // quad 0 holds the warp's sums
+#pragma unroll
+  for (int j = 0; j < 32; ++j)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) sums[t.warp * kFragmentCols + t.column(j, e)] = v[2 * j + e];
+}
+
+__device__ inline float warps_total(const float* sums, int c) {
+  float total = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kFragmentWarps; ++w) total += sums[w * kFragmentCols + c];
+  return total;
+}
+
+// acc = (acc + add[c]) * scale[c] for the tile's columns, add and scale tables of 256 in shared
+// memory (the bias and the per-column scale of h = (g + b) * s).
+__device__ inline void add_then_scale(float (&acc)[128], const FragmentTile& t, const float* add, const float* scale) {
+#pragma unroll
+  for (int j = 0; j < 32; ++j)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      const int c = t.column(j, e);
+      if (c >= t.cols) continue;
+      const float b = add[c], s = scale[c];
+      acc[4 * j + e] = (acc[4 * j + e] + b) * s;
+      acc[4 * j + 2 + e] = (acc[4 * j + 2 + e] + b) * s;
+    }
+}
+
+// Every consumer thread: the exact statistics of each column over the tile's rows, its mean
+// first (into means[c]), then the squared deviations from it. Returns the moments of column
+// t.thread for t.thread < t.cols. Uses sums (8 x 256 floats) and means (256); the caller has
+// passed a consumer_sync() since the scratch was last read.
+__device__ inline Welford tile_column_moments(const float (&acc)[128], const FragmentTile& t, float* sums,
+                                              float* means) {
+  warp_column_sums(acc, t, sums, [](float v, int) { return v; });
+  gemm::sm90::consumer_sync();
+  if (t.thread < t.cols) means[t.thread] = warps_total(sums, t.thread) / float(t.rows);
+  gemm::sm90::consumer_sync();
+  warp_column_sums(acc, t, sums, [means](float v, int c) {
+    const float d = v - means[c];
+    return d * d;
+  });
+  gemm::sm90::consumer_sync();
+  Welford w;
+  if (t.thread < t.cols) {
+    w.count = float(t.rows);
+    w.mean = means[t.thread];
+    w.m2 = warps_total(sums, t.thread);
+  }
+  return w;
+}
+
+// The tile's values into the row-major (M, n) matrix `out`, row by row, a column pair per store
+// where out's rows keep 8-byte alignment.
+__device__ inline void store_rows(const float (&acc)[128], const FragmentTile& t, float* out, int n) {
+  const bool pairs = n % 2 == 0;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    if (!t.has_row(h)) continue;
+    float* row = out + (long long)(t.row0 + t.row(h)) * n + t.col0;
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+      const int c = t.column(j, 0);
+      const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+      if (pairs && c + 1 < t.cols) {
+        *reinterpret_cast<float2*>(row + c) = make_float2(v0, v1);
+      } else {
+        if (c < t.cols) row[c] = v0;
+        if (c + 1 < t.cols) row[c + 1] = v1;
+      }
+    }
+  }
+}
+
 // ColumnStatsEpilogue: h = (g + b) * s stored, and each column's exact statistics over the tile's
 // rows (its mean first, then the squared deviations from it) into partials[tile_m * n + col].
 struct ColumnStatsFragment {
   ColumnStatsEpilogue p;
 
-  static constexpr int kWarps = 8, kCols = 256;
+  static constexpr int kCols = kFragmentCols;
   // A sum per warp and column; the means; the bias and scale.
-  static constexpr int kScratchFloats = kWarps * kCols + kCols + 2 * kCols;
+  static constexpr int kScratchFloats = kFragmentWarps * kCols + kCols + 2 * kCols;
   using Early = gemm::sm90::TileColumnValues<2>;  // bias, scale
 
   __device__ Early load_early(const FragmentTile& t) const {
@@ -35,92 +131,16 @@ struct ColumnStatsFragment {
     return early;
   }
 
-  // Each warp's sum of f(value, column) over its 16 rows into sums[warp][column]; rows past the
-  // tile's count nothing. The 64 columns' shuffles go distance by distance.
-  template <class F>
-  __device__ void warp_column_sums(const float (&acc)[128], const FragmentTile& t, float* sums, F f) const {
-    const bool lower = t.has_row(0), upper = t.has_row(1);
-    float v[64];
-#pragma unroll
-    for (int j = 0; j < 32; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int c = t.column(j, e);
-        v[2 * j + e] = (lower ? f(acc[4 * j + e], c) : 0.0f) + (upper ? f(acc[4 * j + 2 + e], c) : 0.0f);
-      }
-#pragma unroll
-    for (int distance = 4; distance < 32; distance *= 2)
-#pragma unroll
-      for (int i = 0; i < 64; ++i) v[i] += __shfl_xor_sync(0xffffffffu, v[i], distance);
-    if (threadIdx.x % 32 >= 4) return;  // quad 0 holds the warp's sums
-#pragma unroll
-    for (int j = 0; j < 32; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) sums[t.warp * kCols + t.column(j, e)] = v[2 * j + e];
-  }
-
-  __device__ float warps_total(const float* sums, int c) const {
-    float total = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) total += sums[w * kCols + c];
-    return total;
-  }
-
   __device__ void operator()(float (&acc)[128], const FragmentTile& t, const Early& early) const {
     float* sums = t.scratch;
-    float* means = sums + kWarps * kCols;
+    float* means = sums + kFragmentWarps * kCols;
     float* columns = means + kCols;
     gemm::sm90::consumer_sync();  // the previous tile's call has read the scratch
     early.publish(columns, t);
-#pragma unroll
-    for (int j = 0; j < 32; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int c = t.column(j, e);
-        if (c >= t.cols) continue;
-        const float b = columns[c], s = columns[kCols + c];
-        acc[4 * j + e] = (acc[4 * j + e] + b) * s;
-        acc[4 * j + 2 + e] = (acc[4 * j + 2 + e] + b) * s;
-      }
-    store_h(acc, t);
-
-    warp_column_sums(acc, t, sums, [](float v, int) { return v; });
-    gemm::sm90::consumer_sync();
-    if (t.thread < t.cols) means[t.thread] = warps_total(sums, t.thread) / float(t.rows);
-    gemm::sm90::consumer_sync();
-    warp_column_sums(acc, t, sums, [means](float v, int c) {
-      const float d = v - means[c];
-      return d * d;
-    });
-    gemm::sm90::consumer_sync();
-    if (t.thread < t.cols) {
-      Welford w;
-      w.count = float(t.rows);
-      w.mean = means[t.thread];
-      w.m2 = warps_total(sums, t.thread);
-      p.partials[(long long)t.tile_m * p.n + t.col0 + t.thread] = w;
-    }
-  }
-
-  // h row by row, a column pair per store where h's rows keep 8-byte alignment.
-  __device__ void store_h(const float (&acc)[128], const FragmentTile& t) const {
-    const bool pairs = p.n % 2 == 0;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      if (!t.has_row(h)) continue;
-      float* row = p.h + (long long)(t.row0 + t.row(h)) * p.n + t.col0;
-#pragma unroll
-      for (int j = 0; j < 32; ++j) {
-        const int c = t.column(j, 0);
-        const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
-        if (pairs && c + 1 < t.cols) {
-          *reinterpret_cast<float2*>(row + c) = make_float2(v0, v1);
-        } else {
-          if (c < t.cols) row[c] = v0;
-          if (c + 1 < t.cols) row[c + 1] = v1;
-        }
-      }
-    }
+    add_then_scale(acc, t, columns, columns + kCols);
+    store_rows(acc, t, p.h, p.n);
+    const Welford w = tile_column_moments(acc, t, sums, means);
+    if (t.thread < t.cols) p.partials[(long long)t.tile_m * p.n + t.col0 + t.thread] = w;
   }
 };
 
