@@ -115,6 +115,18 @@ struct WholeColumnBnSoftmaxEpilogue {
   }
 };
 
+// BatchNorm when a cluster of CTAs holds every row of its columns (M <= 8 tiles of the Hopper
+// GEMM; fragment_epilogues.cuh, ClusterBnFragment): y = s_post * bn((g + b) * s) written once
+// from the accumulators, h never stored (L2#84's row softmax follows in a pass over y).
+struct ClusterBnEpilogue {
+  ColumnBias bias;
+  const float* scale;       // per-column scale before BN, or null
+  const float* post_scale;  // one scalar after BN, or null
+  BnColumnArgs bn;
+  float* y;
+  int m, n;
+};
+
 // GroupNorm + min over the channels (L2#75) while the tile is on chip: g is never written.
 // Each (row, group) is normalized from the tile (every group lies inside one tile: the host
 // checks BN % (N / G) == 0), then each row's minimum over the tile's channels goes to

@@ -20,6 +20,9 @@ namespace nb::gemm::sm90 {
 inline constexpr int kWgmmaTileM = 128, kWgmmaTileN = 256;
 NB_HD constexpr int wgmma_tiles_m(int m) { return (m + kWgmmaTileM - 1) / kWgmmaTileM; }
 NB_HD constexpr int wgmma_tiles_n(int n) { return (n + kWgmmaTileN - 1) / kWgmmaTileN; }
+// The most M tiles of the persistent grid's cluster launch (wgmma_persistent.cuh), which gives a
+// cluster every M tile of a column strip: a portable cluster of 8 CTAs, so M <= 1024.
+inline constexpr int kMaxClusterTilesM = 8;
 
 // Empty when the current device runs the Hopper GEMM (an sm_90 GPU); else why not. It asks the
 // driver: once per problem (a variant's supports()), not at every launch.
