@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iomanip>
 #include <ostream>
 
@@ -29,10 +30,21 @@ void list_variants(const Registry& r, const std::vector<std::string>& ops, std::
   for (const auto& op : r.ops()) {
     if (!wanted(ops, op->name())) continue;
     out << op->name() << "\n";
+    // Columns as wide as the op's longest name and kind, plus a space: a name never runs into its
+    // kind (scripts read the listing by fields).
+    std::size_t name_width = 16, kind_width = 8;
+    for (const auto& v : op->variants()) {
+      name_width = std::max(name_width, v->name().size());
+      kind_width = std::max(kind_width, v->kind().size());
+    }
+    for (const auto& na : op->not_applicable()) name_width = std::max(name_width, na.kind.size() + 2);
+    const int name_column = int(name_width) + 1, kind_column = int(kind_width) + 1;
     for (const auto& v : op->variants())
-      out << "  " << std::left << std::setw(17) << v->name() << std::setw(9) << v->kind() << v->idea() << "\n";
+      out << "  " << std::left << std::setw(name_column) << v->name() << std::setw(kind_column) << v->kind()
+          << v->idea() << "\n";
     for (const auto& na : op->not_applicable())
-      out << "  " << std::setw(17) << ("(" + na.kind + ")") << std::setw(9) << "n/a" << na.reason << "\n";
+      out << "  " << std::setw(name_column) << ("(" + na.kind + ")") << std::setw(kind_column) << "n/a" << na.reason
+          << "\n";
   }
 }
 

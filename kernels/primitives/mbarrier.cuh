@@ -29,37 +29,23 @@ __device__ inline void mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
 }
 
-// Waits until the phase of parity `parity` has completed, with acquire semantics at CTA scope, or
-// at cluster scope (kCluster) where other CTAs' arrivals or pushes complete the phase. A wait that
-// lasts ~10 s of SM clock traps: a pipeline that lost an arrival fails its launch with an error
-// instead of hanging the process (and a test run) for good.
-template <bool kCluster = false>
+// Waits until the phase of parity `parity` has completed. A wait that lasts ~10 s of SM clock
+// traps: a pipeline that lost an arrival fails its launch with an error instead of hanging the
+// process (and a test run) for good.
 __device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
   constexpr long long kGiveUpCycles = 20'000'000'000LL;
   long long start = 0;
   for (;;) {
     std::uint32_t done = 0;
-    if constexpr (kCluster) {
-      asm volatile(
-          "{\n"
-          ".reg .pred complete;\n"
-          "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 complete, [%1], %2;\n"
-          "selp.u32 %0, 1, 0, complete;\n"
-          "}\n"
-          : "=r"(done)
-          : "r"(shared_address(bar)), "r"(parity)
-          : "memory");
-    } else {
-      asm volatile(
-          "{\n"
-          ".reg .pred complete;\n"
-          "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
-          "selp.u32 %0, 1, 0, complete;\n"
-          "}\n"
-          : "=r"(done)
-          : "r"(shared_address(bar)), "r"(parity)
-          : "memory");
-    }
+    asm volatile(
+        "{\n"
+        ".reg .pred complete;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, complete;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(shared_address(bar)), "r"(parity)
+        : "memory");
     if (done) return;
     if (start == 0) {
       start = clock64();
@@ -74,12 +60,6 @@ __device__ inline std::uint32_t cluster_address(const void* p, unsigned rank) {
   std::uint32_t out;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(shared_address(p)), "r"(rank));
   return out;
-}
-
-// One arrival on the barrier at `remote_bar` (a cluster_address, possibly another CTA's), releasing
-// this thread's earlier memory operations at cluster scope.
-__device__ inline void mbarrier_arrive_remote(std::uint32_t remote_bar) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
 }
 
 }  // namespace nb::dev

@@ -19,11 +19,6 @@
 // a tile on the H100).
 // operator() may overwrite acc; it must consumer_sync() before it first writes the scratch, which
 // the previous tile's call may still be reading.
-// An epilogue that exchanges values between the CTAs of a cluster (launched by
-// launch_wgmma_persistent_clusters) also has
-//   __device__ void enter_cluster(float* scratch) const;
-// which one thread of each CTA calls before a barrier of the whole cluster, ahead of every tile
-// (for instance to initialise the mbarriers its peers push into).
 #include <cuda_runtime.h>
 
 namespace nb::gemm::sm90 {
@@ -35,8 +30,6 @@ struct FragmentTile {
   int first_row;       // this thread's rows of the tile: first_row and first_row + 8
   int quad;            // lane % 4: this thread's columns 8j + 2 quad + e
   int thread, warp;    // among the consumers: 0..255 and 0..7
-  int tiles_before;    // the tiles this CTA has run before this one (the same in every CTA of a cluster)
-  bool more_tiles;     // whether this CTA runs another tile after this one
   float* scratch;      // kScratchFloats of shared memory
 
   __device__ int row(int h) const { return first_row + 8 * h; }
