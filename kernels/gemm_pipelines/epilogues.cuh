@@ -115,15 +115,19 @@ struct WholeColumnBnSoftmaxEpilogue {
   }
 };
 
-// BatchNorm when a cluster of CTAs holds every row of its columns (M <= 8 tiles of the Hopper
-// GEMM; fragment_epilogues.cuh, ClusterBnFragment): y = s_post * bn((g + b) * s) written once
-// from the accumulators, h never stored (L2#84's row softmax follows in a pass over y).
-struct ClusterBnEpilogue {
+// BatchNorm when a team of CTAs holds every row of its columns (M <= 16 tiles of the Hopper GEMM;
+// whole_column_fragment.cuh): y = s_post * bn((g + b) * s) written once from the accumulators, h
+// never stored (L2#84's row softmax follows in a pass over y). The team's CTAs meet through
+// global memory: each column strip's (tiles_m, 256) moments and its arrival count, zeroed before
+// each launch.
+struct TeamBnEpilogue {
   ColumnBias bias;
   const float* scale;       // per-column scale before BN, or null
   const float* post_scale;  // one scalar after BN, or null
   BnColumnArgs bn;
   float* y;
+  float2* moments;     // (tiles_n, tiles_m, 256): (mean, M2) of each tile's columns
+  unsigned* arrivals;  // (tiles_n): the team's CTAs that have written their strip's moments
   int m, n;
 };
 

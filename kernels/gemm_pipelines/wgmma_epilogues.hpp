@@ -17,7 +17,7 @@
 namespace nb::linear::dev {
 struct ColumnStatsEpilogue;
 struct GroupNormMinEpilogue;
-struct ClusterBnEpilogue;
+struct TeamBnEpilogue;
 }  // namespace nb::linear::dev
 
 namespace nb::linear {
@@ -27,11 +27,11 @@ void launch_wgmma(const gemm::Bf16Operands& op, const dev::ColumnStatsEpilogue& 
 void launch_wgmma(const gemm::Operands& op, const dev::GroupNormMinEpilogue& epilogue, cudaStream_t stream);
 void launch_wgmma(const gemm::Bf16Operands& op, const dev::GroupNormMinEpilogue& epilogue, cudaStream_t stream);
 
-// BatchNorm whole in the epilogue, on the persistent grid in clusters that each hold every M tile
-// of a column strip (M <= 128 kMaxClusterTilesM): y written from the accumulators. Throws
-// nb::Unsupported when M is larger or no such cluster fits on the GPU.
-void launch_wgmma_clusters(const gemm::Operands& op, const dev::ClusterBnEpilogue& epilogue, cudaStream_t stream);
-void launch_wgmma_clusters(const gemm::Bf16Operands& op, const dev::ClusterBnEpilogue& epilogue, cudaStream_t stream);
+// BatchNorm whole in the epilogue, on the persistent grid in teams of CTAs that each hold every M
+// tile of a column strip (M <= 128 kMaxTeamTilesM): y written from the accumulators; the caller
+// zeroes epilogue.arrivals before each launch. Throws nb::Unsupported when M is larger.
+void launch_wgmma_teams(const gemm::Operands& op, const dev::TeamBnEpilogue& epilogue, cudaStream_t stream);
+void launch_wgmma_teams(const gemm::Bf16Operands& op, const dev::TeamBnEpilogue& epilogue, cudaStream_t stream);
 
 // Empty when the GroupNorm epilogue runs groups of `group_size` channels from the accumulators
 // (whole runs of 8 columns that divide a tile's 256); else why not.

@@ -1,12 +1,12 @@
 // The Hopper GEMM with the pipelines' epilogues (wgmma_epilogues.hpp): tf32 or bf16, persistent,
-// the grouped tile order (or, for BatchNorm whole in a cluster, a cluster a column strip), each
+// the grouped tile order (or, for BatchNorm whole in the epilogue, a team of CTAs a column strip), each
 // stage given back once its MMAs are done, the epilogues fed from the accumulators. Built for sm_90a alone, with kernels/gemm/sm90/ (a *.sm90a.cu file anywhere in
 // kernels/ is).
 #include <stdexcept>
 #include <string>
 
 #include "kernels/gemm/sm90/wgmma_persistent.cuh"
-#include "kernels/gemm_pipelines/cluster_bn_fragment.cuh"
+#include "kernels/gemm_pipelines/whole_column_fragment.cuh"
 #include "kernels/gemm_pipelines/fragment_epilogues.cuh"
 #include "kernels/gemm_pipelines/wgmma_epilogues.hpp"
 
@@ -53,14 +53,14 @@ void launch_wgmma(const gemm::Bf16Operands& op, const dev::GroupNormMinEpilogue&
   launch_on_hopper<gemm::sm90::Bf16Inputs>(op, dev::GroupNormMinFragment{epilogue}, stream);
 }
 
-void launch_wgmma_clusters(const gemm::Operands& op, const dev::ClusterBnEpilogue& epilogue, cudaStream_t stream) {
-  gemm::sm90::launch_wgmma_persistent_clusters<gemm::sm90::Tf32Inputs, dev::ClusterBnFragment, gemm::sm90::MmaOverlap::none>(
-      op, dev::ClusterBnFragment{epilogue}, stream);
+void launch_wgmma_teams(const gemm::Operands& op, const dev::TeamBnEpilogue& epilogue, cudaStream_t stream) {
+  gemm::sm90::launch_wgmma_persistent_teams<gemm::sm90::Tf32Inputs, dev::TeamBnFragment, gemm::sm90::MmaOverlap::none>(
+      op, dev::TeamBnFragment{epilogue}, stream);
 }
 
-void launch_wgmma_clusters(const gemm::Bf16Operands& op, const dev::ClusterBnEpilogue& epilogue, cudaStream_t stream) {
-  gemm::sm90::launch_wgmma_persistent_clusters<gemm::sm90::Bf16Inputs, dev::ClusterBnFragment, gemm::sm90::MmaOverlap::none>(
-      op, dev::ClusterBnFragment{epilogue}, stream);
+void launch_wgmma_teams(const gemm::Bf16Operands& op, const dev::TeamBnEpilogue& epilogue, cudaStream_t stream) {
+  gemm::sm90::launch_wgmma_persistent_teams<gemm::sm90::Bf16Inputs, dev::TeamBnFragment, gemm::sm90::MmaOverlap::none>(
+      op, dev::TeamBnFragment{epilogue}, stream);
 }
 
 }  // namespace nb::linear

@@ -20,9 +20,11 @@ namespace nb::gemm::sm90 {
 inline constexpr int kWgmmaTileM = 128, kWgmmaTileN = 256;
 NB_HD constexpr int wgmma_tiles_m(int m) { return (m + kWgmmaTileM - 1) / kWgmmaTileM; }
 NB_HD constexpr int wgmma_tiles_n(int n) { return (n + kWgmmaTileN - 1) / kWgmmaTileN; }
-// The most M tiles of the persistent grid's cluster launch (wgmma_persistent.cuh), which gives a
-// cluster every M tile of a column strip: a portable cluster of 8 CTAs, so M <= 1024.
-inline constexpr int kMaxClusterTilesM = 8;
+// The most M tiles of the persistent grid's team launch (wgmma_persistent.cuh), which gives a team
+// of CTAs every M tile of a column strip in the same turn: M <= 2048, where that is the order the
+// grouped one gives anyway (groups of 16 M tiles). Beyond, each turn would stream all of A from
+// DRAM (the launch order of docs/notes/hopper-gemm.md, version 2).
+inline constexpr int kMaxTeamTilesM = 16;
 
 // Empty when the current device runs the Hopper GEMM (an sm_90 GPU); else why not. It asks the
 // driver: once per problem (a variant's supports()), not at every launch.

@@ -15,7 +15,7 @@ std::unique_ptr<Variant> make_fused_epilogue_variant(BnTail tail);  // 4_fused_e
 std::unique_ptr<Variant> make_single_launch_variant(BnTail tail);   // 5_single_launch.cu
 std::unique_ptr<Variant> make_cudnn_variant(BnTail tail);           // 6_cudnn.cu
 std::unique_ptr<Variant> make_wgmma_epilogue_variant(BnTail tail);  // 7_wgmma_epilogue.cu
-std::unique_ptr<Variant> make_wgmma_cluster_variant(BnTail tail);   // 8_wgmma_cluster.cu
+std::unique_ptr<Variant> make_wgmma_whole_columns_variant(BnTail tail);  // 8_wgmma_whole_columns.cu
 
 std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail) {
   std::vector<std::unique_ptr<Variant>> table;
@@ -26,7 +26,7 @@ std::vector<std::unique_ptr<Variant>> make_variants(BnTail tail) {
   table.push_back(make_single_launch_variant(tail));
   table.push_back(make_cudnn_variant(tail));
   table.push_back(make_wgmma_epilogue_variant(tail));
-  table.push_back(make_wgmma_cluster_variant(tail));
+  table.push_back(make_wgmma_whole_columns_variant(tail));
   return table;
 }
 

@@ -27,8 +27,8 @@ std::unique_ptr<OpSpec> make_gemm_scale_bn_op() {
        // fp32 and tf32 alone: autocast's h rounded to bf16 takes 0.85 of the bf16 bound here (uniform01,
        // 4.1 M elements), past the margin bf16_pipeline_tolerance_test asks of every quick bf16 problem.
        linear::named({{"m", 1000}, {"n", 4100}, {"k", 64}}, {"quick"},
-                     "8 row tiles, one short (wgmma_cluster's largest cluster), and 17 column strips: more than "
-                     "the clusters that fit on a GPU at once, so a cluster walks two")});
+                     "8 row tiles, one short, and 17 column strips: more than the 16 teams of 8 CTAs that "
+                     "wgmma_whole_columns runs on 132 SMs, so a team walks two")});
 }
 
 }  // namespace nb
