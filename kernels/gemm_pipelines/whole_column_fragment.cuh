@@ -18,11 +18,11 @@ struct TeamBnFragment {
   TeamBnEpilogue p;
 
   static constexpr int kCols = kFragmentCols;
-  // The scratch, in floats: the published bias and scale, each warp's column sums, the tile's
-  // means, the affine of y.
-  static constexpr int kSumsAt = 2 * kCols, kMeansAt = kSumsAt + kFragmentWarps * kCols, kAffineAt = kMeansAt + kCols;
+  // The scratch, in floats: the published bias, scale, gamma and beta, each warp's column sums,
+  // the tile's means, the affine of y.
+  static constexpr int kSumsAt = 4 * kCols, kMeansAt = kSumsAt + kFragmentWarps * kCols, kAffineAt = kMeansAt + kCols;
   static constexpr int kScratchFloats = kAffineAt + 2 * kCols;
-  using Early = gemm::sm90::TileColumnValues<2>;  // bias, scale
+  using Early = gemm::sm90::TileColumnValues<4>;  // bias, scale, gamma, beta
 
   __device__ Early load_early(const FragmentTile& t) const {
     Early early{};
@@ -30,6 +30,8 @@ struct TeamBnFragment {
       const int col = t.col0 + t.thread;
       early.v[0] = p.bias[col];
       early.v[1] = p.scale != nullptr ? p.scale[col] : 1.0f;
+      early.v[2] = p.bn.gamma[col];
+      early.v[3] = p.bn.beta[col];
     }
     return early;
   }
@@ -51,11 +53,10 @@ struct TeamBnFragment {
     gemm::sm90::consumer_sync();
 
     if (t.thread < t.cols) {
-      // Gamma, beta and s_post are loaded only now, to land while the moments merge: held through
-      // the mainloop or the moments, they spilled.
-      const float gamma = p.bn.gamma[t.col0 + t.thread], beta = p.bn.beta[t.col0 + t.thread];
+      const float gamma = columns[2 * kCols + t.thread], beta = columns[3 * kCols + t.thread];
       const float post = p.post_scale != nullptr ? *p.post_scale : 1.0f;
       Welford all;
+#pragma unroll 4  // four tiles' loads in flight at a time
       for (int r = 0; r < team; ++r) {
         const float2 v = __ldcg(&strip[r * kCols + t.thread]);  // written by other SMs: not from L1
         Welford part;
