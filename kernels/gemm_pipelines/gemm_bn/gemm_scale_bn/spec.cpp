@@ -24,7 +24,7 @@ std::unique_ptr<OpSpec> make_gemm_scale_bn_op() {
        linear::named({{"m", 2}, {"n", 130}, {"k", 67}}, {"quick"}, "M = 2: the smallest batch BatchNorm accepts"),
        named({{"m", 300}, {"n", 257}, {"k", 264}}, {"quick"},
              "M over one tile, odd N, K a multiple of 8 (not of 32)"),
-       // fp32 and tf32 alone: autocast's h rounded to bf16 takes 0.85 of the bf16 bound at 1000 x 4100 x 24
+       // fp32 and tf32 alone: autocast's h rounded to bf16 takes 0.84 of the bf16 bound at 1000 x 4100 x 24
        // (uniform01), past the margin bf16_pipeline_tolerance_test asks of every quick bf16 problem.
        linear::named({{"m", 1100}, {"n", 3600}, {"k", 64}}, {"quick"},
                      "9 row tiles, the last short, and 15 column strips: more than the 14 teams of 9 CTAs that "
