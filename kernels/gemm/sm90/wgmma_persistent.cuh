@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <stdexcept>
 #include <string>
 
 #include "harness/cuda_check.hpp"
