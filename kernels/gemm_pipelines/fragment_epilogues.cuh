@@ -51,19 +51,24 @@ __device__ inline float warps_total(const float* sums, int c) {
   return total;
 }
 
-// acc = (acc + add[c]) * scale[c] for the tile's columns, add and scale tables of 256 in shared
-// memory (the bias and the per-column scale of h = (g + b) * s).
-__device__ inline void add_then_scale(float (&acc)[128], const FragmentTile& t, const float* add, const float* scale) {
+// acc = f(acc, c) for every value of the tile's columns c < t.cols (c is the tile's column).
+template <class F>
+__device__ void transform_columns(float (&acc)[128], const FragmentTile& t, F f) {
 #pragma unroll
   for (int j = 0; j < 32; ++j)
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       const int c = t.column(j, e);
       if (c >= t.cols) continue;
-      const float b = add[c], s = scale[c];
-      acc[4 * j + e] = (acc[4 * j + e] + b) * s;
-      acc[4 * j + 2 + e] = (acc[4 * j + 2 + e] + b) * s;
+      acc[4 * j + e] = f(acc[4 * j + e], c);
+      acc[4 * j + 2 + e] = f(acc[4 * j + 2 + e], c);
     }
+}
+
+// acc = (acc + add[c]) * scale[c], add and scale tables of 256 in shared memory (the bias and the
+// per-column scale of h = (g + b) * s).
+__device__ inline void add_then_scale(float (&acc)[128], const FragmentTile& t, const float* add, const float* scale) {
+  transform_columns(acc, t, [add, scale](float v, int c) { return (v + add[c]) * scale[c]; });
 }
 
 // Every consumer thread: the exact statistics of each column over the tile's rows, its mean

@@ -73,16 +73,7 @@ struct TeamBnFragment {
     }
     gemm::sm90::consumer_sync();
 
-#pragma unroll
-    for (int j = 0; j < 32; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int c = t.column(j, e);
-        if (c >= t.cols) continue;
-        const float scale = affine[c], shift = affine[kCols + c];
-        acc[4 * j + e] = fmaf(acc[4 * j + e], scale, shift);
-        acc[4 * j + 2 + e] = fmaf(acc[4 * j + 2 + e], scale, shift);
-      }
+    transform_columns(acc, t, [affine](float v, int c) { return fmaf(v, affine[c], affine[kCols + c]); });
     store_rows(acc, t, p.y, p.n);
   }
 };
