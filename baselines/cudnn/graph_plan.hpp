@@ -39,6 +39,11 @@ DescPtr tensor(const TensorSpec& spec);
 // Tensors of rank 3 (fp32 unless dtype says otherwise); virtual ones live only inside the plan.
 DescPtr tensor(int64_t uid, std::array<int64_t, 3> dims, std::array<int64_t, 3> strides, bool is_virtual,
                cudnnDataType_t dtype = CUDNN_DATA_FLOAT);
+// A matmul graph's precision as its labels name it: bf16 operands, or fp32 ones with TF32 math
+// allowed ("tf32") or not ("fp32").
+inline const char* operand_precision(bool bf16, bool allow_tf32) {
+  return bf16 ? "bf16" : allow_tf32 ? "tf32" : "fp32";
+}
 DescPtr matmul_op(const Descriptor& a, const Descriptor& b, const Descriptor& c);
 DescPtr pointwise_op(cudnnPointwiseMode_t mode, const Descriptor& x, const Descriptor& b, const Descriptor& y);
 // Sum of x (1, M, N) over M into y (1, 1, N): the reduced dimensions are those where y is 1.

@@ -59,7 +59,7 @@ Graph build_graph(cudnnHandle_t handle, const MatmulFusionShape& s, MatmulFusion
 
 std::string describe(const MatmulFusionShape& s) {
   return "M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) + " K=" + std::to_string(s.k) + " " +
-         (s.bf16_operands ? "bf16" : s.allow_tf32 ? "tf32" : "fp32");
+         operand_precision(s.bf16_operands, s.allow_tf32);
 }
 
 std::string label_of(const MatmulFusionShape& shape, MatmulFusionLevel level) {

@@ -77,8 +77,7 @@ MatmulPrologueGemms::MatmulPrologueGemms(cudnnHandle_t handle, const PrologueGem
     : handle_(handle), shape_(shape) {
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) throw UsageError("matmul prologue: m, n and k must be positive");
   const std::string size = "M=" + std::to_string(shape.m) + " N=" + std::to_string(shape.n) +
-                           " K=" + std::to_string(shape.k) +
-                           (shape.bf16 ? " bf16" : shape.allow_tf32 ? " tf32" : " fp32");
+                           " K=" + std::to_string(shape.k) + " " + operand_precision(shape.bf16, shape.allow_tf32);
   const PlanCacheUse control_use{nullptr, "", cache.events};  // a control is planned for its status, never kept
   bool all_planned = true;
   for (const Product product : {Product::dx, Product::dw}) {

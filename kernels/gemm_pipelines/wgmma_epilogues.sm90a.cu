@@ -1,14 +1,14 @@
 // The Hopper GEMM with the pipelines' epilogues (wgmma_epilogues.hpp): tf32 or bf16, persistent,
-// the grouped tile order (or, for BatchNorm whole in the epilogue, a team of CTAs a column strip), each
-// stage given back once its MMAs are done, the epilogues fed from the accumulators. Built for sm_90a alone, with kernels/gemm/sm90/ (a *.sm90a.cu file anywhere in
-// kernels/ is).
+// the grouped tile order (or, for BatchNorm whole in the epilogue, a team of CTAs a column strip),
+// each stage given back once its MMAs are done, the epilogues fed from the accumulators. Built for
+// sm_90a alone, with kernels/gemm/sm90/ (a *.sm90a.cu file anywhere in kernels/ is).
 #include <stdexcept>
 #include <string>
 
 #include "kernels/gemm/sm90/wgmma_persistent.cuh"
-#include "kernels/gemm_pipelines/whole_column_fragment.cuh"
 #include "kernels/gemm_pipelines/fragment_epilogues.cuh"
 #include "kernels/gemm_pipelines/wgmma_epilogues.hpp"
+#include "kernels/gemm_pipelines/whole_column_fragment.cuh"
 
 namespace nb::linear {
 namespace {

@@ -19,6 +19,7 @@ namespace {
 
 using gemm::sm90::kMaxTeamTilesM;
 using gemm::sm90::kWgmmaTileM;
+using gemm::sm90::kWgmmaTileN;
 using gemm::sm90::wgmma_tiles_m;
 using gemm::sm90::wgmma_tiles_n;
 
@@ -35,7 +36,7 @@ Support supports(const Problem& p) {
 
 // The moments of every (strip, tile, column), then the strips' arrival counts.
 std::size_t moments_bytes(int m, int n) {
-  return std::size_t(wgmma_tiles_n(n)) * std::size_t(wgmma_tiles_m(m)) * 256 * sizeof(float2);
+  return std::size_t(wgmma_tiles_n(n)) * std::size_t(wgmma_tiles_m(m)) * kWgmmaTileN * sizeof(float2);
 }
 std::size_t workspace(const Problem& p) {
   const linear::Shape s = linear::shape_of(p);

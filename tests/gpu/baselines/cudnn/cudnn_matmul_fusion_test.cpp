@@ -36,8 +36,8 @@ struct CudnnHandle {
   CudnnHandle& operator=(const CudnnHandle&) = delete;
 };
 
-const char* precision(bool allow_tf32) { return allow_tf32 ? "tf32" : "fp32"; }
-const char* precision(const MatmulFusionShape& s) { return s.bf16_operands ? "bf16" : precision(s.allow_tf32); }
+const char* precision(bool allow_tf32) { return cudnn_backend::operand_precision(false, allow_tf32); }
+const char* precision(const MatmulFusionShape& s) { return cudnn_backend::operand_precision(s.bf16_operands, s.allow_tf32); }
 
 TEST(CudnnMatmulFusion, ProbeReportsEveryRung) {
   CudnnHandle handle;
