@@ -3,7 +3,7 @@
 # the default suite, and a short table last. Logs and the report land in $OUT (or out/), packed at
 # the end into $OUT/session.tgz beside summary.txt (NB_PACK_OUT=0: left as they are).
 #   scripts/device/gpu-session.sh [steps...]
-#   steps: build test sanitize bench validate gemm gemm_profile ab profile torch torch_rows
+#   steps: build test sanitize bench validate gemm gemm_profile ab profile torch torch_rows torch_nchw
 #   (default: build test sanitize bench; NB_BENCH_SUITE picks the bench suite, kb by default)
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -115,6 +115,14 @@ step_torch_rows() {
   PYTHONUNBUFFERED=1 python3 "$NB_ROOT/scripts/device/torch_rows.py" --out "$OUT/torch_rows.json" \
     ${NB_TORCH_ROWS_ARGS:-} > "$OUT/torch_rows.log" 2>&1
   local s=$?; summary+=("torch_rows: exit $s"); sed -n '/^median ms/,$p' "$OUT/torch_rows.log"
+}
+
+# The same for BatchNorm2d in training and GroupNorm on the kb suite's NCHW shapes (fp32);
+# NB_TORCH_NCHW_ARGS adds options (--cases op:NxCxHxW[:G],...).
+step_torch_nchw() {
+  PYTHONUNBUFFERED=1 python3 "$NB_ROOT/scripts/device/torch_nchw.py" --out "$OUT/torch_nchw.json" \
+    ${NB_TORCH_NCHW_ARGS:-} > "$OUT/torch_nchw.log" 2>&1
+  local s=$?; summary+=("torch_nchw: exit $s"); sed -n '/^median ms/,$p' "$OUT/torch_nchw.log"
 }
 
 # gemm_configs (the GEMM configurations against cuBLAS): NB_GEMM_FILTER picks the rows (a

@@ -1,38 +1,33 @@
-#include "kernels/batchnorm/group_plan.hpp"
+#include "kernels/primitives/team_slice_plan.hpp"
 
 #include <algorithm>
 
 #include "kernels/primitives/host_math.hpp"
 
-namespace nb::bn {
+namespace nb {
 namespace {
 
 std::string megabytes(double bytes) { return std::to_string(int(bytes / 1e6 + 0.5)) + " MB"; }
 
 }  // namespace
 
-ChannelGroupPlan plan_channel_groups(std::int64_t n, std::int64_t c, std::int64_t hw, int resident_ctas,
-                                     std::int64_t slice_floats, bool aligned16) {
-  ChannelGroupPlan p;
-  if (hw == 1) {
-    p.refusal = "1d layout (H = W = 1): a channel is a strided column, one float per 32-byte sector; "
-                "split's channel tiles read it coalesced";
-    return p;
-  }
-  p.vec = aligned16 && hw % 4 == 0 ? 4 : 1;
-  p.mv = n * hw / p.vec;
+TeamSlicePlan plan_team_slices(std::int64_t runs, std::int64_t sets, std::int64_t run_length, int resident_ctas,
+                               std::int64_t slice_floats, bool aligned16, const std::string& what) {
+  TeamSlicePlan p;
+  p.vec = aligned16 && run_length % 4 == 0 ? 4 : 1;
+  p.mv = runs * run_length / p.vec;
   const std::int64_t cap = slice_floats / p.vec;
   const std::int64_t min_team = cap > 0 ? ceil_div(p.mv, cap) : resident_ctas + 1LL;
   if (resident_ctas < 1 || min_team > resident_ctas) {
-    p.refusal = "a channel of " + megabytes(4.0 * n * hw) + " exceeds the shared memory of the " +
+    p.refusal = "a " + what + " of " + megabytes(4.0 * runs * run_length) + " exceeds the shared memory of the " +
                 std::to_string(resident_ctas) + " co-resident CTAs (" +
                 megabytes(4.0 * double(cap) * p.vec * std::max(resident_ctas, 0)) + "): x would be read twice";
     return p;
   }
   std::int64_t best = -1;
-  for (std::int64_t g = 1; g <= std::min<std::int64_t>(c, resident_ctas / min_team); ++g) {
+  for (std::int64_t g = 1; g <= std::min<std::int64_t>(sets, resident_ctas / min_team); ++g) {
     const std::int64_t team = std::min<std::int64_t>(resident_ctas / g, p.mv);
-    const std::int64_t slice = ceil_div(p.mv, team), waves = ceil_div(c, g);
+    const std::int64_t slice = ceil_div(p.mv, team), waves = ceil_div(sets, g);
     const std::int64_t cost = waves * (slice * p.vec * 4 + kWaveOverheadBytes);
     if (best >= 0 && cost > best) continue;
     best = cost;
@@ -44,4 +39,4 @@ ChannelGroupPlan plan_channel_groups(std::int64_t n, std::int64_t c, std::int64_
   return p;
 }
 
-}  // namespace nb::bn
+}  // namespace nb

@@ -1,0 +1,269 @@
+#pragma once
+// Statistics sets (a BatchNorm channel, a GroupNorm group) too large for one SM, read from DRAM
+// once: a persistent cooperative grid gives each set in flight a team of CTAs, each CTA copies its
+// slice of the set into shared memory (cp.async, three buffers), folds it, publishes its partial
+// and finishes the wave before: Chan-merges that wave's partials after the team barrier and hands
+// the set's (mean, variance) and its slice in shared memory to the op's `finish`, which writes y.
+// The barrier is waited for a wave after its arrival (LaggedTeamBarrier), so its latency hides
+// under a wave of copies and writes instead of idling the SM. The plan: team_slice_plan.hpp.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "harness/cuda_check.hpp"
+#include "kernels/primitives/cp_async.cuh"
+#include "kernels/primitives/merge.cuh"
+#include "kernels/primitives/reduce.cuh"
+#include "kernels/primitives/team_barrier.cuh"
+#include "kernels/primitives/team_slice_plan.hpp"
+#include "kernels/primitives/welford.cuh"
+
+namespace nb::dev {
+
+inline constexpr int kTeamSliceThreads = 512;
+
+// Wave k of a team takes set team + k * teams into buffer k % 3 and publishes its partial into
+// slot set k % 4, then finishes wave k - 1. Three buffers: wave k + 1's copy lands in the one
+// wave k - 2 was written from. Four slot sets: a fast CTA may publish wave k + 3's partial while
+// a slow teammate still reads wave k's (the fast one has waited for wave k + 1, at which the slow
+// one has arrived, but not yet for k + 2).
+inline constexpr unsigned kSliceBuffers = 3, kPartialSets = 4;
+
+// The plan as the kernel reads it.
+struct TeamSlices {
+  unsigned team;          // CTAs per set
+  unsigned teams;         // sets in flight; team t takes sets t, t + teams, ...
+  unsigned slice_floats;  // floats per slice buffer (a multiple of 4); buffer i starts at i * slice_floats
+};
+
+// A CTA's Welford over its slice, on x minus its own pivot (the slice's first value), and that
+// pivot: the merge shifts every partial to rank 0's pivot, an exact difference where the data
+// sit far from zero (offset), so the mean carries no rounding of the offset until the end.
+struct PivotedWelford {
+  float count, mean, m2, pivot;
+};
+static_assert(sizeof(PivotedWelford) == sizeof(float4), "published with one 16-byte store");
+
+// A set that is one contiguous run of mv vectors (GroupNorm's (n, group)), cut into `slices`.
+struct ContiguousSets {
+  long long mv;
+  unsigned slices;
+  __device__ __forceinline__ long long offset(long long set, unsigned j) const { return set * mv + j; }
+  __device__ __forceinline__ unsigned begin(unsigned k) const {
+    return unsigned((unsigned long long)k * (unsigned long long)mv / slices);
+  }
+};
+
+template <int VEC>
+__device__ __forceinline__ void slice_vector(const float* buf, unsigned i, float (&v)[VEC]) {
+  if constexpr (VEC == 4) {
+    const float4 q = reinterpret_cast<const float4*>(buf)[i];
+    v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+  } else {
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) v[e] = buf[i * VEC + e];
+  }
+}
+
+// Copies vectors [j0, j1) of `set` into buf. Warp 0 issues none: the fence before its arrival at
+// the team barrier must not wait for the next slice's copies.
+template <int VEC, class Geom>
+__device__ __forceinline__ void copy_slice(const float* x, const Geom& g, long long set, unsigned j0, unsigned j1,
+                                           float* buf) {
+  if (threadIdx.x >= 32) {
+    for (unsigned j = j0 + threadIdx.x - 32; j < j1; j += blockDim.x - 32) {
+      const float* src = x + g.offset(set, j) * VEC;
+      float* dst = buf + (j - j0) * VEC;
+      if constexpr (VEC == 4)
+        cp_async_16(dst, src, 16);
+      else
+        cp_async_4(dst, src, 4);
+    }
+  }
+  cp_async_commit();
+}
+
+// Exact two-pass statistics of the slice in shared memory: the mean of x - pivot, then the
+// squared deviations from it.
+template <int VEC>
+__device__ PivotedWelford slice_stats(const float* buf, unsigned vectors, float* scratch) {
+  const float pivot = buf[0];
+  float s = 0.0f;
+  for (unsigned i = threadIdx.x; i < vectors; i += blockDim.x) {
+    float v[VEC];
+    slice_vector<VEC>(buf, i, v);
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) s += v[e] - pivot;
+  }
+  const float count = float(vectors * VEC);
+  const float mean = block_sum(s, scratch) / count;
+  float m2 = 0.0f;
+  for (unsigned i = threadIdx.x; i < vectors; i += blockDim.x) {
+    float v[VEC];
+    slice_vector<VEC>(buf, i, v);
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) {
+      const float d = (v[e] - pivot) - mean;
+      m2 = fmaf(d, d, m2);
+    }
+  }
+  return {count, mean, block_sum(m2, scratch), pivot};
+}
+
+// The team's partials merged in rank order (a fixed tree: every CTA of the team gets the same
+// bits), relative to rank 0's pivot.
+__device__ inline PivotedWelford merge_team(const PivotedWelford* slots, unsigned team, Welford* scratch) {
+  const float pivot = __ldcg(reinterpret_cast<const float4*>(slots)).w;
+  Welford m;
+  for (unsigned r = threadIdx.x; r < team; r += blockDim.x) {
+    const float4 q = __ldcg(reinterpret_cast<const float4*>(slots + r));
+    Welford o;
+    o.count = q.x;
+    o.mean = (q.w - pivot) + q.y;
+    o.m2 = q.z;
+    m.merge(o);
+  }
+  m = block_merge(m, scratch);
+  return {m.count, m.mean, m.m2, pivot};
+}
+
+// The pipeline of one CTA over its team's sets (see the header). finish(set, j0, j1, slice,
+// leader, mean, variance) writes the slice's y; `leader` (rank 0's thread 0) commits what the set
+// keeps once (BatchNorm's saved and running statistics). partials: kPartialSets * gridDim.x
+// slots; arrivals: two counters a team, zeroed before the launch.
+template <int VEC, class Geom, class Finish>
+__device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
+                                                    PivotedWelford* partials, unsigned* arrivals, Finish finish) {
+  extern __shared__ float4 team_slice_smem[];
+  __shared__ float scratch[32];
+  __shared__ Welford merge_scratch[32];
+  float* const base = reinterpret_cast<float*>(team_slice_smem);
+  const unsigned team = blockIdx.x / t.team, rank = blockIdx.x % t.team;
+  const unsigned j0 = g.begin(rank), j1 = g.begin(rank + 1);
+  const unsigned waves = unsigned((sets - team + t.teams - 1) / t.teams);  // sets team, team + teams, ... < sets
+  const LaggedTeamBarrier barrier{arrivals + 2 * team, t.team};
+  auto set_of = [&](unsigned k) { return team + (long long)k * t.teams; };
+  auto buffer = [&](unsigned k) { return base + (k % kSliceBuffers) * t.slice_floats; };
+  auto slots = [&](unsigned k) { return partials + (k % kPartialSets) * gridDim.x + team * t.team; };
+  if (waves > 0) copy_slice<VEC>(x, g, set_of(0), j0, j1, buffer(0));
+  PivotedWelford own{};  // a one-CTA team's statistics of the wave to finish
+  for (unsigned k = 0; k <= waves; ++k) {
+    PivotedWelford w{};
+    if (k < waves) {
+      if (k + 1 < waves) {
+        copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
+        cp_async_wait<1>();  // this wave's slice has landed (for this thread) ...
+      } else {
+        cp_async_wait<0>();
+      }
+      __syncthreads();  // ... and for every thread
+      w = slice_stats<VEC>(buffer(k), j1 - j0, scratch);
+      if (t.team > 1) {
+        if (threadIdx.x == 0)
+          __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(w.count, w.mean, w.m2, w.pivot));
+        barrier.arrive(k);
+      }
+    }
+    if (k > 0) {
+      PivotedWelford m = own;
+      if (t.team > 1) {
+        barrier.wait(k - 1);
+        m = merge_team(slots(k - 1), t.team, merge_scratch);
+      }
+      const float variance = m.count > 0.0f ? m.m2 / m.count : 0.0f;
+      finish(set_of(k - 1), j0, j1, static_cast<const float*>(buffer(k - 1)), rank == 0 && threadIdx.x == 0,
+             m.pivot + m.mean, variance);
+    }
+    own = w;
+    __syncthreads();  // buffer(k - 1) receives the copy the next wave issues
+  }
+}
+
+// What a device offers a team-slice kernel: co-resident CTAs and the floats of one slice buffer
+// (a third of the shared memory a CTA may opt in to, less the kernel's static scratch).
+struct TeamSliceFit {
+  int resident = 0;
+  long long slice_floats = 0;
+  std::size_t smem_bytes = 0;  // every buffer
+  std::string why_not;         // non-empty: no cooperative grid on this device
+};
+
+// Opts both instantiations (float4 and float copies) in to the shared memory and asks how many
+// CTAs of either fit an SM.
+template <class Kernel>
+TeamSliceFit measure_team_slice_fit(int device, Kernel vec4, Kernel vec1) {
+  TeamSliceFit f;
+  int sms = 0, optin = 0, cooperative = 0;
+  NB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  NB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  NB_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  if (!cooperative) {
+    f.why_not = "the device does not support cooperative launches (the team barrier needs every CTA resident)";
+    return f;
+  }
+  cudaFuncAttributes attr{};
+  NB_CUDA_CHECK(cudaFuncGetAttributes(&attr, vec4));
+  const std::size_t dynamic = optin > int(attr.sharedSizeBytes) ? (optin - attr.sharedSizeBytes) / 32 * 32 : 0;
+  f.slice_floats = (long long)(dynamic / kSliceBuffers / sizeof(float4)) * 4;  // each buffer on 16 bytes
+  f.smem_bytes = dynamic;
+  int per_sm = 0;
+  for (Kernel kernel : {vec4, vec1}) {
+    NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic)));
+    int n = 0;
+    NB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kTeamSliceThreads, dynamic));
+    per_sm = kernel == vec4 ? n : std::min(per_sm, n);
+  }
+  if (per_sm < 1)
+    f.why_not = "a " + std::to_string(kTeamSliceThreads) + "-thread CTA with " + std::to_string(dynamic / 1024) +
+                " KB of shared memory does not fit on an SM";
+  f.resident = sms * per_sm;
+  return f;
+}
+
+// The fit of a kernel on the current device, measured once per device and process (the attribute
+// opt-in is per device).
+template <class Kernel>
+const TeamSliceFit& team_slice_fit(Kernel vec4, Kernel vec1) {
+  static std::mutex m;
+  static std::map<std::pair<int, const void*>, TeamSliceFit> fits;
+  int device = 0;
+  NB_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(m);
+  const auto key = std::make_pair(device, reinterpret_cast<const void*>(vec4));
+  auto it = fits.find(key);
+  if (it == fits.end()) it = fits.emplace(key, measure_team_slice_fit(device, vec4, vec1)).first;
+  return it->second;
+}
+
+// Workspace of a plan: the partial slots, then the arrival counters.
+inline std::size_t team_slice_partials_bytes(const TeamSlicePlan& p) {
+  return kPartialSets * std::size_t(p.ctas()) * sizeof(PivotedWelford);
+}
+inline std::size_t team_slice_workspace(const TeamSlicePlan& p) {
+  return team_slice_partials_bytes(p) + 2 * sizeof(unsigned) * std::size_t(p.teams);
+}
+
+// Zeroes the counters and launches the plan's cooperative grid (all CTAs co-resident, so the
+// team barrier cannot deadlock): kernel(args..., TeamSlices, partials, arrivals).
+template <class... KernelArgs, class... Args>
+void launch_team_slices(void (*kernel)(KernelArgs...), const TeamSlicePlan& plan, const TeamSliceFit& fit, void* ws,
+                        cudaStream_t stream, Args... args) {
+  auto* partials = static_cast<PivotedWelford*>(ws);
+  auto* arrivals = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + team_slice_partials_bytes(plan));
+  NB_CUDA_CHECK(cudaMemsetAsync(arrivals, 0, 2 * sizeof(unsigned) * std::size_t(plan.teams), stream));
+  const TeamSlices t{unsigned(plan.team), unsigned(plan.teams), unsigned(fit.slice_floats)};
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute cooperative = {};
+  cooperative.id = cudaLaunchAttributeCooperative;
+  cooperative.val.cooperative = 1;
+  cfg.gridDim = dim3(unsigned(plan.ctas())), cfg.blockDim = dim3(kTeamSliceThreads), cfg.dynamicSmemBytes = fit.smem_bytes;
+  cfg.stream = stream, cfg.attrs = &cooperative, cfg.numAttrs = 1;
+  NB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args..., t, partials, arrivals));
+  NB_CHECK_LAUNCH();
+}
+
+}  // namespace nb::dev

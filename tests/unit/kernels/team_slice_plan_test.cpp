@@ -1,0 +1,117 @@
+// The team-slice plan (batchnorm_train onchip_groups, groupnorm onchip): it covers every set with
+// slices that fit the shared memory, never asks for more CTAs than are co-resident, and refuses
+// what it cannot hold; the quick suites' shapes reach the paths the GPU tests must exercise.
+#include <gtest/gtest.h>
+
+#include "kernels/primitives/team_slice_plan.hpp"
+
+namespace nb {
+namespace {
+
+constexpr int kH100Ctas = 132;               // 132 SMs, one 512-thread CTA each
+constexpr std::int64_t kH100Slice = 19328;  // floats per slice buffer: (227 KB - 512 B) / 3, in float4s
+
+void expect_valid(const TeamSlicePlan& p, std::int64_t n, std::int64_t c, std::int64_t hw, int ctas,
+                  std::int64_t slice_floats) {
+  SCOPED_TRACE("n=" + std::to_string(n) + " c=" + std::to_string(c) + " hw=" + std::to_string(hw));
+  ASSERT_TRUE(p.ok()) << p.refusal;
+  EXPECT_TRUE(p.vec == 1 || (p.vec == 4 && hw % 4 == 0)) << p.vec;
+  EXPECT_EQ(p.mv * p.vec, n * hw);
+  EXPECT_GE(p.team, 1);
+  EXPECT_LE(p.team, p.mv) << "every CTA's slice holds at least one vector";
+  EXPECT_GE(p.teams, 1);
+  EXPECT_LE(p.teams, c);
+  EXPECT_LE(p.ctas(), ctas) << "the grid must be co-resident";
+  EXPECT_GE(p.slice * p.team, p.mv) << "the slices cover the channel";
+  EXPECT_LE(p.slice * p.vec, slice_floats) << "a slice fits its buffer";
+  EXPECT_GE(p.waves * p.teams, c) << "the waves cover every channel";
+  EXPECT_LT((p.waves - 1) * p.teams, c) << "no empty wave";
+}
+
+TEST(TeamSlicePlan, CoversEveryFittingShape) {
+  for (std::int64_t n : {1, 2, 3, 16, 64})
+    for (std::int64_t c : {1, 2, 7, 64, 133, 300})
+      for (std::int64_t hw : {2, 3, 4, 25, 128, 1024, 16129, 65536})
+        for (int ctas : {1, 8, 132, 264}) {
+          const TeamSlicePlan p = plan_team_slices(n, c, hw, ctas, kH100Slice, true, "channel");
+          if (p.ok())
+            expect_valid(p, n, c, hw, ctas, kH100Slice);
+          else
+            EXPECT_GT(n * hw, std::int64_t(ctas) * kH100Slice) << "refused although a channel fits";
+        }
+}
+
+TEST(TeamSlicePlan, KernelBenchShapes) {
+  // 16x64x256x256: 4 MB channels, 37 CTAs at least; two channels per wave on 66 CTAs each
+  // (62 KB slices, 32 waves) moves the fewest bytes per CTA.
+  const TeamSlicePlan small = plan_team_slices(16, 64, 256 * 256, kH100Ctas, kH100Slice, true, "channel");
+  expect_valid(small, 16, 64, 256 * 256, kH100Ctas, kH100Slice);
+  EXPECT_EQ(small.teams, 2);
+  EXPECT_EQ(small.team, 66);
+  EXPECT_EQ(small.waves, 32);
+  // 64x64x512x512: a 67 MB channel against 15 MB of shared memory.
+  const TeamSlicePlan large = plan_team_slices(64, 64, 512 * 512, kH100Ctas, kH100Slice, true, "channel");
+  EXPECT_FALSE(large.ok());
+  EXPECT_NE(large.refusal.find("67 MB"), std::string::npos) << large.refusal;
+}
+
+TEST(TeamSlicePlan, GroupNormShapes) {
+  // 112x64x512x512 G=8: 896 groups of 8 MB, each over the whole grid (62 KB slices).
+  const TeamSlicePlan large = plan_team_slices(1, 896, 8 * 512 * 512, kH100Ctas, kH100Slice, true, "group");
+  expect_valid(large, 1, 896, 8 * 512 * 512, kH100Ctas, kH100Slice);
+  EXPECT_EQ(large.team, kH100Ctas);
+  EXPECT_EQ(large.waves, 896);
+  // 16x64x256x256 G=8: 128 groups of 2 MB, four in flight on teams of 33 (62 KB slices, 32 waves).
+  const TeamSlicePlan small = plan_team_slices(1, 128, 8 * 256 * 256, kH100Ctas, kH100Slice, true, "group");
+  expect_valid(small, 1, 128, 8 * 256 * 256, kH100Ctas, kH100Slice);
+  EXPECT_EQ(small.teams, 4);
+  EXPECT_EQ(small.team, 33);
+  EXPECT_EQ(small.waves, 32);
+  // The quick suite's 10.8 MB group is refused (onchip takes its streamed team kernel there).
+  const TeamSlicePlan beyond = plan_team_slices(1, 1, 8 * 580 * 580, kH100Ctas, kH100Slice, true, "group");
+  EXPECT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.refusal.find("a group of 11 MB"), std::string::npos) << beyond.refusal;
+}
+
+TEST(TeamSlicePlan, QuickShapesReachSeveralWavesAndTeams) {
+  // n2 c200 h8 w8: more channels than CTAs, one CTA each: two waves, float4 copies.
+  const TeamSlicePlan wide = plan_team_slices(2, 200, 64, kH100Ctas, kH100Slice, true, "channel");
+  expect_valid(wide, 2, 200, 64, kH100Ctas, kH100Slice);
+  EXPECT_EQ(wide.vec, 4);
+  EXPECT_GE(wide.waves, 2);
+  // n2 c67 h121 w121: a channel of 29282 floats is more than a buffer holds (19328), so
+  // teams of several CTAs (the team barrier), more channels than teams (a second wave), scalar
+  // copies.
+  const TeamSlicePlan teams = plan_team_slices(2, 67, 121 * 121, kH100Ctas, kH100Slice, true, "channel");
+  expect_valid(teams, 2, 67, 121 * 121, kH100Ctas, kH100Slice);
+  EXPECT_EQ(teams.vec, 1);
+  EXPECT_GE(teams.team, 2);
+  EXPECT_GE(teams.waves, 2);
+  // n256 c1 h64 w64: one 4 MB channel over the whole grid.
+  const TeamSlicePlan whole_grid = plan_team_slices(256, 1, 4096, kH100Ctas, kH100Slice, true, "channel");
+  expect_valid(whole_grid, 256, 1, 4096, kH100Ctas, kH100Slice);
+  EXPECT_EQ(whole_grid.team, kH100Ctas);
+  // n16 c64 h32 w32: one wave, teams of two.
+  const TeamSlicePlan one_wave = plan_team_slices(16, 64, 1024, kH100Ctas, kH100Slice, true, "channel");
+  expect_valid(one_wave, 16, 64, 1024, kH100Ctas, kH100Slice);
+  EXPECT_GE(one_wave.team, 2);
+}
+
+TEST(TeamSlicePlan, MisalignedTensorsTakeSingleFloats) {
+  const TeamSlicePlan aligned = plan_team_slices(16, 64, 1024, kH100Ctas, kH100Slice, true, "channel");
+  const TeamSlicePlan misaligned = plan_team_slices(16, 64, 1024, kH100Ctas, kH100Slice, false, "channel");
+  EXPECT_EQ(aligned.vec, 4);
+  EXPECT_EQ(misaligned.vec, 1);
+  expect_valid(misaligned, 16, 64, 1024, kH100Ctas, kH100Slice);
+}
+
+TEST(TeamSlicePlan, RefusesWhatItCannotHold) {
+  EXPECT_FALSE(plan_team_slices(4, 8, 1000, 0, kH100Slice, true, "channel").ok()) << "no co-resident CTA";
+  EXPECT_FALSE(plan_team_slices(4, 8, 1000, 132, 0, true, "channel").ok()) << "no shared memory";
+  const TeamSlicePlan exact = plan_team_slices(1, 1, kH100Slice * 2, 2, kH100Slice, true, "channel");
+  EXPECT_TRUE(exact.ok()) << exact.refusal;
+  EXPECT_FALSE(plan_team_slices(1, 1, kH100Slice * 2 + 4, 2, kH100Slice, true, "channel").ok());
+}
+
+}  // namespace
+}  // namespace nb
