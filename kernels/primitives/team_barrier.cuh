@@ -28,16 +28,20 @@ __device__ inline void team_wait(unsigned* arrivals, unsigned target) {
 }
 
 // A team barrier for a pipeline that arrives at wave w + 1 before it waits for wave w (the wait
-// lags a wave behind, so that the barrier's latency hides under a wave of work). One counter can
-// no longer tell the waves apart (a fast CTA's arrival at w + 1 would count for w), so arrivals
-// go to two counters by wave parity: a count that reaches wave w's target holds only once every
-// CTA arrived at w, since no CTA arrives at w + 2 before it has waited for w. The launcher zeroes
-// both counters on the stream first.
+// lags a wave behind, so that teammates may drift apart by a wave without waiting). One counter
+// can no longer tell the waves apart (a fast CTA's arrival at w + 1 would count for w), so
+// arrivals go to two counters by wave parity: a count that reaches wave w's target holds only once
+// every CTA arrived at w, since no CTA arrives at w + 2 before it has waited for w. arrive() is
+// thread 0's alone, after thread 0 itself wrote what it publishes: no block barrier, so the other
+// warps go on while its fence waits for the write. The launcher zeroes both counters first.
 struct LaggedTeamBarrier {
   unsigned* counters;  // two, by wave parity
   unsigned team;       // CTAs that arrive at every wave
 
-  __device__ __forceinline__ void arrive(unsigned wave) const { team_arrive(counters + (wave & 1u)); }
+  __device__ __forceinline__ void arrive(unsigned wave) const {
+    __threadfence();
+    atomicAdd(counters + (wave & 1u), 1u);
+  }
   __device__ __forceinline__ void wait(unsigned wave) const {
     team_wait(counters + (wave & 1u), team * (wave / 2u + 1u));
   }

@@ -2,15 +2,17 @@
 // Statistics sets (a BatchNorm channel, a GroupNorm group) too large for one SM, read from DRAM
 // once: a persistent cooperative grid gives each set in flight a team of CTAs, each CTA copies its
 // slice of the set into shared memory (cp.async, three buffers), folds it, publishes its partial
-// and finishes the wave before: Chan-merges that wave's partials after the team barrier and hands
-// the set's (mean, variance) and its slice in shared memory to the op's `finish`, which writes y.
-// The barrier is waited for a wave after its arrival (LaggedTeamBarrier), so its latency hides
-// under a wave of copies and writes instead of idling the SM. The plan: team_slice_plan.hpp.
+// and finishes the wave before: Chan-merges that wave's partials and hands the set's (mean,
+// variance) and its slice in shared memory to the op's `finish`, which writes y. No step waits on
+// an L2 round trip it could overlap: the team barrier is waited for a wave after its arrival
+// (LaggedTeamBarrier), the partials' loads fly while the slice is folded, and the arrival's fence
+// while the other warps write y. The plan: team_slice_plan.hpp.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -27,11 +29,11 @@ namespace nb::dev {
 inline constexpr int kTeamSliceThreads = 512;
 
 // Wave k of a team takes set team + k * teams into buffer k % 3 and publishes its partial into
-// slot set k % 4, then finishes wave k - 1. Three buffers: wave k + 1's copy lands in the one
-// wave k - 2 was written from. Four slot sets: a fast CTA may publish wave k + 3's partial while
-// a slow teammate still reads wave k's (the fast one has waited for wave k + 1, at which the slow
-// one has arrived, but not yet for k + 2).
-inline constexpr unsigned kSliceBuffers = 3, kPartialSets = 4;
+// slot set k % 2, then finishes wave k - 1. Three buffers: wave k + 1's copy lands in the one
+// wave k - 2 was written from. Two slot sets: a CTA publishes wave k's partial only after its
+// team arrived at k - 1, so while a slow teammate still reads wave k - 1's partials (it has not
+// arrived at k yet) no one publishes past wave k.
+inline constexpr unsigned kSliceBuffers = 3, kPartialSets = 2;
 
 // The plan as the kernel reads it.
 struct TeamSlices {
@@ -114,27 +116,40 @@ __device__ PivotedWelford slice_stats(const float* buf, unsigned vectors, float*
   return {count, mean, block_sum(m2, scratch), pivot};
 }
 
-// The team's partials merged in rank order (a fixed tree: every CTA of the team gets the same
-// bits), relative to rank 0's pivot.
-__device__ inline PivotedWelford merge_team(const PivotedWelford* slots, unsigned team, Welford* scratch) {
-  const float pivot = __ldcg(reinterpret_cast<const float4*>(slots)).w;
-  Welford m;
-  for (unsigned r = threadIdx.x; r < team; r += blockDim.x) {
-    const float4 q = __ldcg(reinterpret_cast<const float4*>(slots + r));
-    Welford o;
-    o.count = q.x;
-    o.mean = (q.w - pivot) + q.y;
-    o.m2 = q.z;
-    m.merge(o);
-  }
-  m = block_merge(m, scratch);
-  return {m.count, m.mean, m.m2, pivot};
+// One teammate's partial of a wave, loaded by thread `rank` (ranks past the team load none), and
+// rank 0's pivot, loaded by every thread: issued before the slice statistics so that the L2 round
+// trip hides under them.
+struct LoadedPartial {
+  float4 q;
+  float pivot;
+};
+__device__ __forceinline__ LoadedPartial load_partial(const PivotedWelford* slots, unsigned team) {
+  LoadedPartial l{make_float4(0.0f, 0.0f, 0.0f, 0.0f), __ldcg(&slots[0].pivot)};
+  if (threadIdx.x < team) l.q = __ldcg(reinterpret_cast<const float4*>(slots + threadIdx.x));
+  return l;
 }
 
-// The pipeline of one CTA over its team's sets (see the header). finish(set, j0, j1, slice,
-// leader, mean, variance) writes the slice's y; `leader` (rank 0's thread 0) commits what the set
-// keeps once (BatchNorm's saved and running statistics). partials: kPartialSets * gridDim.x
-// slots; arrivals: two counters a team, zeroed before the launch.
+// The team's partials merged in rank order (a fixed tree: every CTA of the team gets the same
+// bits), relative to rank 0's pivot.
+__device__ __forceinline__ PivotedWelford merge_team(const LoadedPartial& l, unsigned team, Welford* scratch) {
+  Welford m;
+  if (threadIdx.x < team) {
+    m.count = l.q.x;
+    m.mean = (l.q.w - l.pivot) + l.q.y;
+    m.m2 = l.q.z;
+  }
+  m = block_merge(m, scratch);
+  return {m.count, m.mean, m.m2, l.pivot};
+}
+
+// The pipeline of one CTA over its team's sets (see the header). Wave k: the copy of k + 1 is
+// issued; once the team has arrived at k - 1, each thread issues the load of one teammate's
+// partial of k - 1; the slice of k is folded while those loads fly; k - 1's partials are merged;
+// thread 0 publishes k's partial and arrives (its fence overlaps the other warps' writes); the
+// slice of k - 1 is finished. finish(set, j0, j1, slice, leader, mean, variance) writes the
+// slice's y; `leader` (rank 0's thread 0) commits what the set keeps once (BatchNorm's saved and
+// running statistics). partials: kPartialSets * gridDim.x slots; arrivals: two counters a team,
+// zeroed before the launch; team <= blockDim.x.
 template <int VEC, class Geom, class Finish>
 __device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
                                                     PivotedWelford* partials, unsigned* arrivals, Finish finish) {
@@ -152,28 +167,28 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
   if (waves > 0) copy_slice<VEC>(x, g, set_of(0), j0, j1, buffer(0));
   PivotedWelford own{};  // a one-CTA team's statistics of the wave to finish
   for (unsigned k = 0; k <= waves; ++k) {
+    if (k + 1 < waves) copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
+    LoadedPartial before{};
+    if (k > 0 && t.team > 1) {
+      barrier.wait(k - 1);
+      before = load_partial(slots(k - 1), t.team);
+    }
     PivotedWelford w{};
     if (k < waves) {
-      if (k + 1 < waves) {
-        copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
+      if (k + 1 < waves)
         cp_async_wait<1>();  // this wave's slice has landed (for this thread) ...
-      } else {
+      else
         cp_async_wait<0>();
-      }
       __syncthreads();  // ... and for every thread
       w = slice_stats<VEC>(buffer(k), j1 - j0, scratch);
-      if (t.team > 1) {
-        if (threadIdx.x == 0)
-          __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(w.count, w.mean, w.m2, w.pivot));
-        barrier.arrive(k);
-      }
+    }
+    PivotedWelford m = own;
+    if (k > 0 && t.team > 1) m = merge_team(before, t.team, merge_scratch);
+    if (k < waves && t.team > 1 && threadIdx.x == 0) {
+      __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(w.count, w.mean, w.m2, w.pivot));
+      barrier.arrive(k);
     }
     if (k > 0) {
-      PivotedWelford m = own;
-      if (t.team > 1) {
-        barrier.wait(k - 1);
-        m = merge_team(slots(k - 1), t.team, merge_scratch);
-      }
       const float variance = m.count > 0.0f ? m.m2 / m.count : 0.0f;
       finish(set_of(k - 1), j0, j1, static_cast<const float*>(buffer(k - 1)), rank == 0 && threadIdx.x == 0,
              m.pivot + m.mean, variance);
@@ -254,6 +269,7 @@ void launch_team_slices(void (*kernel)(KernelArgs...), const TeamSlicePlan& plan
                         cudaStream_t stream, Args... args) {
   auto* partials = static_cast<PivotedWelford*>(ws);
   auto* arrivals = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + team_slice_partials_bytes(plan));
+  if (plan.team > kTeamSliceThreads) throw std::logic_error("team-slice plan: a team larger than a CTA's threads");
   NB_CUDA_CHECK(cudaMemsetAsync(arrivals, 0, 2 * sizeof(unsigned) * std::size_t(plan.teams), stream));
   const TeamSlices t{unsigned(plan.team), unsigned(plan.teams), unsigned(fit.slice_floats)};
   cudaLaunchConfig_t cfg = {};
