@@ -70,14 +70,16 @@ void launch_small(const Args& a, cudaStream_t stream) {
 
 // ---- groups the grid's shared memory holds: the team-slice pipeline ----
 
-// Writes y of the group's vectors [j0, j1) from their copy in shared memory.
+// y of the group's vectors [j0, j1) written from their copy in shared memory (a group keeps no
+// statistics).
 template <int VEC>
 struct NormalizeGroup {
   Args a;
-  __device__ __forceinline__ void operator()(long long grp, unsigned j0, unsigned j1, const float* slice, bool,
-                                             float mean, float var) const {
+  __device__ __forceinline__ void commit(long long, float, float) const {}
+  __device__ __forceinline__ void write(long long grp, unsigned j0, unsigned j1, const float* slice, float mean,
+                                        float var, unsigned thread, unsigned threads) const {
     normalize_span(a, grp, (long long)j0 * VEC, (long long)j1 * VEC, slice, mean, invstd_of(mean, var, a.eps),
-                   threadIdx.x, blockDim.x);
+                   int(thread), int(threads));
   }
 };
 

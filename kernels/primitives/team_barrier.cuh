@@ -31,9 +31,11 @@ __device__ inline void team_wait(unsigned* arrivals, unsigned target) {
 // lags a wave behind, so that teammates may drift apart by a wave without waiting). One counter
 // can no longer tell the waves apart (a fast CTA's arrival at w + 1 would count for w), so
 // arrivals go to two counters by wave parity: a count that reaches wave w's target holds only once
-// every CTA arrived at w, since no CTA arrives at w + 2 before it has waited for w. arrive() is
-// thread 0's alone, after thread 0 itself wrote what it publishes: no block barrier, so the other
-// warps go on while its fence waits for the write. The launcher zeroes both counters first.
+// every CTA arrived at w, since no CTA arrives at w + 2 before it has waited for w. One warp of
+// the CTA keeps the barrier: arrive() is one thread's, after that thread itself wrote what it
+// publishes (no block barrier, so the other warps go on while its fence waits for the write), and
+// wait_warp() returns to every lane of the warp once the team has arrived. The launcher zeroes both
+// counters first.
 struct LaggedTeamBarrier {
   unsigned* counters;  // two, by wave parity
   unsigned team;       // CTAs that arrive at every wave
@@ -42,8 +44,10 @@ struct LaggedTeamBarrier {
     __threadfence();
     atomicAdd(counters + (wave & 1u), 1u);
   }
-  __device__ __forceinline__ void wait(unsigned wave) const {
-    team_wait(counters + (wave & 1u), team * (wave / 2u + 1u));
+  __device__ __forceinline__ void wait_warp(unsigned wave) const {
+    const cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(counters[wave & 1u]);
+    const unsigned target = team * (wave / 2u + 1u);
+    while (count.load(cuda::memory_order_acquire) < target) __nanosleep(32);
   }
 };
 

@@ -3,10 +3,11 @@
 // once: a persistent cooperative grid gives each set in flight a team of CTAs, each CTA copies its
 // slice of the set into shared memory (cp.async, three buffers), folds it, publishes its partial
 // and finishes the wave before: Chan-merges that wave's partials and hands the set's (mean,
-// variance) and its slice in shared memory to the op's `finish`, which writes y. No step waits on
-// an L2 round trip it could overlap: the team barrier is waited for a wave after its arrival
-// (LaggedTeamBarrier), the partials' loads fly while the slice is folded, and the arrival's fence
-// while the other warps write y. The plan: team_slice_plan.hpp.
+// variance) and its slice in shared memory to the op's `finish`, which writes y. Warp 0 does the
+// team's part (the barrier, the partials' L2 round trips, the merge, the arrival's fence) while
+// the other warps copy, fold and write: no L2 round trip stands between a wave's bytes and the
+// next's. The team barrier is waited for a wave after its arrival (LaggedTeamBarrier). The plan:
+// team_slice_plan.hpp.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,6 +28,9 @@
 namespace nb::dev {
 
 inline constexpr int kTeamSliceThreads = 512;
+inline constexpr int kDataWarps = kTeamSliceThreads / 32 - 1;  // warps 1..15: copies, statistics, y
+inline constexpr int kDataThreads = kDataWarps * 32;
+inline constexpr int kMaxTeam = 5 * 32;  // partials warp 0 merges: five a lane
 
 // Wave k of a team takes set team + k * teams into buffer k % 3 and publishes its partial into
 // slot set k % 2, then finishes wave k - 1. Three buffers: wave k + 1's copy lands in the one
@@ -34,6 +38,18 @@ inline constexpr int kTeamSliceThreads = 512;
 // team arrived at k - 1, so while a slow teammate still reads wave k - 1's partials (it has not
 // arrived at k yet) no one publishes past wave k.
 inline constexpr unsigned kSliceBuffers = 3, kPartialSets = 2;
+
+// Named barriers (0 is __syncthreads'), each passed once a wave between two __syncthreads, so no
+// side can run a wave ahead of the other: among the data warps; the data warps' statistics of
+// wave k handed to warp 0; warp 0's merged statistics of wave k - 1 handed to the data warps.
+inline constexpr unsigned kDataBarrier = 1, kStatsReady = 2, kMergedReady = 3;
+
+__device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 
 // The plan as the kernel reads it.
 struct TeamSlices {
@@ -71,40 +87,53 @@ __device__ __forceinline__ void slice_vector(const float* buf, unsigned i, float
   }
 }
 
-// Copies vectors [j0, j1) of `set` into buf. Warp 0 issues none: the fence before its arrival at
-// the team barrier must not wait for the next slice's copies.
+// A data thread's index among the data warps.
+__device__ __forceinline__ unsigned data_thread() { return threadIdx.x - 32; }
+
+// Copies vectors [j0, j1) of `set` into buf (data warps).
 template <int VEC, class Geom>
 __device__ __forceinline__ void copy_slice(const float* x, const Geom& g, long long set, unsigned j0, unsigned j1,
                                            float* buf) {
-  if (threadIdx.x >= 32) {
-    for (unsigned j = j0 + threadIdx.x - 32; j < j1; j += blockDim.x - 32) {
-      const float* src = x + g.offset(set, j) * VEC;
-      float* dst = buf + (j - j0) * VEC;
-      if constexpr (VEC == 4)
-        cp_async_16(dst, src, 16);
-      else
-        cp_async_4(dst, src, 4);
-    }
+  for (unsigned j = j0 + data_thread(); j < j1; j += kDataThreads) {
+    const float* src = x + g.offset(set, j) * VEC;
+    float* dst = buf + (j - j0) * VEC;
+    if constexpr (VEC == 4)
+      cp_async_16(dst, src, 16);
+    else
+      cp_async_4(dst, src, 4);
   }
   cp_async_commit();
 }
 
-// Exact two-pass statistics of the slice in shared memory: the mean of x - pivot, then the
-// squared deviations from it.
+// The sum of v over the data warps, added in warp order (the same bits in every CTA), to every
+// data thread. scratch: kDataWarps floats, rewritten only after the next call's barrier (callers
+// alternate two scratch rows).
+__device__ __forceinline__ float data_sum(float v, float* scratch) {
+  v = warp_sum(v);
+  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x / 32 - 1] = v;
+  named_barrier_sync(kDataBarrier, kDataThreads);
+  float total = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kDataWarps; ++w) total += scratch[w];
+  return total;
+}
+
+// Exact two-pass statistics of the slice in shared memory (data warps): the mean of x - pivot,
+// then the squared deviations from it.
 template <int VEC>
-__device__ PivotedWelford slice_stats(const float* buf, unsigned vectors, float* scratch) {
+__device__ PivotedWelford slice_stats(const float* buf, unsigned vectors, float (*scratch)[kDataWarps]) {
   const float pivot = buf[0];
   float s = 0.0f;
-  for (unsigned i = threadIdx.x; i < vectors; i += blockDim.x) {
+  for (unsigned i = data_thread(); i < vectors; i += kDataThreads) {
     float v[VEC];
     slice_vector<VEC>(buf, i, v);
 #pragma unroll
     for (int e = 0; e < VEC; ++e) s += v[e] - pivot;
   }
   const float count = float(vectors * VEC);
-  const float mean = block_sum(s, scratch) / count;
+  const float mean = data_sum(s, scratch[0]) / count;
   float m2 = 0.0f;
-  for (unsigned i = threadIdx.x; i < vectors; i += blockDim.x) {
+  for (unsigned i = data_thread(); i < vectors; i += kDataThreads) {
     float v[VEC];
     slice_vector<VEC>(buf, i, v);
 #pragma unroll
@@ -113,88 +142,98 @@ __device__ PivotedWelford slice_stats(const float* buf, unsigned vectors, float*
       m2 = fmaf(d, d, m2);
     }
   }
-  return {count, mean, block_sum(m2, scratch), pivot};
+  return {count, mean, data_sum(m2, scratch[1]), pivot};
 }
 
-// One teammate's partial of a wave, loaded by thread `rank` (ranks past the team load none), and
-// rank 0's pivot, loaded by every thread: issued before the slice statistics so that the L2 round
-// trip hides under them.
-struct LoadedPartial {
-  float4 q;
-  float pivot;
-};
-__device__ __forceinline__ LoadedPartial load_partial(const PivotedWelford* slots, unsigned team) {
-  LoadedPartial l{make_float4(0.0f, 0.0f, 0.0f, 0.0f), __ldcg(&slots[0].pivot)};
-  if (threadIdx.x < team) l.q = __ldcg(reinterpret_cast<const float4*>(slots + threadIdx.x));
-  return l;
-}
-
-// The team's partials merged in rank order (a fixed tree: every CTA of the team gets the same
-// bits), relative to rank 0's pivot.
-__device__ __forceinline__ PivotedWelford merge_team(const LoadedPartial& l, unsigned team, Welford* scratch) {
+// The team's partials merged by warp 0 in a fixed order (ranks lane, lane + 32, ... in each lane,
+// then the lanes' tree: every CTA of the team gets the same bits), relative to rank 0's pivot.
+// Every load is issued before the first is used.
+__device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
+  const unsigned lane = threadIdx.x & 31;
+  const float pivot = __ldcg(&slots[0].pivot);
+  float4 q[kMaxTeam / 32];
+#pragma unroll
+  for (int i = 0; i < kMaxTeam / 32; ++i)
+    if (lane + 32u * i < team) q[i] = __ldcg(reinterpret_cast<const float4*>(slots + lane + 32 * i));
   Welford m;
-  if (threadIdx.x < team) {
-    m.count = l.q.x;
-    m.mean = (l.q.w - l.pivot) + l.q.y;
-    m.m2 = l.q.z;
+#pragma unroll
+  for (int i = 0; i < kMaxTeam / 32; ++i) {
+    if (lane + 32u * i >= team) break;
+    Welford o;
+    o.count = q[i].x;
+    o.mean = (q[i].w - pivot) + q[i].y;
+    o.m2 = q[i].z;
+    m.merge(o);
   }
-  m = block_merge(m, scratch);
-  return {m.count, m.mean, m.m2, l.pivot};
+  m = warp_merge(m);
+  return {m.count, m.mean, m.m2, pivot};
 }
 
-// The pipeline of one CTA over its team's sets (see the header). Wave k: the copy of k + 1 is
-// issued; once the team has arrived at k - 1, each thread issues the load of one teammate's
-// partial of k - 1; the slice of k is folded while those loads fly; k - 1's partials are merged;
-// thread 0 publishes k's partial and arrives (its fence overlaps the other warps' writes); the
-// slice of k - 1 is finished. finish(set, j0, j1, slice, leader, mean, variance) writes the
-// slice's y; `leader` (rank 0's thread 0) commits what the set keeps once (BatchNorm's saved and
-// running statistics). partials: kPartialSets * gridDim.x slots; arrivals: two counters a team,
-// zeroed before the launch; team <= blockDim.x.
+// The pipeline of one CTA over its team's sets (see the header). finish.commit(set, mean,
+// variance) runs once a set (rank 0's thread 0: BatchNorm's saved and running statistics);
+// finish.write(set, j0, j1, slice, mean, variance, thread, threads) writes the slice's y from
+// shared memory on the data warps. partials: kPartialSets * gridDim.x slots; arrivals: two
+// counters a team, zeroed before the launch; team <= kMaxTeam.
 template <int VEC, class Geom, class Finish>
 __device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
                                                     PivotedWelford* partials, unsigned* arrivals, Finish finish) {
   extern __shared__ float4 team_slice_smem[];
-  __shared__ float scratch[32];
-  __shared__ Welford merge_scratch[32];
+  __shared__ float scratch[2][kDataWarps];
+  __shared__ PivotedWelford handed_stats, handed_merge;
   float* const base = reinterpret_cast<float*>(team_slice_smem);
   const unsigned team = blockIdx.x / t.team, rank = blockIdx.x % t.team;
   const unsigned j0 = g.begin(rank), j1 = g.begin(rank + 1);
   const unsigned waves = unsigned((sets - team + t.teams - 1) / t.teams);  // sets team, team + teams, ... < sets
   const LaggedTeamBarrier barrier{arrivals + 2 * team, t.team};
+  const bool coordinator = threadIdx.x < 32;
   auto set_of = [&](unsigned k) { return team + (long long)k * t.teams; };
   auto buffer = [&](unsigned k) { return base + (k % kSliceBuffers) * t.slice_floats; };
   auto slots = [&](unsigned k) { return partials + (k % kPartialSets) * gridDim.x + team * t.team; };
-  if (waves > 0) copy_slice<VEC>(x, g, set_of(0), j0, j1, buffer(0));
-  PivotedWelford own{};  // a one-CTA team's statistics of the wave to finish
+  if (!coordinator && waves > 0) copy_slice<VEC>(x, g, set_of(0), j0, j1, buffer(0));
+  PivotedWelford own{};  // warp 0: this CTA's partial of the wave before
   for (unsigned k = 0; k <= waves; ++k) {
-    if (k + 1 < waves) copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
-    LoadedPartial before{};
-    if (k > 0 && t.team > 1) {
-      barrier.wait(k - 1);
-      before = load_partial(slots(k - 1), t.team);
+    if (coordinator) {
+      if (k > 0) {
+        PivotedWelford m = own;
+        if (t.team > 1) {
+          barrier.wait_warp(k - 1);
+          m = merge_team(slots(k - 1), t.team);
+        }
+        if (threadIdx.x == 0) {
+          handed_merge = m;
+          if (rank == 0) finish.commit(set_of(k - 1), m.pivot + m.mean, m.count > 0.0f ? m.m2 / m.count : 0.0f);
+        }
+        named_barrier_arrive(kMergedReady, kTeamSliceThreads);
+      }
+      if (k < waves) {
+        named_barrier_sync(kStatsReady, kTeamSliceThreads);
+        own = handed_stats;
+        if (t.team > 1 && threadIdx.x == 0) {
+          __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(own.count, own.mean, own.m2, own.pivot));
+          barrier.arrive(k);  // its fence overlaps the data warps' writes
+        }
+      }
+    } else {
+      if (k < waves) {
+        if (k + 1 < waves) {
+          copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
+          cp_async_wait<1>();  // this wave's slice has landed (for this thread) ...
+        } else {
+          cp_async_wait<0>();
+        }
+        named_barrier_sync(kDataBarrier, kDataThreads);  // ... and for every data thread
+        const PivotedWelford w = slice_stats<VEC>(buffer(k), j1 - j0, scratch);
+        if (threadIdx.x == 32) handed_stats = w;
+        named_barrier_arrive(kStatsReady, kTeamSliceThreads);
+      }
+      if (k > 0) {
+        named_barrier_sync(kMergedReady, kTeamSliceThreads);
+        const PivotedWelford m = handed_merge;
+        finish.write(set_of(k - 1), j0, j1, static_cast<const float*>(buffer(k - 1)), m.pivot + m.mean,
+                     m.count > 0.0f ? m.m2 / m.count : 0.0f, data_thread(), unsigned(kDataThreads));
+      }
     }
-    PivotedWelford w{};
-    if (k < waves) {
-      if (k + 1 < waves)
-        cp_async_wait<1>();  // this wave's slice has landed (for this thread) ...
-      else
-        cp_async_wait<0>();
-      __syncthreads();  // ... and for every thread
-      w = slice_stats<VEC>(buffer(k), j1 - j0, scratch);
-    }
-    PivotedWelford m = own;
-    if (k > 0 && t.team > 1) m = merge_team(before, t.team, merge_scratch);
-    if (k < waves && t.team > 1 && threadIdx.x == 0) {
-      __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(w.count, w.mean, w.m2, w.pivot));
-      barrier.arrive(k);
-    }
-    if (k > 0) {
-      const float variance = m.count > 0.0f ? m.m2 / m.count : 0.0f;
-      finish(set_of(k - 1), j0, j1, static_cast<const float*>(buffer(k - 1)), rank == 0 && threadIdx.x == 0,
-             m.pivot + m.mean, variance);
-    }
-    own = w;
-    __syncthreads();  // buffer(k - 1) receives the copy the next wave issues
+    __syncthreads();  // buffer(k - 1) receives the copy the next wave issues; the handed slots are free
   }
 }
 
@@ -269,7 +308,7 @@ void launch_team_slices(void (*kernel)(KernelArgs...), const TeamSlicePlan& plan
                         cudaStream_t stream, Args... args) {
   auto* partials = static_cast<PivotedWelford*>(ws);
   auto* arrivals = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + team_slice_partials_bytes(plan));
-  if (plan.team > kTeamSliceThreads) throw std::logic_error("team-slice plan: a team larger than a CTA's threads");
+  if (plan.team > kMaxTeam) throw std::logic_error("team-slice plan: a team larger than warp 0 merges");
   NB_CUDA_CHECK(cudaMemsetAsync(arrivals, 0, 2 * sizeof(unsigned) * std::size_t(plan.teams), stream));
   const TeamSlices t{unsigned(plan.team), unsigned(plan.teams), unsigned(fit.slice_floats)};
   cudaLaunchConfig_t cfg = {};

@@ -27,17 +27,17 @@ constexpr const char* kColumnsRefusal =
     "1d layout (H = W = 1): a channel is a strided column, one float per 32-byte sector; split's channel tiles "
     "read it coalesced";
 
-// Writes y of the channel's vectors [j0, j1) from their copy in shared memory; the leader commits
-// the saved and running statistics.
+// The channel's statistics committed once (saved mean and invstd, running statistics), and y of
+// its vectors [j0, j1) written from their copy in shared memory.
 template <int VEC>
 struct NormalizeChannel {
   bn::FwdArgs a;
   ChannelGeom g;
-  __device__ __forceinline__ void operator()(long long c, unsigned j0, unsigned j1, const float* slice, bool leader,
-                                             float mean, float var) const {
-    if (leader) commit_stats(a, c, mean, var);
+  __device__ __forceinline__ void commit(long long c, float mean, float var) const { commit_stats(a, c, mean, var); }
+  __device__ __forceinline__ void write(long long c, unsigned j0, unsigned j1, const float* slice, float mean,
+                                        float var, unsigned thread, unsigned threads) const {
     const Affine f(a, c, make_float2(mean, 1.0f / sqrtf(var + a.eps)));
-    for (unsigned j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
+    for (unsigned j = j0 + thread; j < j1; j += threads) {
       float v[VEC], y[VEC];
       load_vec<VEC>(slice, j - j0, v);
       f.apply<VEC>(v, y);
