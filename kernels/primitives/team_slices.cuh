@@ -39,16 +39,11 @@ inline constexpr int kMaxTeam = 5 * 32;  // partials warp 0 merges: five a lane
 // arrived at k yet) no one publishes past wave k.
 inline constexpr unsigned kSliceBuffers = 3, kPartialSets = 2;
 
-// Named barriers (0 is __syncthreads'), each passed once a wave between two __syncthreads, so no
-// side can run a wave ahead of the other: among the data warps; the data warps' statistics of
-// wave k handed to warp 0; warp 0's merged statistics of wave k - 1 handed to the data warps.
-inline constexpr unsigned kDataBarrier = 1, kStatsReady = 2, kMergedReady = 3;
+// The data warps' own barrier (0 is __syncthreads').
+inline constexpr unsigned kDataBarrier = 1;
 
-__device__ __forceinline__ void named_barrier_sync(unsigned id, unsigned threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_barrier_arrive(unsigned id, unsigned threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+__device__ __forceinline__ void data_barrier() {
+  asm volatile("bar.sync %0, %1;\n" ::"n"(kDataBarrier), "n"(kDataThreads) : "memory");
 }
 
 // The plan as the kernel reads it.
@@ -111,7 +106,7 @@ __device__ __forceinline__ void copy_slice(const float* x, const Geom& g, long l
 __device__ __forceinline__ float data_sum(float v, float* scratch) {
   v = warp_sum(v);
   if ((threadIdx.x & 31) == 0) scratch[threadIdx.x / 32 - 1] = v;
-  named_barrier_sync(kDataBarrier, kDataThreads);
+  data_barrier();
   float total = 0.0f;
 #pragma unroll
   for (int w = 0; w < kDataWarps; ++w) total += scratch[w];
@@ -169,11 +164,15 @@ __device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots
   return {m.count, m.mean, m.m2, pivot};
 }
 
-// The pipeline of one CTA over its team's sets (see the header). finish.commit(set, mean,
-// variance) runs once a set (rank 0's thread 0: BatchNorm's saved and running statistics);
-// finish.write(set, j0, j1, slice, mean, variance, thread, threads) writes the slice's y from
-// shared memory on the data warps. partials: kPartialSets * gridDim.x slots; arrivals: two
-// counters a team, zeroed before the launch; team <= kMaxTeam.
+// The pipeline of one CTA over its team's sets (see the header). Wave k, between two block
+// barriers: warp 0 waits for the team's arrival at k - 1 and merges its partials while the data
+// warps issue the copy of k + 1 and fold the slice of k; after the barrier that hands each side's
+// result to the other, warp 0 publishes k's partial and arrives (its fence) while the data warps
+// write y of k - 1. finish.commit(set, mean, variance) runs once a set (rank 0's thread 0:
+// BatchNorm's saved and running statistics); finish.write(set, j0, j1, slice, mean, variance,
+// thread, threads) writes the slice's y from shared memory on the data warps. partials:
+// kPartialSets * gridDim.x slots; arrivals: two counters a team, zeroed before the launch;
+// team <= kMaxTeam.
 template <int VEC, class Geom, class Finish>
 __device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
                                                     PivotedWelford* partials, unsigned* arrivals, Finish finish) {
@@ -200,40 +199,34 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
           m = merge_team(slots(k - 1), t.team);
         }
         if (threadIdx.x == 0) {
-          handed_merge = m;
           if (rank == 0) finish.commit(set_of(k - 1), m.pivot + m.mean, m.count > 0.0f ? m.m2 / m.count : 0.0f);
-        }
-        named_barrier_arrive(kMergedReady, kTeamSliceThreads);
-      }
-      if (k < waves) {
-        named_barrier_sync(kStatsReady, kTeamSliceThreads);
-        own = handed_stats;
-        if (t.team > 1 && threadIdx.x == 0) {
-          __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(own.count, own.mean, own.m2, own.pivot));
-          barrier.arrive(k);  // its fence overlaps the data warps' writes
+          handed_merge = m;
         }
       }
-    } else {
-      if (k < waves) {
-        if (k + 1 < waves) {
-          copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
-          cp_async_wait<1>();  // this wave's slice has landed (for this thread) ...
-        } else {
-          cp_async_wait<0>();
-        }
-        named_barrier_sync(kDataBarrier, kDataThreads);  // ... and for every data thread
-        const PivotedWelford w = slice_stats<VEC>(buffer(k), j1 - j0, scratch);
-        if (threadIdx.x == 32) handed_stats = w;
-        named_barrier_arrive(kStatsReady, kTeamSliceThreads);
+    } else if (k < waves) {
+      if (k + 1 < waves) {
+        copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
+        cp_async_wait<1>();  // this wave's slice has landed (for this thread) ...
+      } else {
+        cp_async_wait<0>();
       }
-      if (k > 0) {
-        named_barrier_sync(kMergedReady, kTeamSliceThreads);
-        const PivotedWelford m = handed_merge;
-        finish.write(set_of(k - 1), j0, j1, static_cast<const float*>(buffer(k - 1)), m.pivot + m.mean,
-                     m.count > 0.0f ? m.m2 / m.count : 0.0f, data_thread(), unsigned(kDataThreads));
-      }
+      data_barrier();  // ... and for every data thread
+      const PivotedWelford w = slice_stats<VEC>(buffer(k), j1 - j0, scratch);
+      if (threadIdx.x == 32) handed_stats = w;
     }
-    __syncthreads();  // buffer(k - 1) receives the copy the next wave issues; the handed slots are free
+    __syncthreads();  // k's partial to warp 0, k - 1's merge to the data warps
+    if (coordinator) {
+      if (k < waves) own = handed_stats;
+      if (k < waves && t.team > 1 && threadIdx.x == 0) {
+        __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(own.count, own.mean, own.m2, own.pivot));
+        barrier.arrive(k);  // its fence overlaps the data warps' writes
+      }
+    } else if (k > 0) {
+      const PivotedWelford m = handed_merge;
+      finish.write(set_of(k - 1), j0, j1, static_cast<const float*>(buffer(k - 1)), m.pivot + m.mean,
+                   m.count > 0.0f ? m.m2 / m.count : 0.0f, data_thread(), unsigned(kDataThreads));
+    }
+    __syncthreads();  // buffer(k - 1) receives the copy the next wave issues; the handed values are read
   }
 }
 
