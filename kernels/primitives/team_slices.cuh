@@ -39,13 +39,6 @@ inline constexpr int kMaxTeam = 5 * 32;  // partials warp 0 merges: five a lane
 // arrived at k yet) no one publishes past wave k.
 inline constexpr unsigned kSliceBuffers = 3, kPartialSets = 2;
 
-// The data warps' own barrier (0 is __syncthreads').
-inline constexpr unsigned kDataBarrier = 1;
-
-__device__ __forceinline__ void data_barrier() {
-  asm volatile("bar.sync %0, %1;\n" ::"n"(kDataBarrier), "n"(kDataThreads) : "memory");
-}
-
 // The plan as the kernel reads it.
 struct TeamSlices {
   unsigned team;          // CTAs per set
@@ -100,33 +93,26 @@ __device__ __forceinline__ void copy_slice(const float* x, const Geom& g, long l
   cp_async_commit();
 }
 
-// The sum of v over the data warps, added in warp order (the same bits in every CTA), to every
-// data thread. scratch: kDataWarps floats, rewritten only after the next call's barrier (callers
-// alternate two scratch rows).
-__device__ __forceinline__ float data_sum(float v, float* scratch) {
-  v = warp_sum(v);
-  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x / 32 - 1] = v;
-  data_barrier();
-  float total = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kDataWarps; ++w) total += scratch[w];
-  return total;
-}
-
-// Exact two-pass statistics of the slice in shared memory (data warps): the mean of x - pivot,
-// then the squared deviations from it.
+// Exact two-pass statistics of this data warp's share of the slice in shared memory (the vectors
+// its own lanes copied, so that each lane's cp.async wait makes them visible without a block
+// barrier): the mean of x - pivot, then the squared deviations from it, the pivot being the
+// warp's first value. Every lane gets the warp's partial; a warp with no vector gets count 0.
 template <int VEC>
-__device__ PivotedWelford slice_stats(const float* buf, unsigned vectors, float (*scratch)[kDataWarps]) {
-  const float pivot = buf[0];
-  float s = 0.0f;
+__device__ PivotedWelford warp_slice_stats(const float* buf, unsigned vectors) {
+  __syncwarp();  // the warp's copies, waited for by each lane, visible to its other lanes
+  const unsigned first = data_thread() & ~31u;
+  if (first >= vectors) return {0.0f, 0.0f, 0.0f, 0.0f};
+  const float pivot = buf[first * VEC];
+  float s = 0.0f, n = 0.0f;
   for (unsigned i = data_thread(); i < vectors; i += kDataThreads) {
     float v[VEC];
     slice_vector<VEC>(buf, i, v);
+    n += float(VEC);
 #pragma unroll
     for (int e = 0; e < VEC; ++e) s += v[e] - pivot;
   }
-  const float count = float(vectors * VEC);
-  const float mean = data_sum(s, scratch[0]) / count;
+  const float count = warp_sum(n);
+  const float mean = warp_sum(s) / count;
   float m2 = 0.0f;
   for (unsigned i = data_thread(); i < vectors; i += kDataThreads) {
     float v[VEC];
@@ -137,23 +123,24 @@ __device__ PivotedWelford slice_stats(const float* buf, unsigned vectors, float 
       m2 = fmaf(d, d, m2);
     }
   }
-  return {count, mean, data_sum(m2, scratch[1]), pivot};
+  return {count, mean, warp_sum(m2), pivot};
 }
 
-// The team's partials merged by warp 0 in a fixed order (ranks lane, lane + 32, ... in each lane,
-// then the lanes' tree: every CTA of the team gets the same bits), relative to rank 0's pivot.
-// Every load is issued before the first is used.
-__device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
+// Partials merged by warp 0 in a fixed order (lane l takes partials l, l + 32, ... in turn, then
+// the lanes' tree: the same bits wherever the same partials are merged), relative to partial 0's
+// pivot. Every load is issued before the first is used. Partials of count 0 drop out.
+template <int MAX, class Load>
+__device__ __forceinline__ PivotedWelford warp_merge_pivoted(unsigned n, Load load) {
   const unsigned lane = threadIdx.x & 31;
-  const float pivot = __ldcg(&slots[0].pivot);
-  float4 q[kMaxTeam / 32];
+  float4 q[MAX / 32];
 #pragma unroll
-  for (int i = 0; i < kMaxTeam / 32; ++i)
-    if (lane + 32u * i < team) q[i] = __ldcg(reinterpret_cast<const float4*>(slots + lane + 32 * i));
+  for (int i = 0; i < MAX / 32; ++i)
+    if (lane + 32u * i < n) q[i] = load(lane + 32 * i);
+  const float pivot = load(0).w;
   Welford m;
 #pragma unroll
-  for (int i = 0; i < kMaxTeam / 32; ++i) {
-    if (lane + 32u * i >= team) break;
+  for (int i = 0; i < MAX / 32; ++i) {
+    if (lane + 32u * i >= n) break;
     Welford o;
     o.count = q[i].x;
     o.mean = (q[i].w - pivot) + q[i].y;
@@ -162,6 +149,19 @@ __device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots
   }
   m = warp_merge(m);
   return {m.count, m.mean, m.m2, pivot};
+}
+
+// The team's partials of a wave, merged by warp 0 (every CTA of the team gets the same bits).
+__device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
+  return warp_merge_pivoted<kMaxTeam>(
+      team, [&](unsigned r) { return __ldcg(reinterpret_cast<const float4*>(slots + r)); });
+}
+
+// The data warps' partials of this CTA's slice, merged by warp 0; data warp 0 always holds the
+// slice's first vector, so the CTA's pivot is the slice's first value.
+__device__ __forceinline__ PivotedWelford merge_warps(const PivotedWelford* warp_partials) {
+  return warp_merge_pivoted<32>(
+      kDataWarps, [&](unsigned w) { return reinterpret_cast<const float4*>(warp_partials)[w]; });
 }
 
 // The pipeline of one CTA over its team's sets (see the header). Wave k, between two block
@@ -177,8 +177,7 @@ template <int VEC, class Geom, class Finish>
 __device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
                                                     PivotedWelford* partials, unsigned* arrivals, Finish finish) {
   extern __shared__ float4 team_slice_smem[];
-  __shared__ float scratch[2][kDataWarps];
-  __shared__ PivotedWelford handed_stats, handed_merge;
+  __shared__ PivotedWelford warp_partials[kDataWarps], handed_merge;
   float* const base = reinterpret_cast<float*>(team_slice_smem);
   const unsigned team = blockIdx.x / t.team, rank = blockIdx.x % t.team;
   const unsigned j0 = g.begin(rank), j1 = g.begin(rank + 1);
@@ -206,17 +205,16 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
     } else if (k < waves) {
       if (k + 1 < waves) {
         copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
-        cp_async_wait<1>();  // this wave's slice has landed (for this thread) ...
+        cp_async_wait<1>();  // this wave's slice has landed (what this thread copied)
       } else {
         cp_async_wait<0>();
       }
-      data_barrier();  // ... and for every data thread
-      const PivotedWelford w = slice_stats<VEC>(buffer(k), j1 - j0, scratch);
-      if (threadIdx.x == 32) handed_stats = w;
+      const PivotedWelford w = warp_slice_stats<VEC>(buffer(k), j1 - j0);
+      if ((threadIdx.x & 31) == 0) warp_partials[threadIdx.x / 32 - 1] = w;
     }
     __syncthreads();  // k's partial to warp 0, k - 1's merge to the data warps
     if (coordinator) {
-      if (k < waves) own = handed_stats;
+      if (k < waves) own = merge_warps(warp_partials);
       if (k < waves && t.team > 1 && threadIdx.x == 0) {
         __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(own.count, own.mean, own.m2, own.pivot));
         barrier.arrive(k);  // its fence overlaps the data warps' writes
