@@ -93,16 +93,16 @@ __device__ __forceinline__ void copy_slice(const float* x, const Geom& g, long l
   cp_async_commit();
 }
 
-// Exact two-pass statistics of this data warp's share of the slice in shared memory (the vectors
-// its own lanes copied, so that each lane's cp.async wait makes them visible without a block
-// barrier): the mean of x - pivot, then the squared deviations from it, the pivot being the
-// warp's first value. Every lane gets the warp's partial; a warp with no vector gets count 0.
+// This data warp's share of the slice in shared memory (the vectors its own lanes copied, so that
+// each lane's cp.async wait makes them visible without a block barrier), folded in two passes
+// about the CTA's pivot (the slice's first value, read from global memory a wave ahead): the
+// count, the sum of x - pivot, and the squared deviations from the warp's own mean. Every lane
+// gets them; a warp with no vector gets zeros.
+struct WarpSums {
+  float count, sum, m2, unused;
+};
 template <int VEC>
-__device__ PivotedWelford warp_slice_stats(const float* buf, unsigned vectors) {
-  __syncwarp();  // the warp's copies, waited for by each lane, visible to its other lanes
-  const unsigned first = data_thread() & ~31u;
-  if (first >= vectors) return {0.0f, 0.0f, 0.0f, 0.0f};
-  const float pivot = buf[first * VEC];
+__device__ WarpSums warp_slice_sums(const float* buf, unsigned vectors, float pivot) {
   float s = 0.0f, n = 0.0f;
   for (unsigned i = data_thread(); i < vectors; i += kDataThreads) {
     float v[VEC];
@@ -111,8 +111,9 @@ __device__ PivotedWelford warp_slice_stats(const float* buf, unsigned vectors) {
 #pragma unroll
     for (int e = 0; e < VEC; ++e) s += v[e] - pivot;
   }
-  const float count = warp_sum(n);
-  const float mean = warp_sum(s) / count;
+  const float count = warp_sum(n), sum = warp_sum(s);
+  if (count == 0.0f) return {0.0f, 0.0f, 0.0f, 0.0f};
+  const float mean = sum / count;
   float m2 = 0.0f;
   for (unsigned i = data_thread(); i < vectors; i += kDataThreads) {
     float v[VEC];
@@ -123,7 +124,18 @@ __device__ PivotedWelford warp_slice_stats(const float* buf, unsigned vectors) {
       m2 = fmaf(d, d, m2);
     }
   }
-  return {count, mean, warp_sum(m2), pivot};
+  return {count, sum, warp_sum(m2), 0.0f};
+}
+
+// The data warps' sums combined by warp 0 into the CTA's partial: the mean of x - pivot from the
+// summed sums, and M2 = sum of the warps' M2 + count * (warp mean - mean)^2 (Chan's merge of a
+// common pivot's sums: two warp sums and a division a lane).
+__device__ __forceinline__ PivotedWelford merge_warps(const WarpSums* warp_sums, float pivot) {
+  const unsigned lane = threadIdx.x & 31;
+  const WarpSums w = lane < unsigned(kDataWarps) ? warp_sums[lane] : WarpSums{0.0f, 0.0f, 0.0f, 0.0f};
+  const float count = warp_sum(w.count), mean = warp_sum(w.sum) / count;
+  const float d = w.count > 0.0f ? w.sum / w.count - mean : 0.0f;
+  return {count, mean, warp_sum(fmaf(w.count * d, d, w.m2)), pivot};
 }
 
 // Partials merged by warp 0 in a fixed order (lane l takes partials l, l + 32, ... in turn, then
@@ -157,13 +169,6 @@ __device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots
       team, [&](unsigned r) { return __ldcg(reinterpret_cast<const float4*>(slots + r)); });
 }
 
-// The data warps' partials of this CTA's slice, merged by warp 0; data warp 0 always holds the
-// slice's first vector, so the CTA's pivot is the slice's first value.
-__device__ __forceinline__ PivotedWelford merge_warps(const PivotedWelford* warp_partials) {
-  return warp_merge_pivoted<32>(
-      kDataWarps, [&](unsigned w) { return reinterpret_cast<const float4*>(warp_partials)[w]; });
-}
-
 // The pipeline of one CTA over its team's sets (see the header). Wave k, between two block
 // barriers: warp 0 waits for the team's arrival at k - 1 and merges its partials while the data
 // warps issue the copy of k + 1 and fold the slice of k; after the barrier that hands each side's
@@ -177,7 +182,8 @@ template <int VEC, class Geom, class Finish>
 __device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
                                                     PivotedWelford* partials, unsigned* arrivals, Finish finish) {
   extern __shared__ float4 team_slice_smem[];
-  __shared__ PivotedWelford warp_partials[kDataWarps], handed_merge;
+  __shared__ WarpSums warp_sums[kDataWarps];
+  __shared__ PivotedWelford handed_merge;
   float* const base = reinterpret_cast<float*>(team_slice_smem);
   const unsigned team = blockIdx.x / t.team, rank = blockIdx.x % t.team;
   const unsigned j0 = g.begin(rank), j1 = g.begin(rank + 1);
@@ -187,7 +193,9 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
   auto set_of = [&](unsigned k) { return team + (long long)k * t.teams; };
   auto buffer = [&](unsigned k) { return base + (k % kSliceBuffers) * t.slice_floats; };
   auto slots = [&](unsigned k) { return partials + (k % kPartialSets) * gridDim.x + team * t.team; };
+  auto pivot_of = [&](unsigned k) { return __ldg(x + g.offset(set_of(k), j0) * VEC); };  // the slice's first value
   if (!coordinator && waves > 0) copy_slice<VEC>(x, g, set_of(0), j0, j1, buffer(0));
+  float pivot = waves > 0 ? pivot_of(0) : 0.0f, next_pivot = 0.0f;  // of wave k, of wave k + 1 (loaded a wave ahead)
   PivotedWelford own{};  // warp 0: this CTA's partial of the wave before
   for (unsigned k = 0; k <= waves; ++k) {
     if (coordinator) {
@@ -204,17 +212,18 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
       }
     } else if (k < waves) {
       if (k + 1 < waves) {
+        next_pivot = pivot_of(k + 1);
         copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
         cp_async_wait<1>();  // this wave's slice has landed (what this thread copied)
       } else {
         cp_async_wait<0>();
       }
-      const PivotedWelford w = warp_slice_stats<VEC>(buffer(k), j1 - j0);
-      if ((threadIdx.x & 31) == 0) warp_partials[threadIdx.x / 32 - 1] = w;
+      const WarpSums w = warp_slice_sums<VEC>(buffer(k), j1 - j0, pivot);
+      if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x / 32 - 1] = w;
     }
     __syncthreads();  // k's partial to warp 0, k - 1's merge to the data warps
     if (coordinator) {
-      if (k < waves) own = merge_warps(warp_partials);
+      if (k < waves) own = merge_warps(warp_sums, pivot);
       if (k < waves && t.team > 1 && threadIdx.x == 0) {
         __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(own.count, own.mean, own.m2, own.pivot));
         barrier.arrive(k);  // its fence overlaps the data warps' writes
@@ -225,6 +234,7 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
                    m.count > 0.0f ? m.m2 / m.count : 0.0f, data_thread(), unsigned(kDataThreads));
     }
     __syncthreads();  // buffer(k - 1) receives the copy the next wave issues; the handed values are read
+    if (k + 1 < waves) pivot = coordinator ? pivot_of(k + 1) : next_pivot;
   }
 }
 
