@@ -169,21 +169,22 @@ __device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots
       team, [&](unsigned r) { return __ldcg(reinterpret_cast<const float4*>(slots + r)); });
 }
 
-// The pipeline of one CTA over its team's sets (see the header). Wave k, between two block
-// barriers: warp 0 waits for the team's arrival at k - 1 and merges its partials while the data
+// The pipeline of one CTA over its team's sets (see the header). Wave k, around its one block
+// barrier: warp 0 waits for the team's arrival at k - 1 and merges its partials while the data
 // warps issue the copy of k + 1 and fold the slice of k; after the barrier that hands each side's
 // result to the other, warp 0 publishes k's partial and arrives (its fence) while the data warps
 // write y of k - 1. finish.commit(set, mean, variance) runs once a set (rank 0's thread 0:
 // BatchNorm's saved and running statistics); finish.write(set, j0, j1, slice, mean, variance,
-// thread, threads) writes the slice's y from shared memory on the data warps. partials:
+// thread, threads) writes the slice's y from shared memory on the data warps, vector j by data
+// thread (j - j0) % threads, the thread that copied it (no barrier guards the buffer otherwise). partials:
 // kPartialSets * gridDim.x slots; arrivals: two counters a team, zeroed before the launch;
 // team <= kMaxTeam.
 template <int VEC, class Geom, class Finish>
 __device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
                                                     PivotedWelford* partials, unsigned* arrivals, Finish finish) {
   extern __shared__ float4 team_slice_smem[];
-  __shared__ WarpSums warp_sums[kDataWarps];
-  __shared__ PivotedWelford handed_merge;
+  __shared__ WarpSums warp_sums[2][kDataWarps];  // by wave parity: written a wave ahead of the last read
+  __shared__ PivotedWelford handed_merge[2];
   float* const base = reinterpret_cast<float*>(team_slice_smem);
   const unsigned team = blockIdx.x / t.team, rank = blockIdx.x % t.team;
   const unsigned j0 = g.begin(rank), j1 = g.begin(rank + 1);
@@ -207,7 +208,7 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
         }
         if (threadIdx.x == 0) {
           if (rank == 0) finish.commit(set_of(k - 1), m.pivot + m.mean, m.count > 0.0f ? m.m2 / m.count : 0.0f);
-          handed_merge = m;
+          handed_merge[(k - 1) & 1] = m;
         }
       }
     } else if (k < waves) {
@@ -219,21 +220,23 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
         cp_async_wait<0>();
       }
       const WarpSums w = warp_slice_sums<VEC>(buffer(k), j1 - j0, pivot);
-      if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x / 32 - 1] = w;
+      if ((threadIdx.x & 31) == 0) warp_sums[k & 1][threadIdx.x / 32 - 1] = w;
     }
-    __syncthreads();  // k's partial to warp 0, k - 1's merge to the data warps
+    __syncthreads();  // k's sums to warp 0, k - 1's merge to the data warps: the wave's one block barrier
     if (coordinator) {
-      if (k < waves) own = merge_warps(warp_sums, pivot);
+      if (k < waves) own = merge_warps(warp_sums[k & 1], pivot);
       if (k < waves && t.team > 1 && threadIdx.x == 0) {
         __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(own.count, own.mean, own.m2, own.pivot));
         barrier.arrive(k);  // its fence overlaps the data warps' writes
       }
     } else if (k > 0) {
-      const PivotedWelford m = handed_merge;
+      const PivotedWelford m = handed_merge[(k - 1) & 1];
       finish.write(set_of(k - 1), j0, j1, static_cast<const float*>(buffer(k - 1)), m.pivot + m.mean,
                    m.count > 0.0f ? m.m2 / m.count : 0.0f, data_thread(), unsigned(kDataThreads));
     }
-    __syncthreads();  // buffer(k - 1) receives the copy the next wave issues; the handed values are read
+    // No second barrier: a data thread reads and rewrites only the vectors it copies, so buffer(k - 1)
+    // takes the copy of k + 2 from the same threads that wrote it out; the handed values alternate
+    // by parity, and this wave's barrier orders one wave's reads before the write two waves on.
     if (k + 1 < waves) pivot = coordinator ? pivot_of(k + 1) : next_pivot;
   }
 }
