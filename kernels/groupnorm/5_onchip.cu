@@ -1,22 +1,13 @@
 // Onchip: x is read from DRAM once. Small groups (<= 512 elements) live in a sub-warp's registers;
-// larger ones in shared memory across a team of CTAs of a persistent cooperative grid. Groups the
-// grid's shared memory holds in three buffers a CTA (up to ~9.9 MB on an H100) take the team-slice
-// pipeline (kernels/primitives/team_slices.cuh: one CTA an SM, the team barrier waited for a wave
-// later, under the next slice's copy); larger ones take the team kernel below (96 KB slices, 2
-// CTAs an SM, the barrier waited for in its wave while the next slice loads into registers, the
-// part of a slice past 96 KB streamed).
-//
-// Prediction for the pipeline (H100, 112x64x512x512 G=8: 8 MB groups on teams of 132 CTAs, 62 KB
-// slices, 896 waves): the team kernel took 6.24 ms, 21 us a wave of 3 groups against 16 us of
-// bytes; a wave of the pipeline moves 124 KB an SM (5.5 us at the copy ceiling) with its barrier
-// off the critical path: about 5.1-5.3 ms. 16x64x256x256 (2 MB groups, teams of 33, 32 waves):
-// 0.222 -> about 0.19-0.20 ms.
+// larger ones in shared memory across a team of CTAs of a persistent cooperative grid: each CTA
+// holds a slice (96 KB, 2 CTAs per SM), slice (mean, M2) go to the workspace, a team barrier,
+// Chan's merge, then each CTA normalizes its slice from shared memory. ~3 groups of 8 MB on chip;
+// the next group's slice starts loading into registers during the barrier.
 #include <algorithm>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/slice_stage.cuh"
 #include "kernels/primitives/team_barrier.cuh"
-#include "kernels/primitives/team_slices.cuh"
 #include "kernels/groupnorm/common.cuh"
 #include "harness/variant.hpp"
 
@@ -68,65 +59,7 @@ void launch_small(const Args& a, cudaStream_t stream) {
   NB_CHECK_LAUNCH();
 }
 
-// ---- groups the grid's shared memory holds: the team-slice pipeline ----
-
-// y of the group's vectors [j0, j1) written from their copy in shared memory, vector j by the
-// thread that copied it; a vector lies in one channel (VEC = 4 only where H*W % 4 == 0). A group
-// keeps no statistics.
-template <int VEC>
-struct NormalizeGroup {
-  Args a;
-  __device__ __forceinline__ void commit(long long, float, float) const {}
-  __device__ __forceinline__ void write(long long grp, unsigned j0, unsigned j1, const float* slice, float mean,
-                                        float var, unsigned thread, unsigned threads) const {
-    const float invstd = invstd_of(mean, var, a.eps);
-    const int c0 = int(grp % a.g) * a.cpg;
-    float* const dst = a.y + grp * a.group_elems;
-    for (unsigned j = j0 + thread; j < j1; j += threads) {
-      const int c = c0 + int((long long)j * VEC / a.hw);
-      const float scale = invstd * a.gamma[c], shift = a.beta[c];
-      float v[VEC];
-      dev::slice_vector<VEC>(slice, j - j0, v);
-      if constexpr (VEC == 4) {
-        reinterpret_cast<float4*>(dst)[j] = make_float4((v[0] - mean) * scale + shift, (v[1] - mean) * scale + shift,
-                                                        (v[2] - mean) * scale + shift, (v[3] - mean) * scale + shift);
-      } else {
-        dst[j] = (v[0] - mean) * scale + shift;
-      }
-    }
-  }
-};
-
-template <int VEC>
-__global__ void __launch_bounds__(dev::kTeamSliceThreads, 1)
-    pipelined_groups(Args a, dev::ContiguousSets g, dev::TeamSlices t, dev::PivotedWelford* partials,
-                     unsigned* arrivals) {
-  dev::team_slice_pipeline<VEC>(a.x, a.groups, g, t, partials, arrivals, NormalizeGroup<VEC>{a});
-}
-
-// The pipeline's plan for a group of one run of (C/G)*H*W floats, or why there is none.
-TeamSlicePlan pipeline_plan(const Shape& s, bool aligned16) {
-  const dev::TeamSliceFit& fit = dev::team_slice_fit(pipelined_groups<4>, pipelined_groups<1>);
-  if (!fit.why_not.empty()) {
-    TeamSlicePlan p;
-    p.refusal = fit.why_not;
-    return p;
-  }
-  // float4 copies where a vector stays in one channel (H*W % 4 == 0) and the tensors start on 16 bytes.
-  return plan_team_slices(1, s.groups(), s.group_elements(), fit.resident, fit.slice_floats,
-                          aligned16 && s.hw() % 4 == 0, "group");
-}
-
-void launch_pipelined(const Args& a, const TeamSlicePlan& plan, void* ws, cudaStream_t stream) {
-  const dev::TeamSliceFit& fit = dev::team_slice_fit(pipelined_groups<4>, pipelined_groups<1>);
-  const dev::ContiguousSets g{plan.mv, unsigned(plan.team)};
-  if (plan.vec == 4)
-    dev::launch_team_slices(pipelined_groups<4>, plan, fit, ws, stream, a, g);
-  else
-    dev::launch_team_slices(pipelined_groups<1>, plan, fit, ws, stream, a, g);
-}
-
-// ---- larger groups: teams of CTAs, slices in shared memory, the excess streamed ----
+// ---- large groups: teams of CTAs, slices in shared memory ----
 
 constexpr int kTeamThreads = 512;
 constexpr long long kCap = 24576;  // floats of a slice held in shared memory: 96 KB
@@ -265,8 +198,6 @@ std::size_t partials_bytes(const TeamPlan& tp) { return 2 * std::size_t(tp.grid)
 void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t stream) {
   const Args a = make_args(p, t);
   if (a.group_elems <= kSmallMax) return launch_small(a, stream);
-  const TeamSlicePlan plan = pipeline_plan(shape_of(p), dev::aligned16(a.x, a.y));
-  if (plan.ok()) return launch_pipelined(a, plan, ws, stream);
   const TeamPlan tp = team_plan(shape_of(p));
   auto* partials = static_cast<dev::Welford*>(ws);
   auto* arrivals = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + partials_bytes(tp));
@@ -281,21 +212,10 @@ void launch(const Problem& p, const DeviceTensors& t, void* ws, cudaStream_t str
   NB_CHECK_LAUNCH();
 }
 
-// Room for the plan of aligned tensors and of misaligned ones.
 std::size_t workspace(const Problem& p) {
-  const Shape s = shape_of(p);
-  if (s.group_elements() <= kSmallMax) return 0;
-  std::size_t bytes = 0;
-  for (bool aligned16 : {true, false}) {
-    const TeamSlicePlan plan = pipeline_plan(s, aligned16);
-    if (plan.ok()) {
-      bytes = std::max(bytes, dev::team_slice_workspace(plan));
-    } else {
-      const TeamPlan tp = team_plan(s);
-      bytes = std::max(bytes, partials_bytes(tp) + sizeof(unsigned) * std::size_t(tp.teams));
-    }
-  }
-  return bytes;
+  if (shape_of(p).group_elements() <= kSmallMax) return 0;
+  const TeamPlan tp = team_plan(shape_of(p));
+  return partials_bytes(tp) + sizeof(unsigned) * std::size_t(tp.teams);
 }
 
 Support supports(const Problem& p) {
@@ -314,8 +234,7 @@ std::unique_ptr<Variant> make_onchip_variant() {
   return make_kernel_variant({
       "onchip", "fused",
       "x read once: small groups in sub-warp registers; large ones split over a team of CTAs of a persistent "
-      "cooperative grid, slices in smem, (mean, M2) merged via workspace + team barrier (waited for a wave later "
-      "where the grid holds three slices a CTA)",
+      "cooperative grid, slices in smem, (mean, M2) merged via workspace + team barrier",
       launch, supports, workspace, {Distribution::offset, Distribution::tiny_var}});
 }
 

@@ -1,9 +1,8 @@
 #pragma once
-// How the team-slice kernels (batchnorm_train onchip_groups, groupnorm onchip's large groups) cut
-// their statistics sets over a persistent grid: a team of CTAs per set (a BatchNorm channel, a
-// GroupNorm (n, group)), each CTA holding one slice of the set in shared memory, `teams` sets in
-// flight at once, ceil(sets / teams) waves. A set is `runs` runs of `run_length` contiguous floats
-// (BatchNorm: N runs of H*W a channel; GroupNorm: one run of (C/G)*H*W). Host code, so the unit
+// How the team-slice pipeline (team_slices.cuh; batchnorm_train onchip_groups) cuts its statistics
+// sets over a persistent grid: a team of CTAs per set, each CTA holding one slice of the set in
+// shared memory, `teams` sets in flight at once, ceil(sets / teams) waves. A set is `runs` runs of
+// `run_length` contiguous floats (a BatchNorm channel: N runs of H*W). Host code, so the unit
 // tests can check the plan of every shape without a GPU.
 #include <cstdint>
 #include <string>
@@ -28,7 +27,7 @@ struct TeamSlicePlan {
 };
 
 // resident_ctas: CTAs the device keeps co-resident; slice_floats: the floats one CTA's slice
-// buffer holds; what: the set's name in a refusal ("channel", "group"). Among the set counts per
+// buffer holds; what: the set's name in a refusal ("channel"). Among the set counts per
 // wave that fit, takes the one whose busiest CTA moves the fewest bytes (waves x (slice +
 // overhead)), the larger count on ties. aligned16: the tensors start on 16 bytes (else single
 // floats: --misaligned tensors).

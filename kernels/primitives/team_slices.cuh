@@ -1,13 +1,14 @@
 #pragma once
-// Statistics sets (a BatchNorm channel, a GroupNorm group) too large for one SM, read from DRAM
-// once: a persistent cooperative grid gives each set in flight a team of CTAs, each CTA copies its
-// slice of the set into shared memory (cp.async, three buffers), folds it, publishes its partial
-// and finishes the wave before: Chan-merges that wave's partials and hands the set's (mean,
-// variance) and its slice in shared memory to the op's `finish`, which writes y. Warp 0 does the
-// team's part (the barrier, the partials' L2 round trips, the merge, the arrival's fence) while
-// the other warps copy, fold and write: no L2 round trip stands between a wave's bytes and the
-// next's. The team barrier is waited for a wave after its arrival (LaggedTeamBarrier). The plan:
-// team_slice_plan.hpp.
+// Statistics sets too large for one SM (BatchNorm's channels), read from DRAM once: a persistent
+// cooperative grid gives each set in flight a team of CTAs, each CTA copies its slice of the set
+// into shared memory (cp.async, three buffers), folds it, publishes its partial and finishes the
+// wave before: Chan-merges that wave's partials and hands the set's (mean, variance) and its slice
+// in shared memory to the op's `finish`, which writes y. Warp 0 does the team's part (the barrier,
+// the partials' L2 round trips, the merges, the arrival's fence) while the other warps copy, fold
+// and write, each only its own vectors: one block barrier a wave, and no L2 round trip between a
+// wave's bytes and the next's. The team barrier is waited for a wave after its arrival
+// (LaggedTeamBarrier). The plan: team_slice_plan.hpp; the design's steps and figures:
+// docs/notes/batchnorm-train-perf.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -53,16 +54,6 @@ struct PivotedWelford {
   float count, mean, m2, pivot;
 };
 static_assert(sizeof(PivotedWelford) == sizeof(float4), "published with one 16-byte store");
-
-// A set that is one contiguous run of mv vectors (GroupNorm's (n, group)), cut into `slices`.
-struct ContiguousSets {
-  long long mv;
-  unsigned slices;
-  __device__ __forceinline__ long long offset(long long set, unsigned j) const { return set * mv + j; }
-  __device__ __forceinline__ unsigned begin(unsigned k) const {
-    return unsigned((unsigned long long)k * (unsigned long long)mv / slices);
-  }
-};
 
 template <int VEC>
 __device__ __forceinline__ void slice_vector(const float* buf, unsigned i, float (&v)[VEC]) {
@@ -138,21 +129,20 @@ __device__ __forceinline__ PivotedWelford merge_warps(const WarpSums* warp_sums,
   return {count, mean, warp_sum(fmaf(w.count * d, d, w.m2)), pivot};
 }
 
-// Partials merged by warp 0 in a fixed order (lane l takes partials l, l + 32, ... in turn, then
-// the lanes' tree: the same bits wherever the same partials are merged), relative to partial 0's
-// pivot. Every load is issued before the first is used. Partials of count 0 drop out.
-template <int MAX, class Load>
-__device__ __forceinline__ PivotedWelford warp_merge_pivoted(unsigned n, Load load) {
+// The team's partials of a wave merged by warp 0 in a fixed order (lane l takes ranks l, l + 32,
+// ... in turn, then the lanes' tree: every CTA of the team gets the same bits), relative to rank
+// 0's pivot. Every load is issued before the first is used.
+__device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
   const unsigned lane = threadIdx.x & 31;
-  float4 q[MAX / 32];
+  float4 q[kMaxTeam / 32];
 #pragma unroll
-  for (int i = 0; i < MAX / 32; ++i)
-    if (lane + 32u * i < n) q[i] = load(lane + 32 * i);
-  const float pivot = load(0).w;
+  for (int i = 0; i < kMaxTeam / 32; ++i)
+    if (lane + 32u * i < team) q[i] = __ldcg(reinterpret_cast<const float4*>(slots + lane + 32 * i));
+  const float pivot = __ldcg(&slots[0].pivot);
   Welford m;
 #pragma unroll
-  for (int i = 0; i < MAX / 32; ++i) {
-    if (lane + 32u * i >= n) break;
+  for (int i = 0; i < kMaxTeam / 32; ++i) {
+    if (lane + 32u * i >= team) break;
     Welford o;
     o.count = q[i].x;
     o.mean = (q[i].w - pivot) + q[i].y;
@@ -163,12 +153,6 @@ __device__ __forceinline__ PivotedWelford warp_merge_pivoted(unsigned n, Load lo
   return {m.count, m.mean, m.m2, pivot};
 }
 
-// The team's partials of a wave, merged by warp 0 (every CTA of the team gets the same bits).
-__device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
-  return warp_merge_pivoted<kMaxTeam>(
-      team, [&](unsigned r) { return __ldcg(reinterpret_cast<const float4*>(slots + r)); });
-}
-
 // The pipeline of one CTA over its team's sets (see the header). Wave k, around its one block
 // barrier: warp 0 waits for the team's arrival at k - 1 and merges its partials while the data
 // warps issue the copy of k + 1 and fold the slice of k; after the barrier that hands each side's
@@ -176,9 +160,9 @@ __device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots
 // write y of k - 1. finish.commit(set, mean, variance) runs once a set (rank 0's thread 0:
 // BatchNorm's saved and running statistics); finish.write(set, j0, j1, slice, mean, variance,
 // thread, threads) writes the slice's y from shared memory on the data warps, vector j by data
-// thread (j - j0) % threads, the thread that copied it (no barrier guards the buffer otherwise). partials:
-// kPartialSets * gridDim.x slots; arrivals: two counters a team, zeroed before the launch;
-// team <= kMaxTeam.
+// thread (j - j0) % threads, the thread that copied it (no barrier guards the buffer otherwise).
+// partials: kPartialSets * gridDim.x slots; arrivals: two counters a team, zeroed before the
+// launch; team <= kMaxTeam.
 template <int VEC, class Geom, class Finish>
 __device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
                                                     PivotedWelford* partials, unsigned* arrivals, Finish finish) {

@@ -1,15 +1,13 @@
 // Onchip groups: x is read from DRAM once. A persistent cooperative grid gives each channel in
 // flight a team of CTAs; each CTA holds its slice of the channel in shared memory, and the team's
-// partials are merged a wave later, after a barrier whose latency hides under the next slice's
-// copy (kernels/primitives/team_slices.cuh); y is written from shared memory.
+// partials are merged a wave later by a coordinating warp while the others copy, fold and write
+// (kernels/primitives/team_slices.cuh); y is written from shared memory.
 //
-// Prediction (H100, 16x64x256x256): 268 MB read + 268 MB written, against split's 805 MB; at the
-// 2.99 TB/s copy ceiling 0.180 ms. The first version (each wave's barrier waited for in the same
-// wave, two buffers) took 0.291 ms: 9.1 us a wave against 5.5 us of DRAM time, the SM waiting on
-// its team instead of reading or writing. With the wait a wave later the barrier leaves the
-// critical path, which keeps the slice statistics, the merge's L2 round trip and the writes
-// (~1.5 + 1 + 2.7 us a wave, under the 5.5 us of bytes): about 0.19-0.20 ms. 64x64x512x512 is
-// refused (a 67 MB channel does not fit the grid's ~30 MB of shared memory).
+// H100, 16x64x256x256: 268 MB read + 268 MB written against split's 805 MB, 0.180 ms at the copy
+// ceiling. The first version (each wave's barrier waited for in its wave, two buffers) took
+// 0.291 ms, 9.1 us a wave against 5.5 us of bytes; this one 0.241 ms (docs/notes/
+// batchnorm-train-perf.md has the steps between). 64x64x512x512 is refused (a 67 MB channel does
+// not fit the grid's ~30 MB of shared memory).
 #include "harness/cuda_check.hpp"
 #include "kernels/batchnorm/device.cuh"
 #include "kernels/batchnorm/batchnorm_train/spec.hpp"
@@ -28,7 +26,8 @@ constexpr const char* kColumnsRefusal =
     "read it coalesced";
 
 // The channel's statistics committed once (saved mean and invstd, running statistics), and y of
-// its vectors [j0, j1) written from their copy in shared memory.
+// its vectors [j0, j1) written from their copy in shared memory, vector j by the thread that
+// copied it (the pipeline's contract).
 template <int VEC>
 struct NormalizeChannel {
   bn::FwdArgs a;
@@ -110,7 +109,7 @@ std::unique_ptr<Variant> make_onchip_groups_variant() {
   return make_kernel_variant({
       "onchip_groups", "fused",
       "x read once: persistent cooperative grid, a team of CTAs per channel, slices in smem (cp.async, "
-      "three buffers), team barrier waited for a wave later + Chan merge",
+      "three buffers), a warp for the team's barrier (waited for a wave later) and Chan merge",
       launch, supports, workspace, {Distribution::offset, Distribution::tiny_var}});
 }
 

@@ -1,6 +1,6 @@
-// The team-slice plan (batchnorm_train onchip_groups, groupnorm onchip): it covers every set with
-// slices that fit the shared memory, never asks for more CTAs than are co-resident, and refuses
-// what it cannot hold; the quick suites' shapes reach the paths the GPU tests must exercise.
+// The team-slice plan (batchnorm_train onchip_groups): it covers every channel with slices that fit
+// the shared memory, never asks for more CTAs than are co-resident, and refuses what it cannot
+// hold; the quick suite's shapes reach the paths the GPU tests must exercise.
 #include <gtest/gtest.h>
 
 #include "kernels/primitives/team_slice_plan.hpp"
@@ -53,24 +53,6 @@ TEST(TeamSlicePlan, KernelBenchShapes) {
   const TeamSlicePlan large = plan_team_slices(64, 64, 512 * 512, kH100Ctas, kH100Slice, true, "channel");
   EXPECT_FALSE(large.ok());
   EXPECT_NE(large.refusal.find("67 MB"), std::string::npos) << large.refusal;
-}
-
-TEST(TeamSlicePlan, GroupNormShapes) {
-  // 112x64x512x512 G=8: 896 groups of 8 MB, each over the whole grid (62 KB slices).
-  const TeamSlicePlan large = plan_team_slices(1, 896, 8 * 512 * 512, kH100Ctas, kH100Slice, true, "group");
-  expect_valid(large, 1, 896, 8 * 512 * 512, kH100Ctas, kH100Slice);
-  EXPECT_EQ(large.team, kH100Ctas);
-  EXPECT_EQ(large.waves, 896);
-  // 16x64x256x256 G=8: 128 groups of 2 MB, four in flight on teams of 33 (62 KB slices, 32 waves).
-  const TeamSlicePlan small = plan_team_slices(1, 128, 8 * 256 * 256, kH100Ctas, kH100Slice, true, "group");
-  expect_valid(small, 1, 128, 8 * 256 * 256, kH100Ctas, kH100Slice);
-  EXPECT_EQ(small.teams, 4);
-  EXPECT_EQ(small.team, 33);
-  EXPECT_EQ(small.waves, 32);
-  // The quick suite's 10.8 MB group is refused (onchip takes its streamed team kernel there).
-  const TeamSlicePlan beyond = plan_team_slices(1, 1, 8 * 580 * 580, kH100Ctas, kH100Slice, true, "group");
-  EXPECT_FALSE(beyond.ok());
-  EXPECT_NE(beyond.refusal.find("a group of 11 MB"), std::string::npos) << beyond.refusal;
 }
 
 TEST(TeamSlicePlan, QuickShapesReachSeveralWavesAndTeams) {
