@@ -129,20 +129,21 @@ __device__ __forceinline__ PivotedWelford merge_warps(const WarpSums* warp_sums,
   return {count, mean, warp_sum(fmaf(w.count * d, d, w.m2)), pivot};
 }
 
-// The team's partials of a wave merged by warp 0 in a fixed order (lane l takes ranks l, l + 32,
-// ... in turn, then the lanes' tree: every CTA of the team gets the same bits), relative to rank
-// 0's pivot. Every load is issued before the first is used.
-__device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
+// Partials merged by warp 0 in a fixed order (lane l takes partials l, l + 32, ... in turn, then
+// the lanes' tree: the same bits wherever the same partials are merged), relative to partial 0's
+// pivot. Every load is issued before the first is used. Partials of count 0 drop out.
+template <int MAX, class Load>
+__device__ __forceinline__ PivotedWelford warp_merge_pivoted(unsigned n, Load load) {
   const unsigned lane = threadIdx.x & 31;
-  float4 q[kMaxTeam / 32];
+  float4 q[MAX / 32];
 #pragma unroll
-  for (int i = 0; i < kMaxTeam / 32; ++i)
-    if (lane + 32u * i < team) q[i] = __ldcg(reinterpret_cast<const float4*>(slots + lane + 32 * i));
-  const float pivot = __ldcg(&slots[0].pivot);
+  for (int i = 0; i < MAX / 32; ++i)
+    if (lane + 32u * i < n) q[i] = load(lane + 32 * i);
+  const float pivot = load(0).w;
   Welford m;
 #pragma unroll
-  for (int i = 0; i < kMaxTeam / 32; ++i) {
-    if (lane + 32u * i >= team) break;
+  for (int i = 0; i < MAX / 32; ++i) {
+    if (lane + 32u * i >= n) break;
     Welford o;
     o.count = q[i].x;
     o.mean = (q[i].w - pivot) + q[i].y;
@@ -151,6 +152,12 @@ __device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots
   }
   m = warp_merge(m);
   return {m.count, m.mean, m.m2, pivot};
+}
+
+// The team's partials of a wave, merged by warp 0 (every CTA of the team gets the same bits).
+__device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
+  return warp_merge_pivoted<kMaxTeam>(
+      team, [&](unsigned r) { return __ldcg(reinterpret_cast<const float4*>(slots + r)); });
 }
 
 // The pipeline of one CTA over its team's sets (see the header). Wave k, around its one block
