@@ -17,7 +17,8 @@ import torch._dynamo
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_timing import FLUSH_BYTES, attempt, first_call_seconds, measure, write_json  # noqa: E402
+from torch_timing import (add_sampling_options, attempt, first_call_seconds, measure,  # noqa: E402
+                          begin_run, write_json)
 
 EPS = 1e-5
 MOMENTUM = 0.1
@@ -84,10 +85,7 @@ def parse_args():
     default_out = os.path.join(os.environ["OUT"], "torch_nchw.json") if os.environ.get("OUT") else "torch_nchw.json"
     p.add_argument("--out", default=default_out)
     p.add_argument("--cases", default=DEFAULT_CASES, help="comma-separated op:NxCxHxW[:G]")
-    p.add_argument("--min-time", type=float, default=0.1)
-    p.add_argument("--max-time", type=float, default=0.5)
-    p.add_argument("--min-samples", type=int, default=20)
-    p.add_argument("--max-samples", type=int, default=500)
+    add_sampling_options(p)
     opts = p.parse_args()
     try:
         opts.case_list = [parse_case(s) for s in opts.cases.split(",") if s]
@@ -100,17 +98,9 @@ def parse_args():
 
 def main():
     opts = parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("torch_nchw.py: no CUDA device visible to torch")
-    doc = {"tool": "scripts/device/torch_nchw.py", "torch": torch.__version__, "cuda": torch.version.cuda,
-           "device": torch.cuda.get_device_name(), "eps": EPS, "momentum": MOMENTUM,
-           "method": "CUDA-event median per figure, a 256 MB buffer zeroed (untimed) before each sample to evict "
-                     "the L2; forward under no_grad (batch_norm training=True updates the running statistics); "
-                     "torch.compile dynamic=False, dynamo reset per case",
-           "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "cases": []}
-    os.makedirs(os.path.dirname(os.path.abspath(opts.out)), exist_ok=True)
-    flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
-    t0 = time.perf_counter()
+    doc, flush, t0 = begin_run("torch_nchw.py", opts.out, "forward under no_grad (batch_norm training=True updates "
+                                 "the running statistics); torch.compile dynamic=False, dynamo reset per case",
+                                 eps=EPS, momentum=MOMENTUM, cases=[])
     for op, dims, groups in opts.case_list:
         doc["cases"].append(run_case(op, dims, groups, opts, flush))
         doc["wall_s"] = time.perf_counter() - t0

@@ -22,7 +22,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_timing import FLUSH_BYTES, attempt, first_call_seconds, measure, write_json  # noqa: E402
+from torch_timing import (FLUSH_BYTES, add_sampling_options, attempt, first_call_seconds, measure,  # noqa: E402
+                          write_json)
 
 
 # ---- KernelBench level-2 modules (same layers, same order, same parameter init) ----------------
@@ -337,10 +338,7 @@ def parse_args():
     p.add_argument("--backward", action="store_true",
                    help="also forward+backward of gemm_scale_bn (eager, compile) and its three GEMMs "
                         "(under autocast in bf16)")
-    p.add_argument("--min-time", type=float, default=0.2, help="seconds of measured time per figure (0.2)")
-    p.add_argument("--max-time", type=float, default=1.0, help="stop sampling past this many measured seconds (1.0)")
-    p.add_argument("--min-samples", type=int, default=30)
-    p.add_argument("--max-samples", type=int, default=1000)
+    add_sampling_options(p, min_time=0.2, max_time=1.0, min_samples=30, max_samples=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="0", help="CUDA device index or name (0, cuda:1)")
     opts = p.parse_args()

@@ -18,7 +18,8 @@ import torch._dynamo
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_timing import FLUSH_BYTES, attempt, first_call_seconds, measure, write_json  # noqa: E402
+from torch_timing import (add_sampling_options, attempt, first_call_seconds, measure,  # noqa: E402
+                          begin_run, write_json)
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 EPS = 1e-5
@@ -134,10 +135,7 @@ def parse_args():
     p.add_argument("--dtypes", default="bf16", help="comma-separated: bf16,fp16,fp32")
     p.add_argument("--quick", action="store_true", help="two small shapes")
     p.add_argument("--shapes", default="", help="comma-separated MxN in place of the llm shapes, e.g. 32768x256,4096x4096")
-    p.add_argument("--min-time", type=float, default=0.1)
-    p.add_argument("--max-time", type=float, default=0.5)
-    p.add_argument("--min-samples", type=int, default=20)
-    p.add_argument("--max-samples", type=int, default=500)
+    add_sampling_options(p)
     opts = p.parse_args()
     opts.ops = [o for o in opts.ops.split(",") if o]
     opts.dtypes = [d for d in opts.dtypes.split(",") if d]
@@ -157,17 +155,10 @@ def parse_args():
 
 def main():
     opts = parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("torch_rows.py: no CUDA device visible to torch")
-    doc = {"tool": "scripts/device/torch_rows.py", "torch": torch.__version__, "cuda": torch.version.cuda,
-           "device": torch.cuda.get_device_name(), "eps": EPS,
-           "method": "CUDA-event median per figure, a 256 MB buffer zeroed (untimed) before each sample to evict "
-                     "the L2; forward under no_grad; backward alone = torch.autograd.grad of a saved forward "
-                     "(retain_graph) for x, w (and b); torch.compile dynamic=False, dynamo reset per case",
-           "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "copy": {}, "cases": []}
-    os.makedirs(os.path.dirname(os.path.abspath(opts.out)), exist_ok=True)
-    flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
-    t0 = time.perf_counter()
+    doc, flush, t0 = begin_run("torch_rows.py", opts.out, "forward under no_grad; backward alone = "
+                                 "torch.autograd.grad of a saved forward (retain_graph) for x, w (and b); "
+                                 "torch.compile dynamic=False, dynamo reset per case",
+                                 eps=EPS, copy={}, cases=[])
     for dtype in opts.dtypes:
         doc["copy"][dtype] = copy_ceiling(opts, flush, dtype)
         for op in opts.ops:

@@ -3,12 +3,39 @@ before each sample, the compile time of a first call, errors recorded per figure
 import json
 import math
 import os
+import sys
 import time
 import traceback
 
 import torch
 
 FLUSH_BYTES = 256 << 20
+
+
+def add_sampling_options(parser, min_time=0.1, max_time=0.5, min_samples=20, max_samples=500):
+    """The options measure() reads: how long and how many samples a figure takes."""
+    parser.add_argument("--min-time", type=float, default=min_time,
+                        help=f"seconds of measured time per figure ({min_time})")
+    parser.add_argument("--max-time", type=float, default=max_time,
+                        help=f"stop sampling past this many measured seconds ({max_time})")
+    parser.add_argument("--min-samples", type=int, default=min_samples)
+    parser.add_argument("--max-samples", type=int, default=max_samples)
+
+
+def begin_run(script, out, method, **fields):
+    """What a baseline script starts with: a CUDA device (else exit), the folder of its JSON, the L2
+    flush buffer, and the head of its JSON: the script, torch's versions and device, how each figure
+    was taken (method, after the sampling common to all), when. Returns (doc, flush, start time)."""
+    if not torch.cuda.is_available():
+        sys.exit(f"{script}: no CUDA device visible to torch")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    doc = {"tool": f"scripts/device/{script}", "torch": torch.__version__, "cuda": torch.version.cuda,
+           "device": torch.cuda.get_device_name(),
+           "method": "CUDA-event median per figure, a 256 MB buffer zeroed (untimed) before each sample to evict "
+                     "the L2; " + method,
+           "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    doc.update(fields)
+    return doc, torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda"), time.perf_counter()
 
 
 def percentile(sorted_values, q):

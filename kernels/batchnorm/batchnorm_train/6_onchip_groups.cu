@@ -8,6 +8,8 @@
 // 0.291 ms, 9.1 us a wave against 5.5 us of bytes; this one 0.241 ms (docs/notes/
 // batchnorm-train-perf.md has the steps between). 64x64x512x512 is refused (a 67 MB channel does
 // not fit the grid's ~30 MB of shared memory).
+#include <algorithm>
+
 #include "harness/cuda_check.hpp"
 #include "kernels/batchnorm/device.cuh"
 #include "kernels/batchnorm/batchnorm_train/spec.hpp"
