@@ -9,6 +9,7 @@
 // batchnorm-train-perf.md has the steps between). 64x64x512x512 is refused (a 67 MB channel does
 // not fit the grid's ~30 MB of shared memory).
 #include <algorithm>
+#include <string>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/batchnorm/device.cuh"
@@ -64,6 +65,9 @@ TeamSlicePlan plan_for(const bn::Shape& s, const nb::dev::TeamSliceFit& f, bool 
     p.refusal = f.why_not;
   else
     p = plan_team_slices(s.n, s.c, s.hw, f.resident, f.slice_floats, aligned16, "channel");
+  if (p.ok() && p.team > nb::dev::kMaxTeam)
+    p.refusal = "a team of " + std::to_string(p.team) + " CTAs: warp 0 merges at most " +
+                std::to_string(nb::dev::kMaxTeam) + " partials";
   return p;
 }
 
