@@ -42,14 +42,14 @@ TEST(TeamSlicePlan, CoversEveryFittingShape) {
 }
 
 TEST(TeamSlicePlan, KernelBenchShapes) {
-  // 16x64x256x256: 4 MB channels, 37 CTAs at least; two channels per wave on 66 CTAs each
+  // 16x64x256x256: 4 MB channels, 55 CTAs at least; two channels per wave on 66 CTAs each
   // (62 KB slices, 32 waves) moves the fewest bytes per CTA.
   const TeamSlicePlan small = plan_team_slices(16, 64, 256 * 256, kH100Ctas, kH100Slice, true, "channel");
   expect_valid(small, 16, 64, 256 * 256, kH100Ctas, kH100Slice);
   EXPECT_EQ(small.teams, 2);
   EXPECT_EQ(small.team, 66);
   EXPECT_EQ(small.waves, 32);
-  // 64x64x512x512: a 67 MB channel against 15 MB of shared memory.
+  // 64x64x512x512: a 67 MB channel against the 10 MB that 132 CTAs hold in one buffer each.
   const TeamSlicePlan large = plan_team_slices(64, 64, 512 * 512, kH100Ctas, kH100Slice, true, "channel");
   EXPECT_FALSE(large.ok());
   EXPECT_NE(large.refusal.find("67 MB"), std::string::npos) << large.refusal;
