@@ -9,21 +9,27 @@
 
 namespace nb::dev {
 
-__device__ inline void team_arrive(unsigned* arrivals) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    atomicAdd(arrivals, 1u);
-  }
+// The halves as one thread does them. team_signal: the thread's earlier writes (and, through a
+// CTA barrier just before, its CTA's) are published, then the count goes up. team_await: returns
+// once the count reaches target, the writes published before it visible. An acquire load rather
+// than a trailing fence: a fence would also wait for the loads issued between the halves, which
+// are meant to stay in flight.
+__device__ __forceinline__ void team_signal(unsigned* count) {
+  __threadfence();
+  atomicAdd(count, 1u);
+}
+__device__ __forceinline__ void team_await(unsigned* count, unsigned target) {
+  const cuda::atomic_ref<unsigned, cuda::thread_scope_device> seen(*count);
+  while (seen.load(cuda::memory_order_acquire) < target) __nanosleep(32);
 }
 
-// An acquire load rather than a trailing fence: a fence would also wait for the loads issued
-// between arrive and wait, which are meant to stay in flight.
+__device__ inline void team_arrive(unsigned* arrivals) {
+  __syncthreads();
+  if (threadIdx.x == 0) team_signal(arrivals);
+}
+
 __device__ inline void team_wait(unsigned* arrivals, unsigned target) {
-  if (threadIdx.x == 0) {
-    const cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(*arrivals);
-    while (count.load(cuda::memory_order_acquire) < target) __nanosleep(32);
-  }
+  if (threadIdx.x == 0) team_await(arrivals, target);
   __syncthreads();
 }
 
@@ -40,14 +46,9 @@ struct LaggedTeamBarrier {
   unsigned* counters;  // two, by wave parity
   unsigned team;       // CTAs that arrive at every wave
 
-  __device__ __forceinline__ void arrive(unsigned wave) const {
-    __threadfence();
-    atomicAdd(counters + (wave & 1u), 1u);
-  }
+  __device__ __forceinline__ void arrive(unsigned wave) const { team_signal(counters + (wave & 1u)); }
   __device__ __forceinline__ void wait_warp(unsigned wave) const {
-    const cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(counters[wave & 1u]);
-    const unsigned target = team * (wave / 2u + 1u);
-    while (count.load(cuda::memory_order_acquire) < target) __nanosleep(32);
+    team_await(counters + (wave & 1u), team * (wave / 2u + 1u));
   }
 };
 

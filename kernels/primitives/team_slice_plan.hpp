@@ -13,6 +13,9 @@ namespace nb {
 // a slice: it breaks near-ties toward fewer waves.
 inline constexpr std::int64_t kWaveOverheadBytes = 4096;
 
+// The most CTAs a team may have: the pipeline's warp 0 merges the team's partials, five a lane.
+inline constexpr int kMaxTeamCtas = 5 * 32;
+
 struct TeamSlicePlan {
   int vec = 1;               // floats per vector: 4 (16-byte copies) when run_length % 4 == 0 and the tensors are aligned16, else 1
   std::int64_t mv = 0;       // vectors per set: runs * run_length / vec
@@ -26,8 +29,8 @@ struct TeamSlicePlan {
   int ctas() const { return team * teams; }
 };
 
-// resident_ctas: CTAs the device keeps co-resident; slice_floats: the floats one CTA's slice
-// buffer holds; what: the set's name in a refusal ("channel"). Among the set counts per
+// resident_ctas: CTAs the device keeps co-resident (a team takes at most kMaxTeamCtas of them);
+// slice_floats: the floats one CTA's slice buffer holds; what: the set's name in a refusal ("channel"). Among the set counts per
 // wave that fit, takes the one whose busiest CTA moves the fewest bytes (waves x (slice +
 // overhead)), the larger count on ties. aligned16: the tensors start on 16 bytes (else single
 // floats: --misaligned tensors).

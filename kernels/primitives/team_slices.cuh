@@ -31,7 +31,7 @@ namespace nb::dev {
 inline constexpr int kTeamSliceThreads = 512;
 inline constexpr int kDataWarps = kTeamSliceThreads / 32 - 1;  // warps 1..15: copies, statistics, y
 inline constexpr int kDataThreads = kDataWarps * 32;
-inline constexpr int kMaxTeam = 5 * 32;  // partials warp 0 merges: five a lane
+inline constexpr int kMaxTeam = kMaxTeamCtas;  // partials warp 0 merges (five a lane)
 
 // Wave k of a team takes set team + k * teams into buffer k % 3 and publishes its partial into
 // slot set k % 2, then finishes wave k - 1. Three buffers: wave k + 1's copy lands in the one
@@ -90,7 +90,7 @@ __device__ __forceinline__ void copy_slice(const float* x, const Geom& g, long l
 // count, the sum of x - pivot, and the squared deviations from the warp's own mean. Every lane
 // gets them; a warp with no vector gets zeros.
 struct WarpSums {
-  float count, sum, m2, unused;
+  float count, sum, m2, pad;  // pad: 16 bytes, one shared-memory store and load
 };
 template <int VEC>
 __device__ WarpSums warp_slice_sums(const float* buf, unsigned vectors, float pivot) {
@@ -303,7 +303,7 @@ void launch_team_slices(void (*kernel)(KernelArgs...), const TeamSlicePlan& plan
                         cudaStream_t stream, Args... args) {
   auto* partials = static_cast<PivotedWelford*>(ws);
   auto* arrivals = reinterpret_cast<unsigned*>(static_cast<char*>(ws) + team_slice_partials_bytes(plan));
-  if (plan.team > kMaxTeam) throw std::logic_error("team-slice plan: a team larger than warp 0 merges");
+  if (plan.team > kMaxTeam) throw std::logic_error("team-slice plan: a team larger than warp 0 merges");  // plan_team_slices caps it
   NB_CUDA_CHECK(cudaMemsetAsync(arrivals, 0, 2 * sizeof(unsigned) * std::size_t(plan.teams), stream));
   const TeamSlices t{unsigned(plan.team), unsigned(plan.teams), unsigned(fit.slice_floats)};
   cudaLaunchConfig_t cfg = {};

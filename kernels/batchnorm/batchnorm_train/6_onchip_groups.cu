@@ -65,9 +65,6 @@ TeamSlicePlan plan_for(const bn::Shape& s, const nb::dev::TeamSliceFit& f, bool 
     p.refusal = f.why_not;
   else
     p = plan_team_slices(s.n, s.c, s.hw, f.resident, f.slice_floats, aligned16, "channel");
-  if (p.ok() && p.team > nb::dev::kMaxTeam)
-    p.refusal = "a team of " + std::to_string(p.team) + " CTAs: warp 0 merges at most " +
-                std::to_string(nb::dev::kMaxTeam) + " partials";
   return p;
 }
 

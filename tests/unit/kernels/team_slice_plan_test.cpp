@@ -3,6 +3,8 @@
 // hold; the quick suite's shapes reach the paths the GPU tests must exercise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kernels/primitives/team_slice_plan.hpp"
 
 namespace nb {
@@ -22,6 +24,7 @@ void expect_valid(const TeamSlicePlan& p, std::int64_t n, std::int64_t c, std::i
   EXPECT_GE(p.teams, 1);
   EXPECT_LE(p.teams, c);
   EXPECT_LE(p.ctas(), ctas) << "the grid must be co-resident";
+  EXPECT_LE(p.team, kMaxTeamCtas) << "warp 0 merges at most kMaxTeamCtas partials";
   EXPECT_GE(p.slice * p.team, p.mv) << "the slices cover the channel";
   EXPECT_LE(p.slice * p.vec, slice_floats) << "a slice fits its buffer";
   EXPECT_GE(p.waves * p.teams, c) << "the waves cover every channel";
@@ -37,7 +40,8 @@ TEST(TeamSlicePlan, CoversEveryFittingShape) {
           if (p.ok())
             expect_valid(p, n, c, hw, ctas, kH100Slice);
           else
-            EXPECT_GT(n * hw, std::int64_t(ctas) * kH100Slice) << "refused although a channel fits";
+            EXPECT_GT(n * hw, std::int64_t(std::min(ctas, kMaxTeamCtas)) * kH100Slice)
+                << "refused although a channel fits a team";
         }
 }
 
@@ -77,6 +81,18 @@ TEST(TeamSlicePlan, QuickShapesReachSeveralWavesAndTeams) {
   const TeamSlicePlan one_wave = plan_team_slices(16, 64, 1024, kH100Ctas, kH100Slice, true, "channel");
   expect_valid(one_wave, 16, 64, 1024, kH100Ctas, kH100Slice);
   EXPECT_GE(one_wave.team, 2);
+}
+
+TEST(TeamSlicePlan, TeamsStayWithinWhatWarpZeroMerges) {
+  // 264 co-resident CTAs (a GPU of 264 SMs): one 4 MB channel takes 160 of them, not 264.
+  const TeamSlicePlan one = plan_team_slices(256, 1, 4096, 264, kH100Slice, true, "channel");
+  expect_valid(one, 256, 1, 4096, 264, kH100Slice);
+  EXPECT_EQ(one.team, kMaxTeamCtas);
+  // A channel more than 160 slices hold is refused even where more CTAs are resident.
+  const TeamSlicePlan beyond = plan_team_slices(1, 1, 4 * (kMaxTeamCtas * kH100Slice / 4 + 1), 264, kH100Slice,
+                                                true, "channel");
+  EXPECT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.refusal.find("160 CTAs"), std::string::npos) << beyond.refusal;
 }
 
 TEST(TeamSlicePlan, MisalignedTensorsTakeSingleFloats) {
