@@ -4,14 +4,14 @@
 // into shared memory (cp.async, three buffers), folds it, publishes its partial and finishes the
 // wave before: Chan-merges that wave's partials and hands the set's (mean, variance) and its slice
 // in shared memory to the op's `finish`, which writes y. Warp 0 does the team's part (the barrier,
-// the partials' L2 round trips, the merges, the arrival's fence) while the other warps copy, fold
-// and write, each only its own vectors: one block barrier a wave, and no L2 round trip between a
-// wave's bytes and the next's. The team barrier is waited for a wave after its arrival
-// (LaggedTeamBarrier). The plan: team_slice_plan.hpp; the design's steps and figures:
+// the partials' L2 round trips, the merge, the arrival's fence) while the other warps copy, fold
+// (on barriers of their own) and write: no L2 round trip between a wave's bytes and the next's.
+// The team barrier is waited for a wave after its arrival (LaggedTeamBarrier). The plan: team_slice_plan.hpp; the design's steps and figures:
 // docs/notes/batchnorm-train-perf.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -20,6 +20,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cp_async.cuh"
+#include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/merge.cuh"
 #include "kernels/primitives/reduce.cuh"
 #include "kernels/primitives/team_barrier.cuh"
@@ -69,6 +70,16 @@ __device__ __forceinline__ void slice_vector(const float* buf, unsigned i, float
 // A data thread's index among the data warps.
 __device__ __forceinline__ unsigned data_thread() { return threadIdx.x - 32; }
 
+// The data warps' own barrier, three a wave (kDataBarriers): an mbarrier of kDataThreads arrivals
+// in shared memory, one phase a wave. Not a named barrier (`bar.sync 1, 480`): 0.8% faster on the
+// H100, but racecheck then reports hazards on the __syncthreads handoffs with warp 0 that are not
+// there (tests/probes/racecheck_named_barrier.cu).
+inline constexpr int kDataBarriers = 3;
+__device__ __forceinline__ void data_barrier(std::uint64_t* bar, unsigned wave) {
+  mbarrier_arrive(bar);
+  mbarrier_wait(bar, wave & 1u);
+}
+
 // Copies vectors [j0, j1) of `set` into buf (data warps).
 template <int VEC, class Geom>
 __device__ __forceinline__ void copy_slice(const float* x, const Geom& g, long long set, unsigned j0, unsigned j1,
@@ -84,27 +95,34 @@ __device__ __forceinline__ void copy_slice(const float* x, const Geom& g, long l
   cp_async_commit();
 }
 
-// This data warp's share of the slice in shared memory (the vectors its own lanes copied, so that
-// each lane's cp.async wait makes them visible without a block barrier), folded in two passes
-// about the CTA's pivot (the slice's first value, read from global memory a wave ahead): the
-// count, the sum of x - pivot, and the squared deviations from the warp's own mean. Every lane
-// gets them; a warp with no vector gets zeros.
-struct WarpSums {
-  float count, sum, m2, pad;  // pad: 16 bytes, one shared-memory store and load
-};
+// The sum of v over the data warps, added in warp order (the same bits in every CTA), to every
+// data thread. scratch: kDataWarps floats, rewritten only after the wave's block barriers.
+__device__ __forceinline__ float data_sum(float v, float* scratch, std::uint64_t* bar, unsigned wave) {
+  v = warp_sum(v);
+  if ((threadIdx.x & 31) == 0) scratch[threadIdx.x / 32 - 1] = v;
+  data_barrier(bar, wave);
+  float total = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kDataWarps; ++w) total += scratch[w];
+  return total;
+}
+
+// Exact two-pass statistics of the slice in shared memory (data warps, after the slice's data
+// barrier): the mean of x - pivot, then the squared deviations from it; the pivot is the slice's
+// first value.
 template <int VEC>
-__device__ WarpSums warp_slice_sums(const float* buf, unsigned vectors, float pivot) {
-  float s = 0.0f, n = 0.0f;
+__device__ PivotedWelford slice_stats(const float* buf, unsigned vectors, float (*scratch)[kDataWarps],
+                                      std::uint64_t* bars, unsigned wave) {
+  const float pivot = buf[0];
+  float s = 0.0f;
   for (unsigned i = data_thread(); i < vectors; i += kDataThreads) {
     float v[VEC];
     slice_vector<VEC>(buf, i, v);
-    n += float(VEC);
 #pragma unroll
     for (int e = 0; e < VEC; ++e) s += v[e] - pivot;
   }
-  const float count = warp_sum(n), sum = warp_sum(s);
-  if (count == 0.0f) return {0.0f, 0.0f, 0.0f, 0.0f};
-  const float mean = sum / count;
+  const float count = float(vectors * VEC);
+  const float mean = data_sum(s, scratch[0], bars + 1, wave) / count;
   float m2 = 0.0f;
   for (unsigned i = data_thread(); i < vectors; i += kDataThreads) {
     float v[VEC];
@@ -115,35 +133,23 @@ __device__ WarpSums warp_slice_sums(const float* buf, unsigned vectors, float pi
       m2 = fmaf(d, d, m2);
     }
   }
-  return {count, sum, warp_sum(m2), 0.0f};
+  return {count, mean, data_sum(m2, scratch[1], bars + 2, wave), pivot};
 }
 
-// The data warps' sums combined by warp 0 into the CTA's partial: the mean of x - pivot from the
-// summed sums, and M2 = sum of the warps' M2 + count * (warp mean - mean)^2 (Chan's merge of a
-// common pivot's sums: two warp sums and a division a lane).
-__device__ __forceinline__ PivotedWelford merge_warps(const WarpSums* warp_sums, float pivot) {
+// The team's partials of a wave merged by warp 0 in a fixed order (ranks lane, lane + 32, ... in
+// each lane, then the lanes' tree: every CTA of the team gets the same bits), relative to rank 0's
+// pivot. Every load is issued before the first is used.
+__device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
   const unsigned lane = threadIdx.x & 31;
-  const WarpSums w = lane < unsigned(kDataWarps) ? warp_sums[lane] : WarpSums{0.0f, 0.0f, 0.0f, 0.0f};
-  const float count = warp_sum(w.count), mean = warp_sum(w.sum) / count;
-  const float d = w.count > 0.0f ? w.sum / w.count - mean : 0.0f;
-  return {count, mean, warp_sum(fmaf(w.count * d, d, w.m2)), pivot};
-}
-
-// Partials merged by warp 0 in a fixed order (lane l takes partials l, l + 32, ... in turn, then
-// the lanes' tree: the same bits wherever the same partials are merged), relative to partial 0's
-// pivot. Every load is issued before the first is used. Partials of count 0 drop out.
-template <int MAX, class Load>
-__device__ __forceinline__ PivotedWelford warp_merge_pivoted(unsigned n, Load load) {
-  const unsigned lane = threadIdx.x & 31;
-  float4 q[MAX / 32];
+  float4 q[kMaxTeam / 32];
 #pragma unroll
-  for (int i = 0; i < MAX / 32; ++i)
-    if (lane + 32u * i < n) q[i] = load(lane + 32 * i);
-  const float pivot = load(0).w;
+  for (int i = 0; i < kMaxTeam / 32; ++i)
+    if (lane + 32u * i < team) q[i] = __ldcg(reinterpret_cast<const float4*>(slots + lane + 32 * i));
+  const float pivot = __ldcg(&slots[0].pivot);
   Welford m;
 #pragma unroll
-  for (int i = 0; i < MAX / 32; ++i) {
-    if (lane + 32u * i >= n) break;
+  for (int i = 0; i < kMaxTeam / 32; ++i) {
+    if (lane + 32u * i >= team) break;
     Welford o;
     o.count = q[i].x;
     o.mean = (q[i].w - pivot) + q[i].y;
@@ -154,28 +160,22 @@ __device__ __forceinline__ PivotedWelford warp_merge_pivoted(unsigned n, Load lo
   return {m.count, m.mean, m.m2, pivot};
 }
 
-// The team's partials of a wave, merged by warp 0 (every CTA of the team gets the same bits).
-__device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
-  return warp_merge_pivoted<kMaxTeam>(
-      team, [&](unsigned r) { return __ldcg(reinterpret_cast<const float4*>(slots + r)); });
-}
-
-// The pipeline of one CTA over its team's sets (see the header). Wave k, around its one block
-// barrier: warp 0 waits for the team's arrival at k - 1 and merges its partials while the data
-// warps issue the copy of k + 1 and fold the slice of k; after the barrier that hands each side's
-// result to the other, warp 0 publishes k's partial and arrives (its fence) while the data warps
-// write y of k - 1. finish.commit(set, mean, variance) runs once a set (rank 0's thread 0:
-// BatchNorm's saved and running statistics); finish.write(set, j0, j1, slice, mean, variance,
-// thread, threads) writes the slice's y from shared memory on the data warps, vector j by data
-// thread (j - j0) % threads, the thread that copied it (no barrier guards the buffer otherwise).
-// partials: kPartialSets * gridDim.x slots; arrivals: two counters a team, zeroed before the
-// launch; team <= kMaxTeam.
+// The pipeline of one CTA over its team's sets (see the header). Wave k, between two block
+// barriers: warp 0 waits for the team's arrival at k - 1 and merges its partials while the data
+// warps issue the copy of k + 1 and fold the slice of k (their own three barriers); after the
+// barrier that hands each side's result to the other, warp 0 publishes k's partial and arrives
+// (its fence) while the data warps write y of k - 1. finish.commit(set, mean, variance) runs once
+// a set (rank 0's thread 0: BatchNorm's saved and running statistics); finish.write(set, j0, j1,
+// slice, mean, variance, thread, threads) writes the slice's y from shared memory on the data
+// warps. partials: kPartialSets * gridDim.x slots; arrivals: two counters a team, zeroed before
+// the launch; team <= kMaxTeam.
 template <int VEC, class Geom, class Finish>
 __device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
                                                     PivotedWelford* partials, unsigned* arrivals, Finish finish) {
   extern __shared__ float4 team_slice_smem[];
-  __shared__ WarpSums warp_sums[2][kDataWarps];  // by wave parity: written a wave ahead of the last read
-  __shared__ PivotedWelford handed_merge[2];
+  __shared__ float scratch[2][kDataWarps];
+  __shared__ PivotedWelford handed_stats, handed_merge;
+  __shared__ std::uint64_t data_bars[kDataBarriers];  // the slice landed, its sum, its squared deviations
   float* const base = reinterpret_cast<float*>(team_slice_smem);
   const unsigned team = blockIdx.x / t.team, rank = blockIdx.x % t.team;
   const unsigned j0 = g.begin(rank), j1 = g.begin(rank + 1);
@@ -185,9 +185,9 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
   auto set_of = [&](unsigned k) { return team + (long long)k * t.teams; };
   auto buffer = [&](unsigned k) { return base + (k % kSliceBuffers) * t.slice_floats; };
   auto slots = [&](unsigned k) { return partials + (k % kPartialSets) * gridDim.x + team * t.team; };
-  auto pivot_of = [&](unsigned k) { return __ldg(x + g.offset(set_of(k), j0) * VEC); };  // the slice's first value
+  if (threadIdx.x < kDataBarriers) mbarrier_init(data_bars + threadIdx.x, kDataThreads);
+  __syncthreads();
   if (!coordinator && waves > 0) copy_slice<VEC>(x, g, set_of(0), j0, j1, buffer(0));
-  float pivot = waves > 0 ? pivot_of(0) : 0.0f, next_pivot = 0.0f;  // of wave k, of wave k + 1 (loaded a wave ahead)
   PivotedWelford own{};  // warp 0: this CTA's partial of the wave before
   for (unsigned k = 0; k <= waves; ++k) {
     if (coordinator) {
@@ -199,36 +199,33 @@ __device__ __forceinline__ void team_slice_pipeline(const float* x, long long se
         }
         if (threadIdx.x == 0) {
           if (rank == 0) finish.commit(set_of(k - 1), m.pivot + m.mean, m.count > 0.0f ? m.m2 / m.count : 0.0f);
-          handed_merge[(k - 1) & 1] = m;
+          handed_merge = m;
         }
       }
     } else if (k < waves) {
       if (k + 1 < waves) {
-        next_pivot = pivot_of(k + 1);
         copy_slice<VEC>(x, g, set_of(k + 1), j0, j1, buffer(k + 1));
-        cp_async_wait<1>();  // this wave's slice has landed (what this thread copied)
+        cp_async_wait<1>();  // this wave's slice has landed (for this thread) ...
       } else {
         cp_async_wait<0>();
       }
-      const WarpSums w = warp_slice_sums<VEC>(buffer(k), j1 - j0, pivot);
-      if ((threadIdx.x & 31) == 0) warp_sums[k & 1][threadIdx.x / 32 - 1] = w;
+      data_barrier(data_bars, k);  // ... and for every data thread
+      const PivotedWelford w = slice_stats<VEC>(buffer(k), j1 - j0, scratch, data_bars, k);
+      if (threadIdx.x == 32) handed_stats = w;
     }
-    __syncthreads();  // k's sums to warp 0, k - 1's merge to the data warps: the wave's one block barrier
+    __syncthreads();  // k's partial to warp 0, k - 1's merge to the data warps
     if (coordinator) {
-      if (k < waves) own = merge_warps(warp_sums[k & 1], pivot);
+      if (k < waves) own = handed_stats;
       if (k < waves && t.team > 1 && threadIdx.x == 0) {
         __stcg(reinterpret_cast<float4*>(slots(k) + rank), make_float4(own.count, own.mean, own.m2, own.pivot));
         barrier.arrive(k);  // its fence overlaps the data warps' writes
       }
     } else if (k > 0) {
-      const PivotedWelford m = handed_merge[(k - 1) & 1];
+      const PivotedWelford m = handed_merge;
       finish.write(set_of(k - 1), j0, j1, static_cast<const float*>(buffer(k - 1)), m.pivot + m.mean,
                    m.count > 0.0f ? m.m2 / m.count : 0.0f, data_thread(), unsigned(kDataThreads));
     }
-    // No second barrier: a data thread reads and rewrites only the vectors it copies, so buffer(k - 1)
-    // takes the copy of k + 2 from the same threads that wrote it out; the handed values alternate
-    // by parity, and this wave's barrier orders one wave's reads before the write two waves on.
-    if (k + 1 < waves) pivot = coordinator ? pivot_of(k + 1) : next_pivot;
+    __syncthreads();  // buffer(k - 1) receives the copy the next wave issues; the handed values are read
   }
 }
 
