@@ -21,11 +21,9 @@
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cp_async.cuh"
 #include "kernels/primitives/mbarrier.cuh"
-#include "kernels/primitives/merge.cuh"
 #include "kernels/primitives/reduce.cuh"
 #include "kernels/primitives/team_barrier.cuh"
 #include "kernels/primitives/team_slice_plan.hpp"
-#include "kernels/primitives/welford.cuh"
 
 namespace nb::dev {
 
@@ -136,28 +134,36 @@ __device__ PivotedWelford slice_stats(const float* buf, unsigned vectors, float 
   return {count, mean, data_sum(m2, scratch[1], bars + 2, wave), pivot};
 }
 
-// The team's partials of a wave merged by warp 0 in a fixed order (ranks lane, lane + 32, ... in
-// each lane, then the lanes' tree: every CTA of the team gets the same bits), relative to rank 0's
-// pivot. Every load is issued before the first is used.
+// The team's partials of a wave merged by warp 0 about rank 0's pivot P, as sums in a fixed
+// order (partials lane, lane + 32, ... in each lane, then warp sums: every CTA of the team gets
+// the same bits): with m_r = (pivot_r - P) + mean_r, the mean is sum n_r m_r / N and M2 is
+// sum (M2_r + n_r (m_r - mean)^2), Chan's merge of all partials at once, with three warp sums and
+// one division in place of a Welford merge (a division) at each partial and each tree level.
+// Every load is issued before the first is used.
 __device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots, unsigned team) {
+  constexpr int kPerLane = kMaxTeam / 32;
   const unsigned lane = threadIdx.x & 31;
-  float4 q[kMaxTeam / 32];
+  float4 q[kPerLane];
 #pragma unroll
-  for (int i = 0; i < kMaxTeam / 32; ++i)
-    if (lane + 32u * i < team) q[i] = __ldcg(reinterpret_cast<const float4*>(slots + lane + 32 * i));
+  for (int i = 0; i < kPerLane; ++i)
+    q[i] = lane + 32u * i < team ? __ldcg(reinterpret_cast<const float4*>(slots + lane + 32 * i))
+                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // count 0: drops out
   const float pivot = __ldcg(&slots[0].pivot);
-  Welford m;
+  float shifted[kPerLane], n = 0.0f, sum = 0.0f;
 #pragma unroll
-  for (int i = 0; i < kMaxTeam / 32; ++i) {
-    if (lane + 32u * i >= team) break;
-    Welford o;
-    o.count = q[i].x;
-    o.mean = (q[i].w - pivot) + q[i].y;
-    o.m2 = q[i].z;
-    m.merge(o);
+  for (int i = 0; i < kPerLane; ++i) {
+    shifted[i] = q[i].x > 0.0f ? (q[i].w - pivot) + q[i].y : 0.0f;
+    n += q[i].x;
+    sum = fmaf(q[i].x, shifted[i], sum);
   }
-  m = warp_merge(m);
-  return {m.count, m.mean, m.m2, pivot};
+  const float count = warp_sum(n), mean = warp_sum(sum) / count;
+  float m2 = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const float d = shifted[i] - mean;
+    m2 += fmaf(q[i].x * d, d, q[i].z);
+  }
+  return {count, mean, warp_sum(m2), pivot};
 }
 
 // The pipeline of one CTA over its team's sets (see the header). Wave k, between two block

@@ -5,7 +5,7 @@
 //
 // H100, 16x64x256x256: 268 MB read + 268 MB written against split's 805 MB, 0.180 ms at the copy
 // ceiling. The first version (each wave's barrier waited for in its wave, two buffers) took
-// 0.291 ms, 9.1 us a wave against 5.5 us of bytes; this one 0.224 ms (docs/notes/
+// 0.291 ms, 9.1 us a wave against 5.5 us of bytes; this one 0.219 ms (docs/notes/
 // batchnorm-train-perf.md has the steps between). 64x64x512x512 is refused (a 67 MB channel does
 // not fit the grid's ~30 MB of shared memory).
 #include <algorithm>
