@@ -6,8 +6,8 @@
 // in shared memory to the op's `finish`, which writes y. Warp 0 does the team's part (the barrier,
 // the partials' L2 round trips, the merge, the arrival's fence) while the other warps copy, fold
 // (on barriers of their own) and write: no L2 round trip between a wave's bytes and the next's.
-// The team barrier is waited for a wave after its arrival (LaggedTeamBarrier). The plan: team_slice_plan.hpp; the design's steps and figures:
-// docs/notes/batchnorm-train-perf.md.
+// The team barrier is waited for a wave after its arrival (LaggedTeamBarrier). The plan:
+// team_slice_plan.hpp; the design's steps and figures: docs/notes/batchnorm-train-perf.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
