@@ -3,7 +3,7 @@
 # the default suite, and a short table last. Logs and the report land in $OUT (or out/), packed at
 # the end into $OUT/session.tgz beside summary.txt (NB_PACK_OUT=0: left as they are).
 #   scripts/device/gpu-session.sh [steps...]
-#   steps: build test sanitize bench validate gemm gemm_profile ab profile torch torch_rows torch_nchw
+#   steps: build test sanitize bench validate gemm gemm_profile ab profile torch torch_rows torch_nchw probes
 #   (default: build test sanitize bench; NB_BENCH_SUITE picks the bench suite, kb by default)
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -171,6 +171,19 @@ step_validate() {
   tar -czf "$OUT/validate-report.tgz" -C "$OUT" validate && rm -rf "$OUT/validate"
   summary+=("quick --validate-only, bare plan cache: exit $s in $((SECONDS - start)) s")
   sed -n '/^where the time went/,$p' "$OUT/validate.log"
+}
+
+# The tool probes (tests/probes, built by `build`): stream_probe's streaming designs against
+# cudaMemcpy on NB_STREAM_MIB MiB a buffer (1024), and racecheck_probe's four modes under racecheck.
+step_probes() {
+  local dir="$NB_ROOT/build/release/tests" mode
+  "$dir/stream_probe" "${NB_STREAM_MIB:-1024}" > "$OUT/stream_probe.txt" 2>&1
+  summary+=("stream_probe: exit $?")
+  cat "$OUT/stream_probe.txt"
+  for mode in block named arrive mbar; do
+    compute-sanitizer --tool racecheck "$dir/racecheck_probe" "$mode" > "$OUT/racecheck_probe-$mode.log" 2>&1
+    summary+=("racecheck_probe $mode: exit $?, $(grep -hE 'wrong values|RACECHECK SUMMARY' "$OUT/racecheck_probe-$mode.log" | tr -s '= ' ' ' | paste -sd';')")
+  done
 }
 
 NB_BENCH_ARGS=(${NB_BENCH_ARGS:-})
