@@ -29,6 +29,7 @@
 
 #include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/shared_address.cuh"
+#include "tests/probes/probe_device.hpp"
 
 namespace {
 
@@ -67,10 +68,10 @@ __device__ __forceinline__ void store(float4* p, float4 v) {
 
 __device__ __forceinline__ float4 plus_one(float4 v) { return make_float4(v.x + 1.0f, v.y + 1.0f, v.z + 1.0f, v.w + 1.0f); }
 
-// Block b owns float4s [b*T*U, (b+1)*T*U): thread t loads t, t + T, ... (U of them), then stores.
+// Chunk c is float4s [c*T*U, (c+1)*T*U): thread t loads t, t + T, ... (U of them), then stores.
 template <int T, int U, Hint H>
-__global__ void __launch_bounds__(T) block_chunks(const float4* x, float4* y, long long n4) {
-  const long long start = (long long)blockIdx.x * T * U + threadIdx.x;
+__device__ __forceinline__ void chunk_pass(const float4* x, float4* y, long long n4, long long chunk) {
+  const long long start = chunk * T * U + threadIdx.x;
   float4 v[U];
 #pragma unroll
   for (int u = 0; u < U; ++u)
@@ -80,19 +81,16 @@ __global__ void __launch_bounds__(T) block_chunks(const float4* x, float4* y, lo
     if (start + u * T < n4) store<H>(y + start + u * T, plus_one(v[u]));
 }
 
-// The same chunks taken by a resident grid in turn.
+// Block b takes chunk b.
+template <int T, int U, Hint H>
+__global__ void __launch_bounds__(T) block_chunks(const float4* x, float4* y, long long n4) {
+  chunk_pass<T, U, H>(x, y, n4, blockIdx.x);
+}
+
+// A resident grid takes the chunks in turn.
 template <int T, int U, Hint H>
 __global__ void __launch_bounds__(T) persistent_chunks(const float4* x, float4* y, long long n4) {
-  for (long long chunk = blockIdx.x; chunk * T * U < n4; chunk += gridDim.x) {
-    const long long start = chunk * T * U + threadIdx.x;
-    float4 v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (start + u * T < n4) v[u] = load<H>(x + start + u * T);
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (start + u * T < n4) store<H>(y + start + u * T, plus_one(v[u]));
-  }
+  for (long long chunk = blockIdx.x; chunk * T * U < n4; chunk += gridDim.x) chunk_pass<T, U, H>(x, y, n4, chunk);
 }
 
 // --- TMA bulk copies (sm_90) ---
@@ -219,16 +217,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: stream_probe [MiB per buffer, a positive integer; 1024 by default]\n");
     return 2;
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "stream_probe: no CUDA device\n");
-    return 77;
-  }
+  if (!nb::probes::has_device("stream_probe")) return nb::probes::kSkip;
   cudaDeviceProp prop{};
   PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
   if (prop.major < 9) {
     std::fprintf(stderr, "stream_probe: the bulk-copy designs need sm_90 (this GPU is sm_%d%d)\n", prop.major, prop.minor);
-    return 77;
+    return nb::probes::kSkip;
   }
   const long long bytes = mib << 20, n = bytes / 4, n4 = n / 4;
   float *x = nullptr, *y = nullptr, *sink = nullptr;
