@@ -19,6 +19,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
 #include "kernels/primitives/mbarrier.cuh"
 #include "tests/probes/probe_device.hpp"
 
@@ -75,21 +77,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: racecheck_probe block|named|arrive|mbar\n");
     return 2;
   }
-  if (!nb::probes::has_device("racecheck_probe")) return nb::probes::kSkip;
-  int* wrong = nullptr;
-  if (cudaMalloc(&wrong, sizeof(int)) != cudaSuccess || cudaMemset(wrong, 0, sizeof(int)) != cudaSuccess) return 1;
-  switch (mode) {
-    case kBlock: handoff<kBlock><<<1, kThreads>>>(wrong); break;
-    case kNamed: handoff<kNamed><<<1, kThreads>>>(wrong); break;
-    case kArrive: handoff<kArrive><<<1, kThreads>>>(wrong); break;
-    default: handoff<kMbar><<<1, kThreads>>>(wrong); break;
-  }
-  int host = -1;
-  const cudaError_t e = cudaMemcpy(&host, wrong, sizeof(int), cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "racecheck_probe: %s\n", cudaGetErrorString(e));
-    return 1;
-  }
-  std::printf("racecheck_probe %s: %d wrong values in %d rounds\n", argv[1], host, kRounds);
-  return host == 0 ? 0 : 1;
+  return nb::probes::run_on_device("racecheck_probe", [&] {
+    const nb::DeviceBuffer wrong(sizeof(int));
+    NB_CUDA_CHECK(cudaMemset(wrong.get(), 0, sizeof(int)));
+    switch (mode) {
+      case kBlock: handoff<kBlock><<<1, kThreads>>>(wrong.as<int>()); break;
+      case kNamed: handoff<kNamed><<<1, kThreads>>>(wrong.as<int>()); break;
+      case kArrive: handoff<kArrive><<<1, kThreads>>>(wrong.as<int>()); break;
+      default: handoff<kMbar><<<1, kThreads>>>(wrong.as<int>()); break;
+    }
+    NB_CHECK_LAUNCH();
+    int host = -1;
+    NB_CUDA_CHECK(cudaMemcpy(&host, wrong.get(), sizeof(int), cudaMemcpyDeviceToHost));
+    std::printf("racecheck_probe %s: %d wrong values in %d rounds\n", argv[1], host, kRounds);
+    return host == 0 ? 0 : 1;
+  });
 }

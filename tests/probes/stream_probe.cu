@@ -11,15 +11,14 @@
 //   bulk S x K KB       TMA bulk copies (cp.async.bulk) through S shared-memory stages of K KB,
 //                       one CTA an SM: `copy` stores the stage as it landed, `add` adds 1 in
 //                       shared memory first
-//   read / write        the sum of x (read only) and a fill of y (write only), for the one-way rates
-// Prints each design's median of 15 timed passes (CUDA events, after 3 warm-up passes) in ms and
-// GB/s (bytes read + written) and its ratio to memcpy's. Exit 1 when an output is wrong, 77
-// without a GPU; 2 on a bad argument.
+// The one-way rates (read only, write only, two reads and a write) are `normbench ceilings`'
+// (harness/timing/stream_ceilings.cu). Prints each design's median of 15 timed passes (the
+// harness's EventTimer, after 3 warm-up passes) in ms and GB/s (bytes read + written) and its ratio
+// to memcpy's. Exit 1 when an output is wrong or a CUDA call fails, 77 without a GPU; 2 on a bad
+// argument.
 //   build/release/tests/stream_probe 1024
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -27,21 +26,16 @@
 #include <string>
 #include <vector>
 
+#include "harness/cuda_check.hpp"
+#include "harness/device/grid_stride.cuh"
+#include "harness/device_buffer.hpp"
+#include "harness/timing/event_timer.hpp"
+#include "harness/timing/statistics.hpp"
 #include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/shared_address.cuh"
 #include "tests/probes/probe_device.hpp"
 
 namespace {
-
-#define PROBE_CHECK(call)                                                                             \
-  do {                                                                                                \
-    const cudaError_t e_ = (call);                                                                    \
-    if (e_ != cudaSuccess) {                                                                          \
-      std::fprintf(stderr, "stream_probe: %s at %s:%d: %s\n", #call, __FILE__, __LINE__,              \
-                   cudaGetErrorString(e_));                                                           \
-      std::exit(1);                                                                                   \
-    }                                                                                                 \
-  } while (0)
 
 enum Hint { kPlain, kEvictFirst, kNoAllocate };
 
@@ -154,32 +148,6 @@ __global__ void __launch_bounds__(256) bulk_tiles(const float* x, float* y, long
   if (threadIdx.x == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
-// --- one-way rates ---
-
-template <int T, int U>
-__global__ void __launch_bounds__(T) read_sum(const float4* x, long long n4, float* sink) {
-  const long long start = (long long)blockIdx.x * T * U + threadIdx.x;
-  float s = 0.0f;
-#pragma unroll
-  for (int u = 0; u < U; ++u)
-    if (start + u * T < n4) {
-      const float4 v = __ldcs(x + start + u * T);
-      s += v.x + v.y + v.z + v.w;
-    }
-  if (s == -1.0f) *sink = s;  // x holds no -1 sums: kept only so the loads are not dead
-}
-
-template <int T, int U>
-__global__ void __launch_bounds__(T) write_fill(float4* y, long long n4) {
-  const long long start = (long long)blockIdx.x * T * U + threadIdx.x;
-#pragma unroll
-  for (int u = 0; u < U; ++u)
-    if (start + u * T < n4) {
-      const long long i = start + u * T;
-      __stcs(y + i, make_float4(float(i & 1023), 0.0f, 1.0f, 2.0f));
-    }
-}
-
 // --- setup and checks ---
 
 __global__ void fill_x(float* x, long long n) {
@@ -197,56 +165,38 @@ __global__ void count_wrong(const float* x, const float* y, long long n, float a
 
 struct Design {
   std::string name;
-  double bytes_per_pass;  // read + written
-  float add;              // what y must hold over x; NAN: no output to check
-  std::function<void(cudaStream_t)> run;
+  float add;  // what y must hold over x
+  std::function<void()> run;
 };
 
-double median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  long long mib = 1024;
-  char* rest = nullptr;
-  if (argc == 2) mib = std::strtoll(argv[1], &rest, 10);
-  if (argc > 2 || (argc == 2 && (*rest != '\0' || mib <= 0 || mib > (1LL << 20)))) {
-    std::fprintf(stderr, "usage: stream_probe [MiB per buffer, a positive integer; 1024 by default]\n");
-    return 2;
-  }
-  if (!nb::probes::has_device("stream_probe")) return nb::probes::kSkip;
+int run(long long mib) {
   cudaDeviceProp prop{};
-  PROBE_CHECK(cudaGetDeviceProperties(&prop, 0));
+  NB_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   if (prop.major < 9) {
     std::fprintf(stderr, "stream_probe: the bulk-copy designs need sm_90 (this GPU is sm_%d%d)\n", prop.major, prop.minor);
     return nb::probes::kSkip;
   }
   const long long bytes = mib << 20, n = bytes / 4, n4 = n / 4;
-  float *x = nullptr, *y = nullptr, *sink = nullptr;
-  unsigned long long* wrong = nullptr;
-  PROBE_CHECK(cudaMalloc(&x, bytes));
-  PROBE_CHECK(cudaMalloc(&y, bytes));
-  PROBE_CHECK(cudaMalloc(&sink, sizeof(float)));
-  PROBE_CHECK(cudaMalloc(&wrong, sizeof(unsigned long long)));
+  const nb::DeviceBuffer x_buffer(bytes), y_buffer(bytes), wrong_buffer(sizeof(unsigned long long));
+  float *x = x_buffer.as<float>(), *y = y_buffer.as<float>();
+  auto* wrong = wrong_buffer.as<unsigned long long>();
   cudaStream_t stream;
-  PROBE_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  fill_x<<<prop.multiProcessorCount * 8, 256, 0, stream>>>(x, n);
-  PROBE_CHECK(cudaGetLastError());
+  NB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const int check_blocks = nb::grid_stride_blocks(n);
+  fill_x<<<check_blocks, nb::kGridStrideThreads, 0, stream>>>(x, n);
+  NB_CHECK_LAUNCH();
 
   const auto* x4 = reinterpret_cast<const float4*>(x);
   auto* y4 = reinterpret_cast<float4*>(y);
-  const double both = 2.0 * double(bytes);
   std::vector<Design> designs;
-  designs.push_back({"memcpy", both, 0.0f, [&](cudaStream_t s) {
-                       PROBE_CHECK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, s));
+  designs.push_back({"memcpy", 0.0f, [&] {
+                       NB_CUDA_CHECK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, stream));
                      }});
   auto blocks = [&](int chunk) { return unsigned((n4 + chunk - 1) / chunk); };
-#define PROBE_BLOCK(T, U, H, label)                                                                     \
-  designs.push_back({"block " #T " x " #U label, both, 1.0f, [&](cudaStream_t s) {                  \
-                       block_chunks<T, U, H><<<blocks(T * U), T, 0, s>>>(x4, y4, n4);                   \
+#define PROBE_BLOCK(T, U, H, label)                                                  \
+  designs.push_back({"block " #T " x " #U label, 1.0f, [&] {                        \
+                       block_chunks<T, U, H><<<blocks(T * U), T, 0, stream>>>(x4, y4, n4); \
+                       NB_CHECK_LAUNCH();                                           \
                      }})
   PROBE_BLOCK(256, 4, kPlain, "");
   PROBE_BLOCK(256, 4, kEvictFirst, " cs");
@@ -259,9 +209,10 @@ int main(int argc, char** argv) {
   PROBE_BLOCK(1024, 2, kPlain, "");
 #undef PROBE_BLOCK
   const unsigned resident = unsigned(prop.multiProcessorCount) * 2048u;
-#define PROBE_PERSISTENT(T, U, H, label)                                                                \
-  designs.push_back({"persistent " #T " x " #U label, both, 1.0f, [&](cudaStream_t s) {             \
-                       persistent_chunks<T, U, H><<<resident / T, T, 0, s>>>(x4, y4, n4);              \
+#define PROBE_PERSISTENT(T, U, H, label)                                                 \
+  designs.push_back({"persistent " #T " x " #U label, 1.0f, [&] {                      \
+                       persistent_chunks<T, U, H><<<resident / T, T, 0, stream>>>(x4, y4, n4); \
+                       NB_CHECK_LAUNCH();                                              \
                      }})
   PROBE_PERSISTENT(512, 4, kPlain, "");
   PROBE_PERSISTENT(256, 8, kEvictFirst, " cs");
@@ -269,11 +220,12 @@ int main(int argc, char** argv) {
   const unsigned sms = unsigned(prop.multiProcessorCount);
 #define PROBE_BULK(S, KB, ADD, label)                                                                  \
   do {                                                                                                 \
-    PROBE_CHECK(cudaFuncSetAttribute(bulk_tiles<S, (KB) * 1024, ADD>,                                  \
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (S) * (KB) * 1024)); \
-    designs.push_back({"bulk " #S " x " #KB " KB " label, both, (ADD) ? 1.0f : 0.0f, [&](cudaStream_t s) { \
-                         bulk_tiles<S, (KB) * 1024, ADD><<<sms, 256, (S) * (KB) * 1024, s>>>(           \
+    NB_CUDA_CHECK(cudaFuncSetAttribute(bulk_tiles<S, (KB) * 1024, ADD>,                                \
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (S) * (KB) * 1024)); \
+    designs.push_back({"bulk " #S " x " #KB " KB " label, (ADD) ? 1.0f : 0.0f, [&] {                  \
+                         bulk_tiles<S, (KB) * 1024, ADD><<<sms, 256, (S) * (KB) * 1024, stream>>>(      \
                              x, y, bytes / ((KB) * 1024));                                             \
+                         NB_CHECK_LAUNCH();                                                            \
                        }});                                                                            \
   } while (0)
   if (bytes % (32 * 1024) == 0) {
@@ -284,42 +236,23 @@ int main(int argc, char** argv) {
     PROBE_BULK(12, 16, true, "add");
   }
 #undef PROBE_BULK
-  designs.push_back({"read (sum of x)", double(bytes), NAN, [&](cudaStream_t s) {
-                       read_sum<256, 8><<<blocks(256 * 8), 256, 0, s>>>(x4, n4, sink);
-                     }});
-  designs.push_back({"write (fill y)", double(bytes), NAN, [&](cudaStream_t s) {
-                       write_fill<256, 8><<<blocks(256 * 8), 256, 0, s>>>(y4, n4);
-                     }});
 
-  cudaEvent_t begin, end;
-  PROBE_CHECK(cudaEventCreate(&begin));
-  PROBE_CHECK(cudaEventCreate(&end));
   std::printf("%s, %d SMs; %lld MiB per buffer; median of 15 passes\n", prop.name, prop.multiProcessorCount, mib);
   std::printf("%-26s %10s %9s %10s\n", "design", "ms", "GB/s", "/ memcpy");
+  nb::EventTimer timer(stream);
   double memcpy_gbps = 0.0;
   int failures = 0;
   for (const Design& d : designs) {
-    PROBE_CHECK(cudaMemsetAsync(y, 0xff, bytes, stream));  // NaN: a design that skips an element fails
-    std::vector<float> ms;
-    for (int pass = 0; pass < 18; ++pass) {
-      PROBE_CHECK(cudaEventRecord(begin, stream));
-      d.run(stream);
-      PROBE_CHECK(cudaEventRecord(end, stream));
-      PROBE_CHECK(cudaGetLastError());
-      PROBE_CHECK(cudaEventSynchronize(end));
-      float t = 0.0f;
-      PROBE_CHECK(cudaEventElapsedTime(&t, begin, end));
-      if (pass >= 3) ms.push_back(t);
-    }
-    const double med = median(ms), gbps = d.bytes_per_pass / (med * 1e-3) / 1e9;
+    NB_CUDA_CHECK(cudaMemsetAsync(y, 0xff, bytes, stream));  // NaN: a design that skips an element fails
+    const double med = nb::summarize(timer.sample_ms(d.run, 3, 15)).median;
+    const double gbps = 2.0 * double(bytes) / (med * 1e-3) / 1e9;  // read + written
     if (d.name == "memcpy") memcpy_gbps = gbps;
     unsigned long long bad = 0;
-    if (!std::isnan(d.add)) {
-      PROBE_CHECK(cudaMemsetAsync(wrong, 0, sizeof(bad), stream));
-      count_wrong<<<prop.multiProcessorCount * 8, 256, 0, stream>>>(x, y, n, d.add, wrong);
-      PROBE_CHECK(cudaMemcpyAsync(&bad, wrong, sizeof(bad), cudaMemcpyDeviceToHost, stream));
-      PROBE_CHECK(cudaStreamSynchronize(stream));
-    }
+    NB_CUDA_CHECK(cudaMemsetAsync(wrong, 0, sizeof(bad), stream));
+    count_wrong<<<check_blocks, nb::kGridStrideThreads, 0, stream>>>(x, y, n, d.add, wrong);
+    NB_CHECK_LAUNCH();
+    NB_CUDA_CHECK(cudaMemcpyAsync(&bad, wrong, sizeof(bad), cudaMemcpyDeviceToHost, stream));
+    NB_CUDA_CHECK(cudaStreamSynchronize(stream));
     std::printf("%-26s %10.4f %9.0f %10.3f%s\n", d.name.c_str(), med, gbps, gbps / memcpy_gbps,
                 bad ? "  WRONG OUTPUT" : "");
     if (bad) {
@@ -327,5 +260,19 @@ int main(int argc, char** argv) {
       ++failures;
     }
   }
+  NB_CUDA_CHECK(cudaStreamDestroy(stream));
   return failures ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long long mib = 1024;
+  char* rest = nullptr;
+  if (argc == 2) mib = std::strtoll(argv[1], &rest, 10);
+  if (argc > 2 || (argc == 2 && (*rest != '\0' || mib <= 0 || mib > (1LL << 20)))) {
+    std::fprintf(stderr, "usage: stream_probe [MiB per buffer, a positive integer; 1024 by default]\n");
+    return 2;
+  }
+  return nb::probes::run_on_device("stream_probe", [&] { return run(mib); });
 }
