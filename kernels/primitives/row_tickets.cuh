@@ -32,7 +32,10 @@ struct RowTickets {
   __device__ long long draw(unsigned long long* counter) const {
     return 2 * clusters + static_cast<long long>(atomicAdd(counter, 1ull));
   }
-  // On to the next row, `after` being the one drawn during this row.
+  // The row after next by the cluster's fixed share (c, c + clusters, ...), for a grid that draws
+  // no rows from the counter.
+  __device__ long long after_next_by_share() const { return next + clusters; }
+  // On to the next row, `after` being the one drawn (or taken by share) during this row.
   __device__ void advance(long long after) {
     row = next;
     next = after;

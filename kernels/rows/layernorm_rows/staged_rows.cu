@@ -1,5 +1,6 @@
 // Staged rows: a persistent grid of clusters (up to 8 blocks) takes rows as a counter hands them
-// out (row_tickets.cuh: a cluster that shares its SMs with others takes fewer); each block's slice
+// out (row_tickets.cuh: a cluster that shares its SMs with others takes fewer), or by a fixed share
+// where one block fills an SM (rows_by_counter below); each block's slice
 // of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead, so DRAM keeps reading
 // through the reductions and cluster exchanges of the row before. Each block's mean and then its
 // squared deviations are taken from the slice (row_mean_rstd); x is read from DRAM once, w's slice
@@ -33,7 +34,7 @@ __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int coun
   for (int p = threadIdx.x; p < count; p += blockDim.x) dev::cp_async_16(dst + p, s + p);
 }
 
-template <class T>
+template <class T, bool kByCounter>
 __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     layernorm_rows_staged(RowTensors<T> t, RowGeometry g, unsigned long long* next_row) {
   constexpr int VEC = dev::kPack16<T>;
@@ -48,7 +49,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
   const long long offset = part.first * VEC;  // my block's first element in a row
   uint4* const w_slice = slices + 2 * g.packs_per_part;
   dev::RowTickets tickets(blockIdx.x / g.parts, gridDim.x / g.parts);
-  const bool draws = threadIdx.x == 0 && blockIdx.x % g.parts == 0;
+  const bool draws = kByCounter && threadIdx.x == 0 && blockIdx.x % g.parts == 0;
 
   uint4 b_packs[rows::kStagedPacksPerThread];  // this thread's packs of b, for every row
 #pragma unroll
@@ -66,7 +67,8 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
       copy_slice(slices + (buffer ^ 1) * g.packs_per_part, t.x + tickets.next * g.n + offset, count);
     dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
-    const long long after = draws ? tickets.draw(next_row) : 0;  // its latency runs under the first pass
+    // The row after next: drawn (its latency runs under the first pass), or the share's.
+    const long long after = kByCounter ? (draws ? tickets.draw(next_row) : 0) : tickets.after_next_by_share();
     const uint4* x_slice = slices + buffer * g.packs_per_part;
 
     const auto each_pack = [&](auto f) {
@@ -79,7 +81,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     };
     const MeanRstd st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
     const float mean = st.mean, rstd = st.rstd;
-    row_after_next.send(after, round, g.parts);
+    if (kByCounter) row_after_next.send(after, round, g.parts);
 
     T* yr = t.y + row * g.n + offset;
 #pragma unroll
@@ -93,10 +95,19 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
       t.mean[row] = mean;
       t.rstd[row] = rstd;
     }
-    tickets.advance(row_after_next.receive(round));
+    tickets.advance(kByCounter ? row_after_next.receive(round) : after);
   }
   row_after_next.leave();
   reduce.finish();
+}
+
+// Rows from the counter where two blocks share an SM (slices of <= 32 KB); by the fixed share where
+// one 64 KB block fills it. Measured on the H100 (bf16 unless said, both orders in one call,
+// docs/notes/memory-bound-round3.md): at 1024 x 262144 (64 KB slices) the counter took 0.4933 ms and
+// the share 0.4064; at 32 KB slices the share lost 6% at 8192 x 32768, 4096 x 65536 and fp32
+// 4096 x 65536 and gained 1.6% at 2048 x 131072.
+bool rows_by_counter(const RowPlan& plan) {
+  return plan.packs_per_part * plan.pack_bytes() <= rows::kStagedSliceBytes;
 }
 
 }  // namespace
@@ -104,23 +115,26 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
 template <class T>
 int resident_staged_clusters(const RowPlan& plan) {
   try {
-    allow_dynamic_smem<layernorm_rows_staged<T>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
+    allow_dynamic_smem<layernorm_rows_staged<T, true>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
+    allow_dynamic_smem<layernorm_rows_staged<T, false>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
   } catch (const DeviceError&) {
     return 0;  // the caller keeps the row in registers instead
   }
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config = rows::cluster_config(
       plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
-  return resident_clusters(reinterpret_cast<const void*>(layernorm_rows_staged<T>), config);
+  return resident_clusters(reinterpret_cast<const void*>(layernorm_rows_staged<T, true>), config);
 }
 
 template <class T>
 void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, unsigned long long* next_row,
                         cudaStream_t stream) {
   const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
+  const auto smem = static_cast<std::size_t>(plan.staged_smem_bytes());
+  if (!rows_by_counter(plan))
+    return rows::launch_clusters(layernorm_rows_staged<T, false>, plan, clusters, smem, stream, t, g, next_row);
   NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
-  rows::launch_clusters(layernorm_rows_staged<T>, plan, clusters,
-                                static_cast<std::size_t>(plan.staged_smem_bytes()), stream, t, g, next_row);
+  rows::launch_clusters(layernorm_rows_staged<T, true>, plan, clusters, smem, stream, t, g, next_row);
 }
 
 #define NB_LAYERNORM_STAGED_ROWS_FOR(T)                                                                      \
