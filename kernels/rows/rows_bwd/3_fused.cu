@@ -1,13 +1,14 @@
 // Fused: each CTA (or cluster of CTAs, for long rows) owns a band of contiguous rows and reads x
-// and dy once. Per row, its threads keep g and xhat of their share in registers, add the two row
+// and dy once. Per row, its threads keep x and dy of their share in registers, add the two row
 // sums over the row (shuffles, shared memory, DSMEM across the cluster), write dx, and add dy * xhat
-// (and dy) to column sums held in registers for the whole band. One fp32 partial row per band goes
-// to the workspace, and a second small kernel adds the bands in order: no atomics, so the result is
-// the same bits on every launch. Rows too long for registers stream twice (the second pass from
-// L2), the column sums in shared memory.
+// (and dy) to column sums kept for the whole band (in registers, or shared memory). One fp32
+// partial row per band goes to the workspace, and a second small kernel adds the bands in order:
+// no atomics, so the result is the same bits on every launch. Rows too long for registers stream
+// twice (the second pass from L2), the column sums in shared memory.
 #include <cooperative_groups.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "harness/cuda_check.hpp"
 #include "harness/errors.hpp"
@@ -80,96 +81,128 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
   return c.template receive<RowSums>(round, parts, [](RowSums& total, const RowSums& next) { total.merge(next); });
 }
 
-// Register mode: PPT packs of VEC elements per thread, blockDim.y row slots.
+// Register mode: PPT packs of VEC elements per thread, blockDim.y row slots. Each slot's next row
+// (the raw words of x and dy, and its saved statistics) is loaded before this row's sums wait on
+// the CTA and the cluster, into the other of two buffers (the loop unrolled over them, so no
+// register move waits on a load); g and xhat are computed again from the raw words for dx rather
+// than held, and w is loaded once. The column sums stay in registers, or in shared memory where a
+// thread's raw words would crowd them out (shared_column_sums, fused_plan.hpp).
 template <bool kLayer, class T, int VEC, int PPT>
 __global__ void __launch_bounds__(kMaxLanes, 1)
     fused_registers(Args<T> a, Geometry g, float* __restrict__ partials) {
+  constexpr bool kSharedSums = shared_column_sums(PPT, VEC);
+  constexpr int kSums = kLayer ? 2 : 1;
+  constexpr int kHeld = kSharedSums ? 1 : PPT;  // packs of column sums held in registers
   __shared__ RowSums warp_scratch[2][kMaxLanes / 32];  // row_slot_sum's two buffers
   __shared__ ClusterSums<kMaxLanes / 32, kMaxRegisterParts> cluster_sums;
-  __shared__ float slot_sums[kMaxLanes * PPT * VEC];  // column sums of every slot, at the band's end
+  // The column sums of every slot, [sum][slot][pack of the part][i]: the whole band's (dynamic,
+  // kSharedSums), or one sum's at a time at the band's end.
+  extern __shared__ float4 dynamic_sums[];
+  __shared__ float end_sums[kSharedSums ? 1 : kMaxLanes * PPT * VEC];
+  float* const slot_sums = kSharedSums ? reinterpret_cast<float*>(dynamic_sums) : end_sums;
+  const int per_slot = blockDim.x * PPT * VEC;
+  const auto my_sums = [&](int sum, int k) {
+    return reinterpret_cast<FloatPack<VEC>*>(slot_sums + (sum * int(blockDim.y) + int(threadIdx.y)) * per_slot +
+                                             (k * int(blockDim.x) + int(threadIdx.x)) * VEC);
+  };
   cluster_sums.enter(g.parts);
   const Share sh = share_of(g, a.m);
   const int owned = int(sh.end_pack - sh.first_pack) - int(threadIdx.x);  // pack k is mine if k * lanes < owned
   const long long first = (sh.first_pack + threadIdx.x) * VEC;             // my first element of the row
   const long long stride = (long long)blockDim.x * VEC;                    // elements between my packs
-  FloatPack<VEC> dw[PPT], db[PPT];
+  FloatPack<VEC> dw[kHeld], db[kHeld];
 #pragma unroll
-  for (int k = 0; k < PPT; ++k) dw[k] = nb::dev::zero_float_pack<VEC>(), db[k] = nb::dev::zero_float_pack<VEC>();
-
-  // x and dy of this slot's next row are loaded before this row's sums wait on the CTA and the
-  // cluster, so a row's loads are in flight while the previous row is reduced.
-  const auto mine_in = [&](long long row, int k) { return row < sh.row_end && k * int(blockDim.x) < owned; };
-  PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
-  {
-    const long long row = sh.row_begin + threadIdx.y;
-    const auto mine = [&](int k) { return mine_in(row, k); };
-    load_pack_words<T, VEC>(a.x + row * a.n + first, stride, mine, x_raw);
-    load_pack_words<T, VEC>(a.dy + row * a.n + first, stride, mine, dy_raw);
+  for (int k = 0; k < kHeld; ++k) dw[k] = nb::dev::zero_float_pack<VEC>(), db[k] = nb::dev::zero_float_pack<VEC>();
+  if constexpr (kSharedSums) {
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      for (int sum = 0; sum < kSums; ++sum) *my_sums(sum, k) = nb::dev::zero_float_pack<VEC>();
   }
-  unsigned round = 0;
-  for (long long base = sh.row_begin; base < sh.row_end; base += blockDim.y, ++round) {
-    const long long row = base + threadIdx.y;
-    const bool active = row < sh.row_end;  // slots past the band's end still take part in the sums
-    const RowStats st = active ? row_stats<kLayer>(a, row) : RowStats{0.0f, 0.0f};
-    FloatPack<VEC> gk[PPT], xk[PPT];
-    RowSums s{};
+  const auto mine_in = [&](long long row, int k) { return row < sh.row_end && k * int(blockDim.x) < owned; };
+  PackWord<T, VEC> w_raw[PPT];
+  load_pack_words<T, VEC>(a.w + first, stride, [&](int k) { return k * int(blockDim.x) < owned; }, w_raw);
+
+  PackWord<T, VEC> x_raw[2][PPT], dy_raw[2][PPT];
+  RowStats stats[2];
+  const auto load_row = [&](long long row, auto buffer) {
+    constexpr int b = decltype(buffer)::value;
     const auto mine = [&](int k) { return mine_in(row, k); };
-    PackWord<T, VEC> w_raw[PPT];
-    load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
+    load_pack_words<T, VEC>(a.x + row * a.n + first, stride, mine, x_raw[b]);
+    load_pack_words<T, VEC>(a.dy + row * a.n + first, stride, mine, dy_raw[b]);
+    stats[b] = row < sh.row_end ? row_stats<kLayer>(a, row) : RowStats{0.0f, 0.0f};
+  };
+  // One row of the slot from buffer b, the slot's next row loaded into the other.
+  const auto row_step = [&](long long row, unsigned round, auto buffer) {
+    constexpr int b = decltype(buffer)::value;
+    const bool active = row < sh.row_end;  // slots past the band's end still take part in the sums
+    const RowStats st = stats[b];
+    const auto mine = [&](int k) { return mine_in(row, k); };
+    RowSums s{};
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
-      gk[k] = nb::dev::zero_float_pack<VEC>(), xk[k] = nb::dev::zero_float_pack<VEC>();
       if (!mine(k)) continue;
-      const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]), w = widen<T, VEC>(w_raw[k]);
+      const FloatPack<VEC> x = widen<T, VEC>(x_raw[b][k]), dy = widen<T, VEC>(dy_raw[b][k]), w = widen<T, VEC>(w_raw[k]);
+      FloatPack<VEC>& dw_sums = kSharedSums ? *my_sums(0, k) : dw[kSharedSums ? 0 : k];
+      FloatPack<VEC>& db_sums = kSharedSums ? *my_sums(kSums - 1, k) : db[kSharedSums ? 0 : k];
+      FloatPack<VEC> dwk = dw_sums, dbk = kLayer ? db_sums : dwk;
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
-        const float xh = xhat<kLayer>(x.v[i], st), gv = dy.v[i] * w.v[i];
+        const float xh = xhat<kLayer>(x.v[i], st), gv = output_grad(dy.v[i], w.v[i]);
         s.g += gv;
         s.gx += gv * xh;
-        dw[k].v[i] += dy.v[i] * xh;
-        if (kLayer) db[k].v[i] += dy.v[i];
-        gk[k].v[i] = gv, xk[k].v[i] = xh;
+        dwk.v[i] += dy.v[i] * xh;
+        if (kLayer) dbk.v[i] += dy.v[i];
       }
+      dw_sums = dwk;
+      if (kLayer) db_sums = dbk;
     }
-    {
-      const long long next = row + blockDim.y;
-      const auto mine_next = [&](int k) { return mine_in(next, k); };
-      load_pack_words<T, VEC>(a.x + next * a.n + first, stride, mine_next, x_raw);
-      load_pack_words<T, VEC>(a.dy + next * a.n + first, stride, mine_next, dy_raw);
-    }
+    load_row(row + blockDim.y, std::integral_constant<int, 1 - b>{});
     s = row_slot_sum(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
       if (!active || k * int(blockDim.x) >= owned) continue;
+      const FloatPack<VEC> x = widen<T, VEC>(x_raw[b][k]), dy = widen<T, VEC>(dy_raw[b][k]), w = widen<T, VEC>(w_raw[k]);
       FloatPack<VEC> dx;
 #pragma unroll
-      for (int i = 0; i < VEC; ++i) dx.v[i] = input_grad(gk[k].v[i], xk[k].v[i], st.rstd, mean_g, mean_gx);
+      for (int i = 0; i < VEC; ++i)
+        dx.v[i] = input_grad(output_grad(dy.v[i], w.v[i]), xhat<kLayer>(x.v[i], st), st.rstd, mean_g, mean_gx);
       store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride, dx);
     }
+  };
+
+  load_row(sh.row_begin + threadIdx.y, std::integral_constant<int, 0>{});
+  // Every slot takes the same number of rounds (the sums' barriers): the loop runs on the band's base.
+  unsigned round = 0;
+  for (long long base = sh.row_begin; base < sh.row_end; base += blockDim.y, ++round) {
+    row_step(base + threadIdx.y, round, std::integral_constant<int, 0>{});
+    base += blockDim.y, ++round;
+    if (base >= sh.row_end) break;
+    row_step(base + threadIdx.y, round, std::integral_constant<int, 1>{});
   }
 
   cluster_sums.leave(g.parts);
 
   // The band's partial rows: each slot's column sums, added over the slots in order.
   const long long part_elements = (sh.end_pack - sh.first_pack) * VEC;
-  const int per_slot = blockDim.x * PPT * VEC, threads = blockDim.x * blockDim.y;
+  const int threads = blockDim.x * blockDim.y;
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
 #pragma unroll
-  for (int sum = 0; sum < (kLayer ? 2 : 1); ++sum) {
-    const FloatPack<VEC>* acc = sum == 0 ? dw : db;
+  for (int sum = 0; sum < kSums; ++sum) {
+    const float* sums = slot_sums + (kSharedSums ? sum * int(blockDim.y) * per_slot : 0);
+    if constexpr (!kSharedSums) {
+      const FloatPack<VEC>* held = sum == 0 ? dw : db;
+#pragma unroll
+      for (int k = 0; k < PPT; ++k) *my_sums(0, k) = held[k];
+    }
     float* out = partials + (sum * g.bands + sh.band) * a.n + sh.first_pack * VEC;
-#pragma unroll
-    for (int k = 0; k < PPT; ++k)
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) slot_sums[threadIdx.y * per_slot + (k * blockDim.x + threadIdx.x) * VEC + i] = acc[k].v[i];
     __syncthreads();
     for (long long e = tid; e < part_elements; e += threads) {
-      float total = slot_sums[e];
-      for (int slot = 1; slot < int(blockDim.y); ++slot) total += slot_sums[slot * per_slot + e];
+      float total = sums[e];
+      for (int slot = 1; slot < int(blockDim.y); ++slot) total += sums[slot * per_slot + e];
       out[e] = total;
     }
-    __syncthreads();
+    if (!kSharedSums) __syncthreads();  // before the next sum overwrites the buffer
   }
 }
 

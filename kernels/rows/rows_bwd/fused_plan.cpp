@@ -56,6 +56,9 @@ FusedPlan plan_fused(std::int64_t n, int vec, int column_sums) {
   }
   plan.rows_per_block = std::max(1, kBlockThreads / plan.lanes);  // several slots only below kBlockThreads lanes
   plan.packs_per_thread = pow2_at_least(ceil_div(plan.packs_per_part, plan.lanes));
+  if (shared_column_sums(plan.packs_per_thread, plan.vec))
+    plan.shared_bytes = std::size_t(plan.threads()) * std::size_t(plan.packs_per_thread * plan.vec) * sizeof(float) *
+                        std::size_t(column_sums);
   return plan;
 }
 

@@ -24,6 +24,16 @@ inline std::int64_t model_bands(std::int64_t m) { return m < kModelBands ? m : k
 // reductions; a part of up to 1024 lanes (one CTA an SM) keeps its row in registers (8192 bf16
 // elements a CTA, 65536 a cluster of 8, 131072 one of 16) where the streamed mode would read it twice.
 inline constexpr int kMaxElementsPerThread = 8;
+// A thread's raw words of one tensor for one row: four registers a 16-byte pack, one an element.
+// Where they pass kMaxRawRegisters (fp32's two packs a thread, five or more single elements), the
+// register kernel keeps its column sums in shared memory instead of registers: held in registers
+// there, LayerNorm's spilled (88 bytes) and fp32 32768 x 8192 took 1.311 ms against 1.124 ms in
+// shared memory (H100, docs/notes/memory-bound-round3.md).
+inline constexpr int raw_registers(int packs_per_thread, int vec) { return packs_per_thread * (vec > 1 ? 4 : 1); }
+inline constexpr int kMaxRawRegisters = 4;
+inline constexpr bool shared_column_sums(int packs_per_thread, int vec) {
+  return raw_registers(packs_per_thread, vec) > kMaxRawRegisters;
+}
 inline constexpr std::int64_t kElementsPerBlock = 4096;  // a larger share of a row splits over a cluster
 inline constexpr int kPortableClusterSize = 8;           // the parts a row takes first
 inline constexpr int kMaxRegisterParts = 16;             // a non-portable cluster, for rows past 8 x 1024 lanes
@@ -45,7 +55,8 @@ struct FusedPlan {
   int lanes = 1;                   // threads per row slot: blockDim.x (a power of two <= 32, or a multiple of 32)
   int rows_per_block = 1;          // row slots: blockDim.y
   int packs_per_thread = 0;        // a power of two; 0: streamed
-  std::size_t shared_bytes = 0;    // dynamic shared memory (streamed: the part's column sums)
+  std::size_t shared_bytes = 0;    // dynamic shared memory: the column sums (streamed: the part's; register
+                                   // mode: each thread's, where shared_column_sums holds; else 0)
   std::string unsupported;         // why no plan exists for this row length; "" when one does
 
   bool streamed() const { return packs_per_thread == 0; }

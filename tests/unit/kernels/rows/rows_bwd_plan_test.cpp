@@ -31,7 +31,11 @@ void expect_valid(const FusedPlan& plan, std::int64_t n, int sums) {
     return;
   }
   EXPECT_LE(plan.parts, kMaxRegisterParts);
-  EXPECT_EQ(plan.shared_bytes, 0u);
+  if (shared_column_sums(plan.packs_per_thread, plan.vec))
+    EXPECT_EQ(plan.shared_bytes, std::size_t(plan.threads()) * plan.packs_per_thread * plan.vec * 4 * std::size_t(sums));
+  else
+    EXPECT_EQ(plan.shared_bytes, 0u);
+  EXPECT_LE(plan.shared_bytes, kStreamSharedBytes) << "within an SM's shared memory";
   EXPECT_EQ(plan.packs_per_thread & (plan.packs_per_thread - 1), 0) << "instances exist for powers of two";
   EXPECT_LE(plan.vec * plan.packs_per_thread, kMaxElementsPerThread);
   EXPECT_GE(std::int64_t(plan.lanes) * plan.packs_per_thread, plan.packs_per_part);
@@ -58,10 +62,13 @@ TEST(RowsBwdFusedPlan, KnownShapes) {
   EXPECT_EQ(hidden4096.rows_per_block, 1);
   EXPECT_EQ(hidden4096.packs_per_thread, 1);
 
+  EXPECT_EQ(hidden4096.shared_bytes, 0u) << "one pack's raw words: the column sums in registers";
+
   const FusedPlan hidden8192 = plan_fused(8192, 4, 2);  // fp32: two packs per thread, two CTAs per row
   EXPECT_EQ(hidden8192.parts, 2);
   EXPECT_EQ(hidden8192.lanes, 512);
   EXPECT_EQ(hidden8192.packs_per_thread, 2);
+  EXPECT_EQ(hidden8192.shared_bytes, 512u * 8 * 4 * 2) << "two packs' raw words: the column sums in shared memory";
 
   const FusedPlan short_rows = plan_fused(256, 8, 2);
   EXPECT_EQ(short_rows.lanes, 32);
