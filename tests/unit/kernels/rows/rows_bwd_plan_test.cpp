@@ -61,7 +61,6 @@ TEST(RowsBwdFusedPlan, KnownShapes) {
   EXPECT_EQ(hidden4096.lanes, 512);
   EXPECT_EQ(hidden4096.rows_per_block, 1);
   EXPECT_EQ(hidden4096.packs_per_thread, 1);
-
   EXPECT_EQ(hidden4096.shared_bytes, 0u) << "one pack's raw words: the column sums in registers";
 
   const FusedPlan hidden8192 = plan_fused(8192, 4, 2);  // fp32: two packs per thread, two CTAs per row
