@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
   const long long offset = part.first * VEC;  // my block's first element in a row
   uint4* const w_slice = slices + 2 * g.packs_per_part;
   dev::RowTickets tickets(blockIdx.x / g.parts, gridDim.x / g.parts);
-  const bool draws = kByCounter && threadIdx.x == 0 && blockIdx.x % g.parts == 0;
+  const bool draws = threadIdx.x == 0 && blockIdx.x % g.parts == 0;  // rank 0's thread 0 (kByCounter)
 
   uint4 b_packs[rows::kStagedPacksPerThread];  // this thread's packs of b, for every row
 #pragma unroll
