@@ -31,6 +31,7 @@
 #include "harness/device_buffer.hpp"
 #include "harness/timing/event_timer.hpp"
 #include "harness/timing/statistics.hpp"
+#include "kernels/primitives/bulk_copy.cuh"
 #include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/shared_address.cuh"
 #include "tests/probes/probe_device.hpp"
@@ -87,25 +88,11 @@ __global__ void __launch_bounds__(T) persistent_chunks(const float4* x, float4* 
   for (long long chunk = blockIdx.x; chunk * T * U < n4; chunk += gridDim.x) chunk_pass<T, U, H>(x, y, n4, chunk);
 }
 
-// --- TMA bulk copies (sm_90) ---
+// --- TMA bulk copies (sm_90): kernels/primitives/bulk_copy.cuh ---
 
-__device__ __forceinline__ void bulk_load(void* smem, const void* gmem, std::uint32_t bytes, std::uint64_t* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                   nb::dev::shared_address(smem)),
-               "l"(gmem), "r"(bytes), "r"(nb::dev::shared_address(bar))
-               : "memory");
-}
-__device__ __forceinline__ void bulk_store(void* gmem, const void* smem, std::uint32_t bytes) {
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(gmem),
-               "r"(nb::dev::shared_address(smem)), "r"(bytes)
-               : "memory");
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-}
-// Waits until at most N bulk stores still read shared memory.
-template <int N>
-__device__ __forceinline__ void bulk_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
-}
+using nb::dev::bulk_load;
+using nb::dev::bulk_store;
+using nb::dev::bulk_wait_read;
 
 // One CTA an SM walks tiles c, c + grid, ... of TILE bytes through STAGES (>= 3) stages: thread 0
 // keeps STAGES - 1 loads ahead and stores each tile back from its stage; ADD: every thread adds 1
@@ -145,7 +132,7 @@ __global__ void __launch_bounds__(256) bulk_tiles(const float* x, float* y, long
       if (i + STAGES - 1 < mine) issue(i + STAGES - 1);  // into the stage of tile i - 1, added to before this barrier
     }
   }
-  if (threadIdx.x == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+  if (threadIdx.x == 0) nb::dev::bulk_wait_all();
 }
 
 // --- setup and checks ---

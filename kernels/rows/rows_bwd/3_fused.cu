@@ -4,20 +4,21 @@
 // (and dy) to column sums kept for the whole band (in registers, or shared memory). One fp32
 // partial row per band goes to the workspace, and a second small kernel adds the bands in order:
 // no atomics, so the result is the same bits on every launch. Rows too long for registers stream
-// twice (the second pass from L2), the column sums in shared memory.
+// twice (the second pass from L2), the column sums in shared memory. `fused_tma` is the same design
+// with its rows fed into shared memory by TMA (5_fused_tma.cu).
 #include <cooperative_groups.h>
 
 #include <stdexcept>
 #include <type_traits>
 
-#include "harness/cuda_check.hpp"
-#include "harness/errors.hpp"
 #include "kernels/primitives/alignment.cuh"
 #include "kernels/primitives/cluster_exchange.cuh"
 #include "kernels/primitives/merge.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
 #include "kernels/rows/rows_bwd/column_totals.hpp"
+#include "kernels/rows/rows_bwd/fused_geometry.cuh"
 #include "kernels/rows/rows_bwd/fused_plan.hpp"
+#include "kernels/rows/rows_bwd/fused_variant.cuh"
 
 namespace nb::rows_bwd {
 namespace {
@@ -30,31 +31,6 @@ using nb::dev::load_pack_words;
 using nb::dev::PackWord;
 using nb::dev::widen;
 using nb::dev::store_from_float;
-
-struct Geometry {
-  long long bands, packs, packs_per_part;
-  int parts;
-  float inv_n;
-};
-
-// The rows and packs one CTA works on: its cluster's band, its part of each row.
-struct Share {
-  long long row_begin, row_end, first_pack, end_pack, band;
-};
-
-__device__ __forceinline__ Share share_of(const Geometry& g, long long m) {
-  const long long band = blockIdx.x / g.parts, part = blockIdx.x % g.parts;
-  const long long first = part * g.packs_per_part;
-  return {band * m / g.bands, (band + 1) * m / g.bands, first,
-          first + g.packs_per_part < g.packs ? first + g.packs_per_part : g.packs, band};
-}
-
-// A cluster's row sums go through a ClusterExchange (kernels/primitives/cluster_exchange.cuh):
-// each CTA pushes its slot's sums into every peer and waits on its own barrier, never on a
-// cluster-wide one (whose release fence had waited on each row's dx stores: the membar stalls of
-// docs/notes/memory-bound-round3.md). A row is one round.
-template <int kSlots, int kParts>
-using ClusterSums = nb::dev::ClusterExchange<2, kSlots, kParts>;  // RowSums: two words
 
 // The row sums of each row slot (blockDim.x threads, a power of two <= 32 or a multiple of 32),
 // then across the cluster's CTAs in rank order. Every thread of the slot gets the same sums.
@@ -267,9 +243,6 @@ __global__ void __launch_bounds__(kStreamLanes)
   }
 }
 
-template <class T>
-using Kernel = void (*)(Args<T>, Geometry, float*);
-
 // Calls f with the kernel instance of the plan.
 template <bool kLayer, class T, int VEC, int PPT = 1, class F>
 void with_register_kernel(const FusedPlan& plan, F&& f) {
@@ -281,161 +254,32 @@ void with_register_kernel(const FusedPlan& plan, F&& f) {
   }
 }
 
-template <bool kLayer, class T, class F>
-void with_kernel(const FusedPlan& plan, F&& f) {
-  constexpr int kVec = kPack16<T>;
-  if (plan.vec == kVec) {
-    if (plan.streamed()) return f(Kernel<T>(fused_streamed<kLayer, T, kVec>));
-    return with_register_kernel<kLayer, T, kVec>(plan, f);
-  }
-  if (plan.streamed()) return f(Kernel<T>(fused_streamed<kLayer, T, 1>));
-  return with_register_kernel<kLayer, T, 1>(plan, f);
-}
-
-cudaLaunchConfig_t launch_config(const FusedPlan& plan, long long bands, cudaStream_t stream, cudaLaunchAttribute& cluster) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(unsigned(bands * plan.parts));
-  config.blockDim = dim3(unsigned(plan.lanes), unsigned(plan.rows_per_block));
-  config.dynamicSmemBytes = plan.shared_bytes;
-  config.stream = stream;
-  cluster = {};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = unsigned(plan.parts);
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = plan.parts > 1 ? 1 : 0;
-  return config;
-}
-
-// How many clusters of the plan's kernel run at once on the current device, after giving the
-// kernel the shared memory and cluster size it needs.
-template <class T>
-long long resident_clusters(Kernel<T> kernel, const FusedPlan& plan) {
-  if (plan.shared_bytes > 48 * 1024)
-    NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.shared_bytes)));
-  if (plan.parts > kPortableClusterSize)
-    NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  int count = 0;
-  if (plan.parts == 1) {
-    int device = 0, sms = 0;
-    NB_CUDA_CHECK(cudaGetDevice(&device));
-    NB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    NB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, kernel, plan.threads(), plan.shared_bytes));
-    count *= sms;
-  } else {
-    cudaLaunchAttribute cluster;
-    const cudaLaunchConfig_t config = launch_config(plan, 1, nullptr, cluster);
-    const cudaError_t status = cudaOccupancyMaxActiveClusters(&count, kernel, &config);
-    if (status != cudaSuccess) {
-      cudaGetLastError();  // not sticky: clear it for the next variant's launch check
-      throw Unsupported("fused: clusters of " + std::to_string(plan.parts) + " refused (" + cudaGetErrorString(status) + ")");
-    }
-  }
-  if (count < 1)
-    throw Unsupported("fused: this device runs no cluster of " + std::to_string(plan.parts) + " CTAs of " +
-                      std::to_string(plan.threads()) + " threads with " + std::to_string(plan.shared_bytes) +
-                      " bytes of shared memory");
-  return count;
-}
-
-// 16-byte packs when N and every row pointer allow them.
-template <class T>
-bool packs_fit(const Args<T>& a) {
-  return a.n % kPack16<T> == 0 && nb::dev::aligned16(a.x) && nb::dev::aligned16(a.dy) && nb::dev::aligned16(a.w) &&
-         nb::dev::aligned16(a.dx);
-}
-
-int pack_elements(const Problem& p) { return int(16 / dtype_size(storage_type(p.dtype))); }
-
-FusedPlan plan_of(const Layout& layout, const Problem& p, bool packs) {
-  return plan_fused(p.dim("n"), packs ? pack_elements(p) : 1, layout.column_sums());
-}
-
-// The harness's buffers are aligned: packs whenever N allows them.
-bool packs_expected(const Problem& p) { return p.dim("n") % pack_elements(p) == 0; }
-
-class FusedVariant final : public Variant {
- public:
-  explicit FusedVariant(const Layout& layout) : layout_(layout) {}
-
-  std::string name() const override { return "fused"; }
-  std::string kind() const override { return "fused"; }
-  std::string idea() const override {
+// The register and streamed modes' design for FusedVariant (fused_variant.cuh).
+struct RegisterDesign {
+  static std::string name() { return "fused"; }
+  static std::string idea() {
     return "a band of rows per CTA (cluster for long rows): dx from registers, dw/db column sums in registers "
            "over the band, one fp32 partial row per band added in order by a second kernel (no atomics)";
   }
-
-  Support supports(const Problem& p) const override {
-    const FusedPlan plan = plan_of(layout_, p, packs_expected(p));
-    return plan.unsupported.empty() ? Support::yes() : Support::no(plan.unsupported);
+  static FusedPlan plan(const Layout& layout, const Problem& p, int vec) {
+    return plan_fused(p.dim("n"), vec, layout.column_sums());
   }
-
-  // Bands never outnumber M / kMinBandRounds (band_count): room for that many partial rows.
-  std::size_t workspace_bytes(const Problem& p) const override {
-    const long long bands = std::min<long long>(kMaxBands, (p.dim("m") + kMinBandRounds - 1) / kMinBandRounds);
-    return std::size_t(bands) * std::size_t(p.dim("n")) * sizeof(float) * std::size_t(layout_.column_sums());
+  template <bool kLayer, class T, class F>
+  static void with_kernel(const FusedPlan& plan, F&& f) {
+    constexpr int kVec = kPack16<T>;
+    if (plan.vec == kVec) {
+      if (plan.streamed()) return f(Kernel<T>(fused_streamed<kLayer, T, kVec>));
+      return with_register_kernel<kLayer, T, kVec>(plan, f);
+    }
+    if (plan.streamed()) return f(Kernel<T>(fused_streamed<kLayer, T, 1>));
+    return with_register_kernel<kLayer, T, 1>(plan, f);
   }
-
-  // The occupancy queries and kernel attributes, outside the timed launches.
-  void prepare(const Problem& p) override { launch_plan(p, packs_expected(p)); }
-
-  void launch(const Problem& p, const DeviceTensors& t, void* workspace, cudaStream_t stream) override {
-    dispatch_storage(p.dtype, [&](auto type) {
-      using T = decltype(type);
-      const Args<T> a = args_of<T>(layout_, p, t);
-      if (layout_.layer()) run<true>(p, a, static_cast<float*>(workspace), stream);
-      else run<false>(p, a, static_cast<float*>(workspace), stream);
-    });
-  }
-
- private:
-  struct Cached {
-    std::string problem;
-    bool packs = false;
-    FusedPlan plan;
-    long long bands = 0;
-  };
-
-  template <class T, bool kLayer>
-  Cached make_cached(const Problem& p, bool packs) const {
-    Cached c{p.id(), packs, plan_of(layout_, p, packs), 0};
-    if (!c.plan.unsupported.empty()) throw Unsupported("fused: " + c.plan.unsupported);
-    with_kernel<kLayer, T>(c.plan, [&](Kernel<T> kernel) {
-      c.bands = band_count(p.dim("m"), c.plan, resident_clusters(kernel, c.plan));
-    });
-    return c;
-  }
-
-  const Cached& launch_plan(const Problem& p, bool packs) {
-    if (cached_.problem == p.id() && cached_.packs == packs) return cached_;
-    dispatch_storage(p.dtype, [&](auto type) {
-      using T = decltype(type);
-      cached_ = layout_.layer() ? make_cached<T, true>(p, packs) : make_cached<T, false>(p, packs);
-    });
-    return cached_;
-  }
-
-  template <bool kLayer, class T>
-  void run(const Problem& p, const Args<T>& a, float* partials, cudaStream_t stream) {
-    const Cached& c = launch_plan(p, packs_fit(a));
-    const Geometry g{c.bands, c.plan.packs, c.plan.packs_per_part, c.plan.parts, 1.0f / float(a.n)};
-    with_kernel<kLayer, T>(c.plan, [&](Kernel<T> kernel) {
-      cudaLaunchAttribute cluster;
-      const cudaLaunchConfig_t config = launch_config(c.plan, c.bands, stream, cluster);
-      NB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a, g, partials));
-      NB_CHECK_LAUNCH();
-    });
-    void* const out[2] = {a.dw, a.db};
-    launch_column_totals(p.dtype, partials, c.bands, a.n, kLayer ? 2 : 1, out, stream);
-  }
-
-  Layout layout_;
-  Cached cached_;
 };
 
 }  // namespace
 
-std::unique_ptr<Variant> make_fused_variant(const Layout& layout) { return std::make_unique<FusedVariant>(layout); }
+std::unique_ptr<Variant> make_fused_variant(const Layout& layout) {
+  return std::make_unique<FusedVariant<RegisterDesign>>(layout);
+}
 
 }  // namespace nb::rows_bwd

@@ -62,6 +62,32 @@ FusedPlan plan_fused(std::int64_t n, int vec, int column_sums) {
   return plan;
 }
 
+FusedPlan plan_fused_tma(std::int64_t n, int vec) {
+  FusedPlan plan;
+  plan.vec = vec;
+  plan.packs = ceil_div(n, vec);
+  plan.fed_by_tma = true;
+  if (vec == 1 || n % vec != 0) {
+    plan.unsupported = "the TMA-fed rows copy whole 16-byte packs: N a multiple of 16 bytes' elements";
+    return plan;
+  }
+  const std::int64_t per_part = std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread;
+  while (plan.parts < kMaxRegisterParts && ceil_div(plan.packs, plan.parts) > per_part) plan.parts *= 2;
+  plan.packs_per_part = ceil_div(plan.packs, plan.parts);
+  if (plan.packs_per_part > per_part) {
+    std::ostringstream why;
+    why << "rows of " << n << " elements: the TMA-fed rows take at most " << per_part * kMaxRegisterParts * vec
+        << " (" << kMaxRegisterParts << " parts of " << per_part * vec << ")";
+    plan.unsupported = why.str();
+    return plan;
+  }
+  plan.lanes = int(ceil_div(ceil_div(plan.packs_per_part, kTmaPacksPerThread), 32) * 32) + 32;
+  plan.rows_per_block = 1;
+  plan.packs_per_thread = kTmaPacksPerThread;
+  plan.shared_bytes = std::size_t(kTmaStages) * 2 * std::size_t(plan.packs_per_part) * 16;
+  return plan;
+}
+
 std::int64_t max_band_count(std::int64_t m, const FusedPlan& plan) {
   return std::clamp<std::int64_t>(ceil_div(m, plan.rows_per_block * kMinBandRounds), 1, kMaxBands);
 }

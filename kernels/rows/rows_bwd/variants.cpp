@@ -11,6 +11,7 @@ namespace nb::rows_bwd {
 std::unique_ptr<Variant> make_naive_variant(const Layout& layout);  // 1_naive.cu
 std::unique_ptr<Variant> make_warp_variant(const Layout& layout);   // 2_warp.cu
 std::unique_ptr<Variant> make_fused_variant(const Layout& layout);  // 3_fused.cu
+std::unique_ptr<Variant> make_fused_tma_variant(const Layout& layout);  // 5_fused_tma.cu
 std::unique_ptr<Variant> make_cudnn_variant(const Layout& layout);  // 4_cudnn.cpp
 
 std::vector<std::unique_ptr<Variant>> make_variants(const Layout& layout) {
@@ -18,6 +19,7 @@ std::vector<std::unique_ptr<Variant>> make_variants(const Layout& layout) {
   table.push_back(make_naive_variant(layout));
   table.push_back(make_warp_variant(layout));
   table.push_back(make_fused_variant(layout));
+  table.push_back(make_fused_tma_variant(layout));
   table.push_back(make_cudnn_variant(layout));
   return table;
 }

@@ -1,6 +1,6 @@
 // The fused row backward's launch plans: every row length gets a plan that covers the row with the
 // thread shapes its kernels assume (lane groups, cluster sizes, packs per thread, shared memory),
-// and the band counts stay within the workspace.
+// and the band counts stay within the workspace; the same for the TMA-fed mode's plans.
 #include <gtest/gtest.h>
 
 #include "kernels/rows/rows_bwd/fused_plan.hpp"
@@ -101,6 +101,60 @@ TEST(RowsBwdFusedPlan, RowsPastSharedMemorySayWhy) {
   EXPECT_FALSE(too_long.unsupported.empty());
   EXPECT_NE(too_long.unsupported.find("shared memory"), std::string::npos) << too_long.unsupported;
   EXPECT_TRUE(plan_fused(1 << 19, 8, 1).unsupported.empty());
+}
+
+// The TMA-fed mode: rows of 16-byte packs over parts of whole consumer warps, four packs a
+// consumer, no idle warp, a producer warp more, and stages that also hold the end's column sums.
+void expect_valid_tma(const FusedPlan& plan, std::int64_t n) {
+  SCOPED_TRACE("n=" + std::to_string(n) + " vec=" + std::to_string(plan.vec));
+  ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
+  EXPECT_TRUE(plan.fed_by_tma);
+  EXPECT_EQ(plan.packs * plan.vec, n);
+  EXPECT_EQ(plan.parts & (plan.parts - 1), 0);
+  EXPECT_LE(plan.parts, kMaxRegisterParts);
+  EXPECT_GE(plan.parts * plan.packs_per_part, plan.packs);
+  EXPECT_GT(plan.packs - (plan.parts - 1) * plan.packs_per_part, 0) << "every part has packs";
+  const int consumers = plan.lanes - 32;
+  EXPECT_EQ(consumers % 32, 0);
+  EXPECT_GE(consumers, 32);
+  EXPECT_LE(consumers, kTmaMaxConsumers);
+  EXPECT_EQ(plan.rows_per_block, 1);
+  EXPECT_EQ(plan.packs_per_thread, kTmaPacksPerThread);
+  EXPECT_GE(std::int64_t(consumers) * kTmaPacksPerThread, plan.packs_per_part);
+  EXPECT_LT(std::int64_t(consumers - 32) * kTmaPacksPerThread, plan.packs_per_part) << "no consumer warp idle";
+  EXPECT_EQ(plan.shared_bytes, std::size_t(kTmaStages) * 2 * std::size_t(plan.packs_per_part) * 16);
+  EXPECT_LE(plan.shared_bytes, kStreamSharedBytes) << "within an SM's shared memory";
+  EXPECT_LE(std::size_t(plan.part_elements()) * 4, plan.shared_bytes) << "the end's sums fit the stages";
+}
+
+TEST(RowsBwdFusedTmaPlan, EveryPackedLengthIsCovered) {
+  for (int vec : {4, 8}) {
+    const std::int64_t longest = std::int64_t(kMaxRegisterParts) * kTmaMaxConsumers * kTmaPacksPerThread * vec;
+    for (std::int64_t n = vec; n <= longest; n += vec * (n < 20000 ? 1 : 29)) expect_valid_tma(plan_fused_tma(n, vec), n);
+    expect_valid_tma(plan_fused_tma(longest, vec), longest);
+  }
+}
+
+TEST(RowsBwdFusedTmaPlan, KnownShapes) {
+  const FusedPlan bf16_16384 = plan_fused_tma(16384, 8);  // two parts of 256 consumers, as cuDNN's kernel
+  EXPECT_EQ(bf16_16384.parts, 2);
+  EXPECT_EQ(bf16_16384.lanes, kTmaMaxConsumers + 32);
+  EXPECT_EQ(bf16_16384.shared_bytes, 96u * 1024);
+  const FusedPlan bf16_1024 = plan_fused_tma(1024, 8);  // one consumer warp of 32 elements a thread
+  EXPECT_EQ(bf16_1024.parts, 1);
+  EXPECT_EQ(bf16_1024.lanes, 64);
+  const FusedPlan fp32_8192 = plan_fused_tma(8192, 4);
+  EXPECT_EQ(fp32_8192.parts, 2);
+  EXPECT_EQ(fp32_8192.lanes, kTmaMaxConsumers + 32);
+  EXPECT_EQ(plan_fused_tma(131072, 8).parts, kMaxRegisterParts);
+}
+
+TEST(RowsBwdFusedTmaPlan, DeclinesWithReasons) {
+  const FusedPlan odd = plan_fused_tma(1001, 1);
+  EXPECT_NE(odd.unsupported.find("16-byte packs"), std::string::npos) << odd.unsupported;
+  const FusedPlan too_long = plan_fused_tma(262144, 8);
+  EXPECT_NE(too_long.unsupported.find("at most 131072"), std::string::npos) << too_long.unsupported;
+  EXPECT_NE(plan_fused_tma(131072 + 4, 4).unsupported.find("at most 65536"), std::string::npos);
 }
 
 TEST(RowsBwdFusedPlan, BandsFitTheWorkspaceAndEveryBandHasRows) {

@@ -1,0 +1,194 @@
+// The fused row backward fed by TMA (`fused_tma`): a producer thread copies each CTA's part of
+// the next rows of x and dy into a ring of shared-memory stages (two bulk copies a row on the
+// stage's mbarrier), and consumer warps of four 16-byte packs a thread read their packs into
+// registers, free the stage, and do the register kernel's row: the two row sums (shuffles, one
+// mbarrier handoff between the warps, the cluster's exchange), dx from registers, the column sums
+// in registers for the whole band. The rows' bytes in flight take no registers and no issue slots.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/primitives/bulk_copy.cuh"
+#include "kernels/primitives/mbarrier.cuh"
+#include "kernels/primitives/merge.cuh"
+#include "kernels/primitives/storage.cuh"
+#include "kernels/rows/rows_bwd/args.cuh"
+#include "kernels/rows/rows_bwd/fused_geometry.cuh"
+#include "kernels/rows/rows_bwd/fused_plan.hpp"
+#include "kernels/rows/rows_bwd/fused_variant.cuh"
+
+namespace nb::rows_bwd {
+namespace {
+
+// blockDim.x = consumers + 32: the last warp is the producer (its first thread copies). Dynamic
+// shared memory: kTmaStages stages of [x, dy][pack of the part], the end's column sums after the
+// loop. Every CTA of a cluster walks the same rows (its band) over its part of them.
+template <bool kLayer, class T, int VEC>
+__global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
+    fused_tma(Args<T> a, Geometry g, float* __restrict__ partials) {
+  using nb::dev::FloatPack;
+  using nb::dev::PackWord;
+  using nb::dev::widen;
+  constexpr int PPT = kTmaPacksPerThread;
+  constexpr int kSums = kLayer ? 2 : 1;
+  __shared__ dev::RowSums warp_sums[2][kTmaMaxConsumers / 32];  // one per consumer warp, two rows in turn
+  __shared__ ClusterSums<1, kMaxRegisterParts> cluster_sums;
+  // full[s]: stage s's bytes landed; empty[s]: every consumer warp read it; summed[b]: every
+  // consumer warp's row sums are in warp_sums[b].
+  __shared__ std::uint64_t full[kTmaStages], empty[kTmaStages], summed[2];
+  extern __shared__ uint4 stages[];
+  const int consumers = int(blockDim.x) - 32, warps = consumers / 32;
+  const int tid = int(threadIdx.x), lane = tid & 31;
+  if (tid == 0) {
+    for (int s = 0; s < kTmaStages; ++s) {
+      nb::dev::mbarrier_init(&full[s], 1);
+      nb::dev::mbarrier_init(&empty[s], warps);
+    }
+    nb::dev::mbarrier_init(&summed[0], warps);
+    nb::dev::mbarrier_init(&summed[1], warps);
+    nb::dev::fence_barrier_init();
+  }
+  __syncthreads();
+  cluster_sums.enter(g.parts);
+  const Share sh = share_of(g, a.m);
+  const long long ppp = g.packs_per_part;
+  const int part_packs = int(sh.end_pack - sh.first_pack);
+  const long long rows = sh.row_end - sh.row_begin;
+  const auto stage_x = [&](int s) { return stages + std::size_t(2 * s) * ppp; };
+  const auto stage_dy = [&](int s) { return stages + std::size_t(2 * s + 1) * ppp; };
+  FloatPack<VEC> dw[PPT], db[PPT];
+#pragma unroll
+  for (int k = 0; k < PPT; ++k) dw[k] = nb::dev::zero_float_pack<VEC>(), db[k] = nb::dev::zero_float_pack<VEC>();
+
+  if (tid >= consumers) {
+    if (tid == consumers) {  // row i goes into stage i % kTmaStages once row i - kTmaStages has left it
+      const std::uint32_t bytes = std::uint32_t(part_packs) * 16u;
+#pragma unroll 1
+      for (long long i = 0; i < rows; ++i) {
+        const int s = int(i % kTmaStages);
+        if (i >= kTmaStages) nb::dev::mbarrier_wait(&empty[s], unsigned((i / kTmaStages - 1) & 1));
+        const long long offset = (sh.row_begin + i) * a.n + sh.first_pack * VEC;
+        nb::dev::mbarrier_arrive_expect_bytes(&full[s], 2 * bytes);
+        nb::dev::bulk_load(stage_x(s), a.x + offset, bytes, &full[s]);
+        nb::dev::bulk_load(stage_dy(s), a.dy + offset, bytes, &full[s]);
+      }
+    }
+    __syncwarp();
+  } else {
+    const int owned = part_packs - tid;  // pack tid + k * consumers of the part is mine if k * consumers < owned
+    const auto mine = [&](int k) { return k * consumers < owned; };
+    const long long first = (sh.first_pack + tid) * VEC, stride = (long long)consumers * VEC;
+    PackWord<T, VEC> w_raw[PPT];
+    nb::dev::load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
+    dev::RowStats next_stats = rows > 0 ? dev::row_stats<kLayer>(a, sh.row_begin) : dev::RowStats{0.0f, 0.0f};
+#pragma unroll 1
+    for (long long i = 0; i < rows; ++i) {
+      const int s = int(i % kTmaStages), b = int(i & 1);
+      const long long row = sh.row_begin + i;
+      const dev::RowStats st = next_stats;
+      nb::dev::mbarrier_wait(&full[s], unsigned((i / kTmaStages) & 1));
+      PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
+#pragma unroll
+      for (int k = 0; k < PPT; ++k)
+        if (mine(k)) {
+          x_raw[k] = reinterpret_cast<const PackWord<T, VEC>*>(stage_x(s))[tid + k * consumers];
+          dy_raw[k] = reinterpret_cast<const PackWord<T, VEC>*>(stage_dy(s))[tid + k * consumers];
+        }
+      __syncwarp();
+      if (lane == 0) nb::dev::mbarrier_arrive(&empty[s]);
+      if (i + 1 < rows) next_stats = dev::row_stats<kLayer>(a, row + 1);
+
+      dev::RowSums v{};
+#pragma unroll
+      for (int k = 0; k < PPT; ++k) {
+        if (!mine(k)) continue;
+        const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]), w = widen<T, VEC>(w_raw[k]);
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) {
+          const float xh = dev::xhat<kLayer>(x.v[e], st), gv = dev::output_grad(dy.v[e], w.v[e]);
+          v.g += gv;
+          v.gx += gv * xh;
+          dw[k].v[e] += dy.v[e] * xh;
+          if (kLayer) db[k].v[e] += dy.v[e];
+        }
+      }
+      // The warps' sums meet on summed[b]: a warp writes warp_sums[b] again two rows on, after
+      // summed[1 - b] saw every warp arrive, each after its reads of this row's sums (and of the
+      // cluster's: the exchange's pushes of the next round come after that wait too).
+      v = nb::dev::warp_merge(v);
+      __syncwarp();
+      if (lane == 0) {
+        warp_sums[b][tid >> 5] = v;
+        nb::dev::mbarrier_arrive(&summed[b]);
+      }
+      nb::dev::mbarrier_wait(&summed[b], unsigned((i >> 1) & 1));
+      v = lane < warps ? warp_sums[b][lane] : dev::RowSums{};
+      v = nb::dev::warp_merge(v);
+      if (g.parts > 1) {
+        cluster_sums.send(v, unsigned(i), g.parts);
+        v = cluster_sums.template receive<dev::RowSums>(
+            unsigned(i), g.parts, [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); });
+      }
+      const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
+#pragma unroll
+      for (int k = 0; k < PPT; ++k) {
+        if (!mine(k)) continue;
+        const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]), w = widen<T, VEC>(w_raw[k]);
+        FloatPack<VEC> dx;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e)
+          dx.v[e] = dev::input_grad(dev::output_grad(dy.v[e], w.v[e]), dev::xhat<kLayer>(x.v[e], st), st.rstd, mean_g,
+                                    mean_gx);
+        nb::dev::store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride, dx);
+      }
+    }
+  }
+  __syncthreads();  // every stage read (and every copy landed) before the end's sums take the memory
+  cluster_sums.leave(g.parts);
+
+  // The band's partial rows of this part: one slot, so the held sums go out as they are.
+  float* const end_sums = reinterpret_cast<float*>(stages);
+  const long long part_elements = (long long)part_packs * VEC;
+#pragma unroll
+  for (int sum = 0; sum < kSums; ++sum) {
+    if (tid < consumers) {
+      const FloatPack<VEC>* held = sum == 0 ? dw : db;
+#pragma unroll
+      for (int k = 0; k < PPT; ++k)
+        if (k * consumers + tid < part_packs)
+          *reinterpret_cast<FloatPack<VEC>*>(end_sums + (std::size_t(k) * consumers + tid) * VEC) = held[k];
+    }
+    __syncthreads();
+    float* out = partials + (sum * g.bands + sh.band) * a.n + sh.first_pack * VEC;
+    for (long long e = tid; e < part_elements; e += blockDim.x) out[e] = end_sums[e];
+    __syncthreads();
+  }
+}
+
+// The TMA-fed design for FusedVariant (fused_variant.cuh).
+struct TmaDesign {
+  static std::string name() { return "fused_tma"; }
+  static std::string idea() {
+    return "fused, its rows fed by TMA: a producer thread's bulk copies of x and dy into three shared-memory "
+           "stages, consumer warps of four 16-byte packs a thread (dx and the column sums from registers), one "
+           "cluster exchange a row; rows of 16-byte packs";
+  }
+  static FusedPlan plan(const Layout&, const Problem& p, int vec) { return plan_fused_tma(p.dim("n"), vec); }
+  template <bool kLayer, class T, class F>
+  static void with_kernel(const FusedPlan& plan, F&& f) {
+    if (plan.vec != nb::dev::kPack16<T>) throw std::logic_error("fused_tma: a plan without 16-byte packs");
+    f(Kernel<T>(fused_tma<kLayer, T, nb::dev::kPack16<T>>));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_fused_tma_variant(const Layout& layout) {
+  return std::make_unique<FusedVariant<TmaDesign>>(layout);
+}
+
+}  // namespace nb::rows_bwd

@@ -1,0 +1,37 @@
+#pragma once
+// What the fused row backwards (3_fused.cu: register, streamed and TMA-fed modes) share on the
+// device: the launch's geometry (bands of rows, parts of a row over a cluster), each CTA's share of
+// it, and the cluster's exchange of the row sums.
+#include <cuda_runtime.h>
+
+#include "kernels/primitives/cluster_exchange.cuh"
+#include "kernels/rows/rows_bwd/args.cuh"
+
+namespace nb::rows_bwd {
+
+struct Geometry {
+  long long bands, packs, packs_per_part;
+  int parts;
+  float inv_n;
+};
+
+// The rows and packs one CTA works on: its cluster's band, its part of each row.
+struct Share {
+  long long row_begin, row_end, first_pack, end_pack, band;
+};
+
+__device__ __forceinline__ Share share_of(const Geometry& g, long long m) {
+  const long long band = blockIdx.x / g.parts, part = blockIdx.x % g.parts;
+  const long long first = part * g.packs_per_part;
+  return {band * m / g.bands, (band + 1) * m / g.bands, first,
+          first + g.packs_per_part < g.packs ? first + g.packs_per_part : g.packs, band};
+}
+
+// A cluster's row sums go through a ClusterExchange (kernels/primitives/cluster_exchange.cuh):
+// each CTA pushes its slot's sums into every peer and waits on its own barrier, never on a
+// cluster-wide one (whose release fence had waited on each row's dx stores: the membar stalls of
+// docs/notes/memory-bound-round3.md). A row is one round.
+template <int kSlots, int kParts>
+using ClusterSums = nb::dev::ClusterExchange<2, kSlots, kParts>;  // RowSums: two words
+
+}  // namespace nb::rows_bwd
