@@ -121,14 +121,7 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
       FloatPack<VEC>& dw_sums = kSharedSums ? *my_sums(0, k) : dw[kSharedSums ? 0 : k];
       FloatPack<VEC>& db_sums = kSharedSums ? *my_sums(kSums - 1, k) : db[kSharedSums ? 0 : k];
       FloatPack<VEC> dwk = dw_sums, dbk = kLayer ? db_sums : dwk;
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) {
-        const float xh = xhat<kLayer>(x.v[i], st), gv = output_grad(dy.v[i], w.v[i]);
-        s.g += gv;
-        s.gx += gv * xh;
-        dwk.v[i] += dy.v[i] * xh;
-        if (kLayer) dbk.v[i] += dy.v[i];
-      }
+      add_pack<kLayer>(x, dy, w, st, s, dwk, dbk);
       dw_sums = dwk;
       if (kLayer) db_sums = dbk;
     }
@@ -139,11 +132,8 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
     for (int k = 0; k < PPT; ++k) {
       if (!active || k * int(blockDim.x) >= owned) continue;
       const FloatPack<VEC> x = widen<T, VEC>(x_raw[b][k]), dy = widen<T, VEC>(dy_raw[b][k]), w = widen<T, VEC>(w_raw[k]);
-      FloatPack<VEC> dx;
-#pragma unroll
-      for (int i = 0; i < VEC; ++i)
-        dx.v[i] = input_grad(output_grad(dy.v[i], w.v[i]), xhat<kLayer>(x.v[i], st), st.rstd, mean_g, mean_gx);
-      store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride, dx);
+      store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride,
+                               pack_input_grad<kLayer>(x, dy, w, st, mean_g, mean_gx));
     }
   };
 

@@ -107,14 +107,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       for (int k = 0; k < PPT; ++k) {
         if (!mine(k)) continue;
         const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]), w = widen<T, VEC>(w_raw[k]);
-#pragma unroll
-        for (int e = 0; e < VEC; ++e) {
-          const float xh = dev::xhat<kLayer>(x.v[e], st), gv = dev::output_grad(dy.v[e], w.v[e]);
-          v.g += gv;
-          v.gx += gv * xh;
-          dw[k].v[e] += dy.v[e] * xh;
-          if (kLayer) db[k].v[e] += dy.v[e];
-        }
+        dev::add_pack<kLayer>(x, dy, w, st, v, dw[k], db[k]);
       }
       // The warps' sums meet on summed[b]: a warp writes warp_sums[b] again two rows on, after
       // summed[1 - b] saw every warp arrive, each after its reads of this row's sums (and of the
@@ -138,12 +131,8 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       for (int k = 0; k < PPT; ++k) {
         if (!mine(k)) continue;
         const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]), w = widen<T, VEC>(w_raw[k]);
-        FloatPack<VEC> dx;
-#pragma unroll
-        for (int e = 0; e < VEC; ++e)
-          dx.v[e] = dev::input_grad(dev::output_grad(dy.v[e], w.v[e]), dev::xhat<kLayer>(x.v[e], st), st.rstd, mean_g,
-                                    mean_gx);
-        nb::dev::store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride, dx);
+        nb::dev::store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride,
+                                          dev::pack_input_grad<kLayer>(x, dy, w, st, mean_g, mean_gx));
       }
     }
   }

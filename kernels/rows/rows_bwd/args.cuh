@@ -83,5 +83,34 @@ __device__ __forceinline__ RowSums shfl_xor(const RowSums& s, int offset) {
   return {__shfl_xor_sync(0xffffffffu, s.g, offset), __shfl_xor_sync(0xffffffffu, s.gx, offset)};
 }
 
+// One pack of a row in fp32: its share of the two row sums into s, and dy * xhat (and dy, for
+// LayerNorm) into the column sums dw (and db).
+template <bool kLayer, int VEC>
+__device__ __forceinline__ void add_pack(const nb::dev::FloatPack<VEC>& x, const nb::dev::FloatPack<VEC>& dy,
+                                         const nb::dev::FloatPack<VEC>& w, RowStats st, RowSums& s,
+                                         nb::dev::FloatPack<VEC>& dw, nb::dev::FloatPack<VEC>& db) {
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) {
+    const float xh = xhat<kLayer>(x.v[i], st), gv = output_grad(dy.v[i], w.v[i]);
+    s.g += gv;
+    s.gx += gv * xh;
+    dw.v[i] += dy.v[i] * xh;
+    if (kLayer) db.v[i] += dy.v[i];
+  }
+}
+
+// One pack's dx, from the row's two means.
+template <bool kLayer, int VEC>
+__device__ __forceinline__ nb::dev::FloatPack<VEC> pack_input_grad(const nb::dev::FloatPack<VEC>& x,
+                                                                   const nb::dev::FloatPack<VEC>& dy,
+                                                                   const nb::dev::FloatPack<VEC>& w, RowStats st,
+                                                                   float mean_g, float mean_gx) {
+  nb::dev::FloatPack<VEC> dx;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i)
+    dx.v[i] = input_grad(output_grad(dy.v[i], w.v[i]), xhat<kLayer>(x.v[i], st), st.rstd, mean_g, mean_gx);
+  return dx;
+}
+
 }  // namespace dev
 }  // namespace nb::rows_bwd

@@ -130,7 +130,8 @@ void expect_valid_tma(const FusedPlan& plan, std::int64_t n) {
 TEST(RowsBwdFusedTmaPlan, EveryPackedLengthIsCovered) {
   for (int vec : {4, 8}) {
     const std::int64_t longest = std::int64_t(kMaxRegisterParts) * kTmaMaxConsumers * kTmaPacksPerThread * vec;
-    for (std::int64_t n = vec; n <= longest; n += vec * (n < 20000 ? 1 : 29)) expect_valid_tma(plan_fused_tma(n, vec), n);
+    for (std::int64_t n = vec; n <= longest; n += vec * (n < 20000 ? 1 : 29))
+      expect_valid_tma(plan_fused_tma(n, vec), n);
     expect_valid_tma(plan_fused_tma(longest, vec), longest);
   }
 }
