@@ -25,7 +25,9 @@ namespace nb::rows_bwd {
 
 template <class T>
 using Kernel = void (*)(Args<T>, Geometry, float*);
-inline cudaLaunchConfig_t launch_config(const FusedPlan& plan, long long bands, cudaStream_t stream, cudaLaunchAttribute& cluster) {
+
+inline cudaLaunchConfig_t launch_config(const FusedPlan& plan, long long bands, cudaStream_t stream,
+                                        cudaLaunchAttribute& cluster) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(unsigned(bands * plan.parts));
   config.blockDim = dim3(unsigned(plan.lanes), unsigned(plan.rows_per_block));
@@ -62,7 +64,8 @@ long long resident_clusters(Kernel<T> kernel, const FusedPlan& plan) {
     const cudaError_t status = cudaOccupancyMaxActiveClusters(&count, kernel, &config);
     if (status != cudaSuccess) {
       cudaGetLastError();  // not sticky: clear it for the next variant's launch check
-      throw Unsupported("fused: clusters of " + std::to_string(plan.parts) + " refused (" + cudaGetErrorString(status) + ")");
+      throw Unsupported("fused: clusters of " + std::to_string(plan.parts) + " refused (" + cudaGetErrorString(status) +
+                        ")");
     }
   }
   if (count < 1)
@@ -75,13 +78,15 @@ long long resident_clusters(Kernel<T> kernel, const FusedPlan& plan) {
 // 16-byte packs when N and every row pointer allow them.
 template <class T>
 bool packs_fit(const Args<T>& a) {
-  return a.n % nb::dev::kPack16<T> == 0 && nb::dev::aligned16(a.x) && nb::dev::aligned16(a.dy) && nb::dev::aligned16(a.w) &&
-         nb::dev::aligned16(a.dx);
+  return a.n % nb::dev::kPack16<T> == 0 && nb::dev::aligned16(a.x) && nb::dev::aligned16(a.dy) &&
+         nb::dev::aligned16(a.w) && nb::dev::aligned16(a.dx);
 }
 
 inline int pack_elements(const Problem& p) { return int(16 / dtype_size(storage_type(p.dtype))); }
+
 // The harness's buffers are aligned: packs whenever N allows them.
 inline bool packs_expected(const Problem& p) { return p.dim("n") % pack_elements(p) == 0; }
+
 template <class Design>
 class FusedVariant final : public Variant {
  public:
@@ -115,7 +120,9 @@ class FusedVariant final : public Variant {
   }
 
  private:
-  FusedPlan plan_of(const Problem& p, bool packs) const { return Design::plan(layout_, p, packs ? pack_elements(p) : 1); }
+  FusedPlan plan_of(const Problem& p, bool packs) const {
+    return Design::plan(layout_, p, packs ? pack_elements(p) : 1);
+  }
 
   struct Cached {
     std::string problem;
