@@ -7,7 +7,7 @@
 # their kernels are not this project's to fix), one job per variant (scripts/lib/
 # sanitize_selection.sh); memcheck one job per op. Prints one line per job and a total; exits 1
 # when any job reported an error, ran out of time or its run failed. NB_SANITIZE_OPS="op op ..."
-# narrows the ops (default: all).
+# narrows the ops (default: all), NB_SANITIZE_VARIANTS="name ..." the variants (one job each).
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 tool="${1:?usage: sanitize.sh TOOL OUT_DIR [normbench run options]}"

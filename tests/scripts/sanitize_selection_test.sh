@@ -3,7 +3,8 @@
 # jobs, one per variant of ours, and each job's variant is a name `normbench run --variant` takes,
 # on one quick problem (without a GPU the run stops at the device, exit 3; with one it runs: 0 or
 # 1). A usage error (2) fails: a listing row that is not a variant (the n/a rows) once made
-# racecheck of seven ops die unseen. memcheck gets one job per op.
+# racecheck of seven ops die unseen. memcheck gets one job per op; NB_SANITIZE_VARIANTS narrows
+# both tools to the variants it names.
 #   sanitize_selection_test.sh NORMBENCH
 set -uo pipefail
 source "$(dirname "$0")/../../scripts/lib/sanitize_selection.sh"
@@ -36,4 +37,12 @@ for op in $ops; do
     fi
   done <<< "$jobs"
 done
+# NB_SANITIZE_VARIANTS narrows both tools to the named variants of ours, in the ops that have them.
+narrowed=$(NB_SANITIZE_VARIANTS="fused_tma naive" nb_sanitize_jobs "$bin" memcheck rmsnorm_rows_bwd softmax)
+expected=$(printf '%s\n' "rmsnorm_rows_bwd naive" "rmsnorm_rows_bwd fused_tma" "softmax naive")
+if [ "$narrowed" != "$expected" ]; then
+  echo "FAIL NB_SANITIZE_VARIANTS: jobs '$narrowed', expected '$expected'"; fail=1
+fi
+narrowed=$(NB_SANITIZE_VARIANTS="cudnn" nb_sanitize_jobs "$bin" racecheck rmsnorm_rows_bwd)
+if [ -n "$narrowed" ]; then echo "FAIL NB_SANITIZE_VARIANTS: a library variant got a job: $narrowed"; fail=1; fi
 exit $fail
