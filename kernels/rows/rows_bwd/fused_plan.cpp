@@ -66,7 +66,6 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec) {
   FusedPlan plan;
   plan.vec = vec;
   plan.packs = ceil_div(n, vec);
-  plan.fed_by_tma = true;
   if (vec == 1 || n % vec != 0) {
     plan.unsupported = "the TMA-fed rows copy whole 16-byte packs: N a multiple of 16 bytes' elements";
     return plan;

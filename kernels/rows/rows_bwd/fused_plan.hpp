@@ -43,7 +43,7 @@ inline constexpr int kBlockThreads = 256;                // shorter slots share 
 inline constexpr int kStreamLanes = 1024;
 inline constexpr int kMaxStreamParts = 16;  // a non-portable cluster (Hopper allows 16)
 inline constexpr std::size_t kStreamSharedBytes = 192 * 1024;
-// TMA-fed mode (fused_tma.cuh): consumer warps of kTmaPacksPerThread 16-byte packs a thread, at most
+// TMA-fed mode (5_fused_tma.cu): consumer warps of kTmaPacksPerThread 16-byte packs a thread, at most
 // kTmaMaxConsumers of them a part (a part of up to 16 KB of x and 16 KB of dy), a cluster of up to
 // kMaxRegisterParts parts a row, and a producer warp; kTmaStages stages of a part's x and dy.
 inline constexpr int kTmaPacksPerThread = 4;
@@ -61,7 +61,6 @@ struct FusedPlan {
   int lanes = 1;                   // threads per row slot: blockDim.x (a power of two <= 32, or a multiple of 32)
   int rows_per_block = 1;          // row slots: blockDim.y
   int packs_per_thread = 0;        // a power of two; 0: streamed
-  bool fed_by_tma = false;         // TMA-fed mode: lanes = the consumer threads + a producer warp
   std::size_t shared_bytes = 0;    // dynamic shared memory: the column sums (streamed: the part's; register
                                    // mode: each thread's, where shared_column_sums holds; else 0), or
                                    // the TMA-fed mode's stages
@@ -74,7 +73,8 @@ struct FusedPlan {
 
 // column_sums: 1 (dw) or 2 (dw and db).
 FusedPlan plan_fused(std::int64_t n, int vec, int column_sums);
-// The TMA-fed mode's plan: rows of 16-byte packs (vec > 1) up to kMaxRegisterParts parts.
+// The TMA-fed mode's plan: rows of 16-byte packs (vec > 1) up to kMaxRegisterParts parts; its lanes
+// are the consumer threads and a producer warp, one row slot a CTA.
 FusedPlan plan_fused_tma(std::int64_t n, int vec);
 
 // Bands for `resident` clusters that run at once: as many as there are, as long as each row slot
