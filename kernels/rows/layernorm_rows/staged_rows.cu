@@ -123,7 +123,8 @@ int resident_staged_clusters(const RowPlan& plan) {
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config = rows::cluster_config(
       plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
-  return resident_clusters(reinterpret_cast<const void*>(layernorm_rows_staged<T, true>), config);
+  const auto kernel = rows_by_counter(plan) ? layernorm_rows_staged<T, true> : layernorm_rows_staged<T, false>;
+  return resident_clusters(reinterpret_cast<const void*>(kernel), config);  // the instance launch_staged_rows runs
 }
 
 template <class T>
