@@ -2,11 +2,13 @@
 // by mbarriers? The row backward's `fused_tma` feeds its stages so: a producer thread's
 // cp.async.bulk completes its bytes on a stage's `full` mbarrier, the consumer warps read the stage
 // with ordinary loads and arrive on its `empty` mbarrier, and the producer waits on `empty` before
-// it copies the next row into that stage. This probe is that pattern alone, in three modes:
+// it copies the next row into that stage. This probe is that pattern alone, in four modes:
 //   once:   every round has a stage of its own (no stage is written twice): the copy, then reads
 //   ring:   three stages in turn, as fused_tma (each stage written again after its reads)
 //   fenced: ring, each consumer warp's fence.proxy.async.shared::cta after its reads, before it
 //           arrives on `empty`
+//   block:  three stages in turn, every round ended by __syncthreads (no `empty`): a stage's next
+//           copy is issued after the CTA barrier that follows its reads
 // The consumers check every value read (exit 1 on a wrong one, 77 without a GPU or below sm_90).
 //   compute-sanitizer --tool racecheck build/release/tests/racecheck_bulk_probe ring
 #include <cuda_runtime.h>
@@ -28,8 +30,8 @@ constexpr int kConsumers = 256, kRounds = 8, kRingStages = 3;  // once: 8 stages
 constexpr int kStageInts = kConsumers * 4;  // a 16-byte pack a consumer thread
 constexpr std::uint32_t kStageBytes = kStageInts * sizeof(int);
 
-enum Mode { kOnce, kRing, kFenced };
-constexpr const char* kModeNames[] = {"once", "ring", "fenced"};
+enum Mode { kOnce, kRing, kFenced, kBlock };
+constexpr const char* kModeNames[] = {"once", "ring", "fenced", "block"};
 
 // Round r copies source[r] (kStageInts values r * kStageInts + i) into stage r % stages.
 template <Mode MODE>
@@ -46,6 +48,26 @@ __global__ void __launch_bounds__(kConsumers + 32) bulk_ring(const int* __restri
     nb::dev::fence_barrier_init();
   }
   __syncthreads();
+  const auto check = [&](int r, int s) {
+    const int4 got = stages[s][tid];
+    const int first = r * kStageInts + 4 * tid;
+    if (got.x != first || got.y != first + 1 || got.z != first + 2 || got.w != first + 3) atomicAdd(wrong, 1);
+  };
+  if constexpr (MODE == kBlock) {
+    for (int r = 0; r < kRounds; ++r) {
+      const int s = r % kStages;
+      if (tid == kConsumers) {
+        nb::dev::mbarrier_arrive_expect_bytes(&full[s], kStageBytes);
+        nb::dev::bulk_load(stages[s], source + std::size_t(r) * kStageInts, kStageBytes, &full[s]);
+      }
+      if (tid < kConsumers) {
+        nb::dev::mbarrier_wait(&full[s], unsigned((r / kStages) & 1));
+        check(r, s);
+      }
+      __syncthreads();
+    }
+    return;
+  }
   if (tid >= kConsumers) {
     if (tid == kConsumers) {
       for (int r = 0; r < kRounds; ++r) {
@@ -61,9 +83,7 @@ __global__ void __launch_bounds__(kConsumers + 32) bulk_ring(const int* __restri
   for (int r = 0; r < kRounds; ++r) {
     const int s = r % kStages;
     nb::dev::mbarrier_wait(&full[s], unsigned((r / kStages) & 1));
-    const int4 got = stages[s][tid];
-    const int first = r * kStageInts + 4 * tid;
-    if (got.x != first || got.y != first + 1 || got.z != first + 2 || got.w != first + 3) atomicAdd(wrong, 1);
+    check(r, s);
     if constexpr (MODE == kFenced) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     __syncwarp();
     if ((tid & 31) == 0) nb::dev::mbarrier_arrive(&empty[s]);
@@ -74,10 +94,10 @@ __global__ void __launch_bounds__(kConsumers + 32) bulk_ring(const int* __restri
 
 int main(int argc, char** argv) {
   int mode = -1;
-  for (int m = kOnce; m <= kFenced; ++m)
+  for (int m = kOnce; m <= kBlock; ++m)
     if (argc == 2 && std::strcmp(argv[1], kModeNames[m]) == 0) mode = m;
   if (mode < 0) {
-    std::fprintf(stderr, "usage: racecheck_bulk_probe once|ring|fenced\n");
+    std::fprintf(stderr, "usage: racecheck_bulk_probe once|ring|fenced|block\n");
     return 2;
   }
   return nb::probes::run_on_device("racecheck_bulk_probe", [&] {
@@ -95,7 +115,8 @@ int main(int argc, char** argv) {
     switch (mode) {
       case kOnce: bulk_ring<kOnce><<<1, kConsumers + 32>>>(source.as<int>(), wrong.as<int>()); break;
       case kRing: bulk_ring<kRing><<<1, kConsumers + 32>>>(source.as<int>(), wrong.as<int>()); break;
-      default: bulk_ring<kFenced><<<1, kConsumers + 32>>>(source.as<int>(), wrong.as<int>()); break;
+      case kFenced: bulk_ring<kFenced><<<1, kConsumers + 32>>>(source.as<int>(), wrong.as<int>()); break;
+      default: bulk_ring<kBlock><<<1, kConsumers + 32>>>(source.as<int>(), wrong.as<int>()); break;
     }
     NB_CHECK_LAUNCH();
     int host = -1;
