@@ -21,7 +21,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
 #include "harness/cuda_check.hpp"
@@ -99,13 +98,8 @@ __global__ void __launch_bounds__(kConsumers + 32) bulk_ring(const int* __restri
 }  // namespace
 
 int main(int argc, char** argv) {
-  int mode = -1;
-  for (int m = kOnce; m <= kBlock; ++m)
-    if (argc == 2 && std::strcmp(argv[1], kModeNames[m]) == 0) mode = m;
-  if (mode < 0) {
-    std::fprintf(stderr, "usage: racecheck_bulk_probe once|ring|fenced|block\n");
-    return 2;
-  }
+  const int mode = nb::probes::mode_of("racecheck_bulk_probe", argc, argv, kModeNames);
+  if (mode < 0) return 2;
   return nb::probes::run_on_device("racecheck_bulk_probe", [&] {
     cudaDeviceProp prop{};
     NB_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));

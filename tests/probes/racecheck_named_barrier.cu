@@ -17,7 +17,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
-#include <cstring>
 
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
@@ -70,13 +69,8 @@ __global__ void handoff(int* wrong) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int mode = -1;
-  for (int m = kBlock; m <= kMbar; ++m)
-    if (argc == 2 && std::strcmp(argv[1], kModeNames[m]) == 0) mode = m;
-  if (mode < 0) {
-    std::fprintf(stderr, "usage: racecheck_probe block|named|arrive|mbar\n");
-    return 2;
-  }
+  const int mode = nb::probes::mode_of("racecheck_probe", argc, argv, kModeNames);
+  if (mode < 0) return 2;
   return nb::probes::run_on_device("racecheck_probe", [&] {
     const nb::DeviceBuffer wrong(sizeof(int));
     NB_CUDA_CHECK(cudaMemset(wrong.get(), 0, sizeof(int)));
