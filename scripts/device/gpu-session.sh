@@ -174,15 +174,20 @@ step_validate() {
 }
 
 # The tool probes (tests/probes, built by `build`): stream_probe's streaming designs against
-# cudaMemcpy on NB_STREAM_MIB MiB a buffer (1024), and racecheck_probe's four modes under racecheck.
+# cudaMemcpy on NB_STREAM_MIB MiB a buffer (1024), and the four modes of racecheck_probe (barriers)
+# and of racecheck_bulk_probe (TMA copies into a ring of stages) under racecheck.
 step_probes() {
-  local dir="$NB_ROOT/build/release/tests" mode
+  local dir="$NB_ROOT/build/release/tests" probe mode log
+  local -A modes=([racecheck_probe]="block named arrive mbar" [racecheck_bulk_probe]="once ring fenced block")
   "$dir/stream_probe" "${NB_STREAM_MIB:-1024}" > "$OUT/stream_probe.txt" 2>&1
   summary+=("stream_probe: exit $?")
   cat "$OUT/stream_probe.txt"
-  for mode in block named arrive mbar; do
-    compute-sanitizer --tool racecheck "$dir/racecheck_probe" "$mode" > "$OUT/racecheck_probe-$mode.log" 2>&1
-    summary+=("racecheck_probe $mode: exit $?, $(grep -hE 'wrong values|RACECHECK SUMMARY' "$OUT/racecheck_probe-$mode.log" | tr -s '= ' ' ' | paste -sd';')")
+  for probe in racecheck_probe racecheck_bulk_probe; do
+    for mode in ${modes[$probe]}; do
+      log="$OUT/$probe-$mode.log"
+      compute-sanitizer --tool racecheck "$dir/$probe" "$mode" > "$log" 2>&1
+      summary+=("$probe $mode: exit $?, $(grep -hE 'wrong|RACECHECK SUMMARY' "$log" | tr -s '= ' ' ' | paste -sd';')")
+    done
   done
 }
 
