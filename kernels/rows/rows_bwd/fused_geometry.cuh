@@ -1,7 +1,7 @@
 #pragma once
-// What the fused row backwards (3_fused.cu: register, streamed and TMA-fed modes) share on the
-// device: the launch's geometry (bands of rows, parts of a row over a cluster), each CTA's share of
-// it, and the cluster's exchange of the row sums.
+// What the fused row backwards (3_fused.cu: register and streamed modes; 5_fused_tma.cu: rows
+// fed by TMA) share on the device: the launch's geometry (bands of rows, parts of a row over a
+// cluster), each CTA's share of it, and the cluster's exchange of the row sums.
 #include <cuda_runtime.h>
 
 #include "kernels/primitives/cluster_exchange.cuh"

@@ -44,9 +44,9 @@ inline cudaLaunchConfig_t launch_config(const FusedPlan& plan, long long bands, 
 }
 
 // How many clusters of the plan's kernel run at once on the current device, after giving the
-// kernel the shared memory and cluster size it needs.
+// kernel the shared memory and cluster size it needs; `variant` names the one that declines.
 template <class T>
-long long resident_clusters(Kernel<T> kernel, const FusedPlan& plan) {
+long long resident_clusters(Kernel<T> kernel, const FusedPlan& plan, const std::string& variant) {
   if (plan.shared_bytes > 0)  // (48 KB of stages and the static barriers pass the default limit together)
     NB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.shared_bytes)));
   if (plan.parts > kPortableClusterSize)
@@ -64,12 +64,12 @@ long long resident_clusters(Kernel<T> kernel, const FusedPlan& plan) {
     const cudaError_t status = cudaOccupancyMaxActiveClusters(&count, kernel, &config);
     if (status != cudaSuccess) {
       cudaGetLastError();  // not sticky: clear it for the next variant's launch check
-      throw Unsupported("fused: clusters of " + std::to_string(plan.parts) + " refused (" + cudaGetErrorString(status) +
-                        ")");
+      throw Unsupported(variant + ": clusters of " + std::to_string(plan.parts) + " refused (" +
+                        cudaGetErrorString(status) + ")");
     }
   }
   if (count < 1)
-    throw Unsupported("fused: this device runs no cluster of " + std::to_string(plan.parts) + " CTAs of " +
+    throw Unsupported(variant + ": this device runs no cluster of " + std::to_string(plan.parts) + " CTAs of " +
                       std::to_string(plan.threads()) + " threads with " + std::to_string(plan.shared_bytes) +
                       " bytes of shared memory");
   return count;
@@ -134,9 +134,9 @@ class FusedVariant final : public Variant {
   template <class T, bool kLayer>
   Cached make_cached(const Problem& p, bool packs) const {
     Cached c{p.id(), packs, plan_of(p, packs), 0};
-    if (!c.plan.unsupported.empty()) throw Unsupported("fused: " + c.plan.unsupported);
+    if (!c.plan.unsupported.empty()) throw Unsupported(Design::name() + ": " + c.plan.unsupported);
     Design::template with_kernel<kLayer, T>(c.plan, [&](Kernel<T> kernel) {
-      c.bands = band_count(p.dim("m"), c.plan, resident_clusters(kernel, c.plan));
+      c.bands = band_count(p.dim("m"), c.plan, resident_clusters(kernel, c.plan, Design::name()));
     });
     return c;
   }
