@@ -83,7 +83,7 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec) {
   plan.lanes = int(ceil_div(ceil_div(plan.packs_per_part, kTmaPacksPerThread), 32) * 32) + 32;
   plan.rows_per_block = 1;
   plan.packs_per_thread = kTmaPacksPerThread;
-  plan.shared_bytes = std::size_t(kTmaStages) * 2 * std::size_t(plan.packs_per_part) * 16;
+  plan.shared_bytes = kTmaStageAlign + std::size_t(kTmaStages) * 2 * std::size_t(plan.packs_per_part) * 16;
   return plan;
 }
 

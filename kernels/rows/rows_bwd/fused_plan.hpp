@@ -45,10 +45,14 @@ inline constexpr int kMaxStreamParts = 16;  // a non-portable cluster (Hopper al
 inline constexpr std::size_t kStreamSharedBytes = 192 * 1024;
 // TMA-fed mode (5_fused_tma.cu): consumer warps of kTmaPacksPerThread 16-byte packs a thread, at most
 // kTmaMaxConsumers of them a part (a part of up to 16 KB of x and 16 KB of dy), a cluster of up to
-// kMaxRegisterParts parts a row, and a producer warp; kTmaStages stages of a part's x and dy.
-inline constexpr int kTmaPacksPerThread = 4;
-inline constexpr int kTmaMaxConsumers = 256;
+// kMaxRegisterParts parts a row, and a producer warp; kTmaStages stages of a part's x and dy, from
+// the dynamic memory's first kTmaStageAlign-byte boundary. Two packs a thread (17 warps an SM at
+// the longest parts) measured ahead of four (9 warps) at nearly every row length on the H100 and at
+// rows of 1024 and 32768-131072 on the H200 (docs/notes/memory-bound-round3.md, "Seventeenth").
+inline constexpr int kTmaPacksPerThread = 2;
+inline constexpr int kTmaMaxConsumers = 512;
 inline constexpr int kTmaStages = 3;
+inline constexpr unsigned kTmaStageAlign = 128;
 // Bands: each row slot sees at least kMinBandRounds rows of its band; never more than kMaxBands.
 inline constexpr std::int64_t kMinBandRounds = 4;
 inline constexpr std::int64_t kMaxBands = 2048;
