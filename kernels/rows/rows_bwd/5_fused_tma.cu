@@ -101,8 +101,6 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
           x_raw[k] = reinterpret_cast<const PackWord<T, VEC>*>(stage_x(s))[tid + k * consumers];
           dy_raw[k] = reinterpret_cast<const PackWord<T, VEC>*>(stage_dy(s))[tid + k * consumers];
         }
-      __syncwarp();
-      if (lane == 0) nb::dev::mbarrier_arrive(&empty[s]);
       if (i + 1 < rows) next_stats = dev::row_stats<kLayer>(a, row + 1);
 
       dev::RowSums v{};
@@ -116,8 +114,17 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       // warp writes warp_sums[b] again two rows on, after the next row's barrier saw every warp
       // done reading this row's (and the cluster's: the exchange's pushes of the next round come
       // after it too). An mbarrier handoff here measured up to 4% slower on the H200, level on the H100.
+      // The stage is freed only here, by lane 0 after its store of the warp's sums: those sums hold
+      // every lane's packs (through the shuffles), so the stage's loads have returned before the
+      // arrival issues. Freed right after the loads (__syncwarp, then the arrival), dx came out
+      // wrong in 53 elements of one timed launch of ~170, in both llm runs on the H100 (layernorm
+      // 131072 x 2048 bf16): the mbarrier orders the loads for generic-proxy writers, and a bulk
+      // copy is an async-proxy writer that can land before a late load has read the stage.
       v = nb::dev::warp_merge(v);
-      if (lane == 0) warp_sums[b][tid >> 5] = v;
+      if (lane == 0) {
+        warp_sums[b][tid >> 5] = v;
+        nb::dev::mbarrier_arrive(&empty[s]);
+      }
       nb::dev::named_barrier_sync(1, consumers);
       v = lane < warps ? warp_sums[b][lane] : dev::RowSums{};
       v = nb::dev::warp_merge(v);
