@@ -1,9 +1,9 @@
 // The fused row backward fed by TMA (`fused_tma`): a producer thread copies each CTA's part of
 // the next rows of x and dy into a ring of shared-memory stages (two bulk copies a row on the
 // stage's mbarrier), and consumer warps of two 16-byte packs a thread read their packs into
-// registers, free the stage, and do the register kernel's row: the two row sums (shuffles, one
-// named barrier of the consumer warps, the cluster's exchange), dx from registers, the column sums
-// in registers for the whole band. The rows' bytes in flight take no registers and no issue slots.
+// registers and do the register kernel's row: the two row sums (shuffles; the stage freed once a
+// warp's sums are formed; one named barrier of the consumer warps, the cluster's exchange), dx
+// from registers, the column sums in registers for the whole band. The rows' bytes in flight take no registers and no issue slots.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -42,8 +42,9 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
   __shared__ ClusterSums<1, kMaxRegisterParts> cluster_sums;
   // full[s]: stage s's bytes landed; empty[s]: every consumer warp read it.
   __shared__ std::uint64_t full[kTmaStages], empty[kTmaStages];
-  // The copies' destinations 128-byte aligned: from the 16-byte start of the dynamic region they
-  // measured 2-6% slower on the H200 and H100, and 10-19% with 464 bytes of static memory before it.
+  // The copies' destinations 128-byte aligned: from a start 16 bytes past the static data the
+  // kernel measured up to 6% slower on the H200 and 5% on the H100, and more with 464 bytes of
+  // static data (docs/notes/memory-bound-round3.md, "Sixteenth" and "Seventeenth").
   extern __shared__ uint4 dynamic_shared[];
   uint4* const stages = nb::dev::align_shared_up<kTmaStageAlign>(dynamic_shared);
   const int consumers = int(blockDim.x) - 32, warps = consumers / 32;
