@@ -16,6 +16,7 @@
 #include "kernels/gemm/sm90/tensor_map.hpp"
 #include "kernels/gemm/sm90/wgmma_gemm.hpp"
 #include "kernels/gemm/sm90/wgmma_inputs.cuh"
+#include "kernels/primitives/shared_align.cuh"
 
 namespace nb::gemm::sm90 {
 
@@ -50,7 +51,7 @@ struct WgmmaRing {
 
   __device__ static WgmmaRing in(unsigned char* raw) {
     WgmmaRing r;
-    r.base = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) & ~std::uintptr_t(1023));
+    r.base = nb::dev::align_shared_up<1024>(raw);
     r.full = reinterpret_cast<std::uint64_t*>(r.base + WgmmaTile::kRingBytes);
     r.empty = r.full + WgmmaTile::kStages;
     return r;

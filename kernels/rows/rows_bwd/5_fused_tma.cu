@@ -3,7 +3,8 @@
 // stage's mbarrier), and consumer warps of two 16-byte packs a thread read their packs into
 // registers and do the register kernel's row: the two row sums (shuffles; the stage freed once a
 // warp's sums are formed; one named barrier of the consumer warps, the cluster's exchange), dx
-// from registers, the column sums in registers for the whole band. The rows' bytes in flight take no registers and no issue slots.
+// from registers, the column sums in registers for the whole band. The rows' bytes in flight take
+// no registers and no issue slots.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -119,8 +120,9 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       // every lane's packs (through the shuffles), so the stage's loads have returned before the
       // arrival issues. Freed right after the loads (__syncwarp, then the arrival), dx came out
       // wrong in 53 elements of one timed launch of ~170, in both llm runs on the H100 (layernorm
-      // 131072 x 2048 bf16): the mbarrier orders the loads for generic-proxy writers, and a bulk
-      // copy is an async-proxy writer that can land before a late load has read the stage.
+      // 131072 x 2048 bf16), and not in two runs since. The likely cause: the mbarrier orders the
+      // loads for generic-proxy writers, and a bulk copy, an async-proxy writer, can land before a
+      // late load has read the stage.
       v = nb::dev::warp_merge(v);
       if (lane == 0) {
         warp_sums[b][tid >> 5] = v;
