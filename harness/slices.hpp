@@ -34,6 +34,13 @@ struct SliceFamily {
   // Outputs of the device reference the slices need whole (a column statistic every row uses):
   // OpSpec::slice_reference receives them. Empty for most families.
   std::vector<int> given = {};
+  // At most this many slices a trial (0: the audit budget's cap alone). A column of a tall row-major
+  // tensor is a run of one element a row, so a family of such slices caps them to bound the runs the
+  // audit lists and gathers.
+  std::int64_t max_slices = 0;
+  // The elements of tensor `tensor` that `slices` slices make, where the family counts them without
+  // listing runs (empty: counted from `runs` of the first slices).
+  std::function<std::int64_t(int tensor, std::int64_t slices)> elements = {};
 };
 
 // How a tensor of a row-layout op lies over its rows (row_slices).

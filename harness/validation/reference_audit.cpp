@@ -16,9 +16,14 @@
 namespace nb {
 namespace {
 
-std::int64_t slice_problem_elements(const SliceFamily& f, std::size_t tensors, const std::vector<std::int64_t>& slices) {
+// The elements of the problem the first `k` slices form (k is 1 or 2).
+std::int64_t slice_problem_elements(const SliceFamily& f, std::size_t tensors, std::int64_t k) {
+  std::vector<std::int64_t> slices;
+  if (!f.elements)
+    for (std::int64_t s = 0; s < k; ++s) slices.push_back(s);
   std::int64_t n = 0;
-  for (std::size_t t = 0; t < tensors; ++t) n += run_elements(f.runs(static_cast<int>(t), slices));
+  for (std::size_t t = 0; t < tensors; ++t)
+    n += f.elements ? f.elements(static_cast<int>(t), k) : run_elements(f.runs(static_cast<int>(t), slices));
   return n;
 }
 
@@ -239,8 +244,8 @@ void check_family(const StagedAudit& t, const StagedFamily& g, AuditHostMemory::
 std::vector<std::int64_t> audit_slices(const SliceFamily& f, const DeviceTrial& t, const AuditBudget& budget) {
   if (f.count <= 0) return {};
   const std::size_t tensors = t.decls.size();
-  const std::int64_t one = slice_problem_elements(f, tensors, {0});
-  const std::int64_t per = f.count > 1 ? std::max<std::int64_t>(0, slice_problem_elements(f, tensors, {0, 1}) - one) : one;
+  const std::int64_t one = slice_problem_elements(f, tensors, 1);
+  const std::int64_t per = f.count > 1 ? std::max<std::int64_t>(0, slice_problem_elements(f, tensors, 2) - one) : one;
   const std::int64_t shared = one - per;
   const auto size_of = [&](std::int64_t k) { return double(shared) + double(per) * double(k); };
   std::vector<std::int64_t> all;
@@ -251,6 +256,7 @@ std::vector<std::int64_t> audit_slices(const SliceFamily& f, const DeviceTrial& 
   // The budget bounds the slices' own elements; what they share (a GEMM's x) is read once anyway.
   // Two slices at least, so that a slice problem is never smaller than the op allows (BatchNorm's M >= 2).
   std::int64_t target = std::min(f.count, budget.max_slices);
+  if (f.max_slices > 0) target = std::min(target, std::max<std::int64_t>(2, f.max_slices));
   while (target > 2 && double(per) * double(target) > double(budget.max_elements)) target /= 2;
   std::set<std::int64_t> chosen{0};
   if (target > 1) chosen.insert(f.count - 1);

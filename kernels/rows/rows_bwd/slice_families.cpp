@@ -1,5 +1,7 @@
 #include "kernels/rows/rows_bwd/slice_families.hpp"
 
+#include <algorithm>
+
 namespace nb::rows_bwd {
 namespace {
 
@@ -37,6 +39,11 @@ std::vector<ElementRun> matrix_runs(const Shape& s, const std::vector<ElementRun
   return runs;
 }
 
+// The runs of one column tensor the audit lists a trial, at most: a column of M rows is M runs of
+// one element (listed, then gathered, at ~30 ns a run on a host core), so tall problems audit
+// fewer columns (two at least) and other ones each trial.
+constexpr std::int64_t kColumnAuditRuns = std::int64_t(1) << 20;
+
 }  // namespace
 
 SliceFamily row_family(const OpSpec& op, const Problem& p, const Layout& l) {
@@ -65,6 +72,15 @@ SliceFamily column_family(const OpSpec& op, const Problem& p, const Layout& l) {
     }
     return {};
   };
+  f.elements = [l, s](int tensor, std::int64_t columns) -> std::int64_t {
+    switch (column_layout(l, tensor)) {
+      case ColumnLayout::matrix: return s.m * columns;
+      case ColumnLayout::per_column: return columns;
+      case ColumnLayout::shared: return s.m;
+    }
+    return 0;
+  };
+  f.max_slices = std::max<std::int64_t>(2, kColumnAuditRuns / std::max<std::int64_t>(1, s.m));
   f.slice_of = [l, s](int tensor, std::int64_t element) -> std::int64_t {
     switch (column_layout(l, tensor)) {
       case ColumnLayout::matrix: return element % s.n;

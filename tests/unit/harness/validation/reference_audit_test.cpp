@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 
 #include "harness/registry.hpp"
 #include "harness/validation/reference_audit.hpp"
@@ -13,9 +14,9 @@
 namespace nb {
 namespace {
 
-const OpSpec& rows_op() {
+const OpSpec& op_named(const std::string& name) {
   static const Registry r(make_ops());
-  return r.op("rmsnorm_rows");
+  return r.op(name);
 }
 
 struct Chosen {
@@ -23,8 +24,9 @@ struct Chosen {
   std::int64_t count;
 };
 
-Chosen choose(std::int64_t m, std::int64_t n, Distribution d, std::uint64_t seed, AuditBudget budget = {}) {
-  const OpSpec& op = rows_op();
+Chosen choose(std::int64_t m, std::int64_t n, Distribution d, std::uint64_t seed, AuditBudget budget = {},
+              const std::string& op_name = "rmsnorm_rows", std::size_t family_index = 0) {
+  const OpSpec& op = op_named(op_name);
   const Problem p = op.make_problem({{"m", double(m)}, {"n", double(n)}});
   const std::vector<TensorDecl> decls = op.tensors(p);
   const std::vector<InputDraw> draws = op.input_draws(p, d);
@@ -32,7 +34,7 @@ Chosen choose(std::int64_t m, std::int64_t n, Distribution d, std::uint64_t seed
   const ProgramReference reference;
   const TrialTolerances tolerances;
   const DeviceTrial trial{op, p, decls, tensors, reference, draws, seed, tolerances};
-  const SliceFamily family = op.slice_families(p).at(0);
+  const SliceFamily family = op.slice_families(p).at(family_index);
   return {audit_slices(family, trial, budget), family.count};
 }
 
@@ -71,6 +73,44 @@ TEST(AuditSlices, LargeSlicesAreFewerWithinTheBudgetButNeverFewerThanTwo) {
   const AuditBudget tight{0, 64, std::int64_t(1) << 20};
   const std::vector<std::int64_t> ends{0, 63};
   EXPECT_EQ(choose(64, std::int64_t(1) << 22, Distribution::normal, 7, tight).slices, ends);
+}
+
+// The row backwards' column family (dw, db): a column of M rows is M runs of one element, so tall
+// problems audit fewer columns, 2^20 runs a tensor at most, and other ones each trial.
+TEST(AuditSlices, TallColumnsAreFewerAndOthersEachTrial) {
+  constexpr std::size_t kColumns = 1;
+  const Chosen wide = choose(4096, 8192, Distribution::normal, 11, {}, "rmsnorm_rows_bwd", kColumns);
+  EXPECT_EQ(wide.count, 8192);
+  EXPECT_EQ(wide.slices.size(), 64u) << "2^20 / 4096 = 256 columns allowed, the budget's 64 taken";
+  const Chosen tall = choose(131072, 2048, Distribution::normal, 11, {}, "layernorm_rows_bwd", kColumns);
+  ASSERT_EQ(tall.slices.size(), 8u) << "2^20 / 131072 rows";
+  EXPECT_EQ(tall.slices.front(), 0);
+  EXPECT_EQ(tall.slices.back(), 2047);
+  const Chosen next_trial = choose(131072, 2048, Distribution::normal, 12, {}, "layernorm_rows_bwd", kColumns);
+  EXPECT_NE(next_trial.slices, tall.slices) << "another trial's seed, other columns";
+  EXPECT_EQ(choose(std::int64_t(1) << 22, 64, Distribution::normal, 11, {}, "rmsnorm_rows_bwd", kColumns).slices.size(),
+            2u)
+      << "never fewer than two columns";
+}
+
+// The column family counts a slice problem's elements without listing its runs, and the count is
+// what the runs hold.
+TEST(AuditSlices, ColumnElementsCountedAsTheRunsList) {
+  for (const std::string name : {"rmsnorm_rows_bwd", "layernorm_rows_bwd"}) {
+    const OpSpec& op = op_named(name);
+    const Problem p = op.make_problem({{"m", 300.0}, {"n", 40.0}});
+    const SliceFamily f = op.slice_families(p).at(1);
+    ASSERT_EQ(f.unit, "column");
+    ASSERT_TRUE(f.elements);
+    const std::vector<std::int64_t> columns{3, 4, 5, 17, 39};
+    const Problem slice_problem = f.problem(columns);
+    const std::vector<TensorDecl> decls = op.tensors(slice_problem);
+    for (std::size_t t = 0; t < decls.size(); ++t) {
+      const std::int64_t listed = run_elements(f.runs(int(t), columns));
+      EXPECT_EQ(f.elements(int(t), std::int64_t(columns.size())), listed) << name << " tensor " << decls[t].name;
+      EXPECT_EQ(listed, decls[t].elements) << name << " tensor " << decls[t].name;
+    }
+  }
 }
 
 }  // namespace
