@@ -12,6 +12,7 @@ std::unique_ptr<Variant> make_smem_variant();          // 2_smem.cu
 std::unique_ptr<Variant> make_warp_variant();          // 3_warp.cu
 std::unique_ptr<Variant> make_register_row_variant();  // 4_register_row.cu
 std::unique_ptr<Variant> make_cudnn_variant();         // 5_cudnn.cpp
+std::unique_ptr<Variant> make_tma_row_variant();       // 6_tma_row.cu
 
 std::vector<std::unique_ptr<Variant>> make_variants() {
   std::vector<std::unique_ptr<Variant>> table;
@@ -20,6 +21,7 @@ std::vector<std::unique_ptr<Variant>> make_variants() {
   table.push_back(make_warp_variant());
   table.push_back(make_register_row_variant());
   table.push_back(make_cudnn_variant());
+  table.push_back(make_tma_row_variant());
   return table;
 }
 

@@ -1,0 +1,96 @@
+#pragma once
+// The TMA-fed rows: a producer thread copies each CTA's part of the next rows into a ring of
+// shared-memory stages (one bulk copy a row on the stage's mbarrier), and consumer warps of up to
+// four 16-byte packs a thread read their packs into registers, where the row stays from the
+// statistics to the write; a stage is freed once the row's first reduction holds every pack. The
+// rows' bytes in flight take no registers and no issue slots. `Norm` is the op's row (rmsnorm_rows
+// and layernorm_rows: 6_tma_row.cu, 7_tma_row.cu):
+//   Norm<T, VEC, PPT>::Tensors                 the kernel's tensors, x first
+//   Norm(tensors, first, stride, mine)         per-thread constants (w's packs, b's)
+//   norm.row(tensors, g, row, x, mine, first, stride, part_elements, reduce, leader)
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/primitives/bulk_copy.cuh"
+#include "kernels/primitives/mbarrier.cuh"
+#include "kernels/primitives/shared_align.cuh"
+#include "kernels/primitives/storage.cuh"
+#include "kernels/rows/tma_rows/consumer_reducer.cuh"
+#include "kernels/rows/tma_rows/plan.hpp"
+
+namespace nb::rows::tma {
+
+struct Geometry {
+  long long rows, n, packs, packs_per_part, bands;
+  int parts;
+  float inv_n, eps;
+};
+
+// blockDim.x = consumers + 32: the last warp is the producer (its first thread copies). Each
+// cluster walks a band of rows, each of its CTAs over its part of them. Dynamic shared memory from
+// its first kStageAlign-byte boundary: kStages stages of the part's packs.
+template <template <class, int, int> class Norm, class T>
+__global__ void __launch_bounds__(kMaxConsumers + 32, 1)
+    tma_rows(typename Norm<T, dev::kPack16<T>, kPacksPerThread>::Tensors t, Geometry g) {
+  constexpr int VEC = dev::kPack16<T>, PPT = kPacksPerThread;
+  using Row = Norm<T, VEC, PPT>;
+  using Word = dev::PackWord<T, VEC>;
+  __shared__ ConsumerScratch scratch;
+  __shared__ Exchange exchange;
+  // full[s]: stage s's bytes landed; empty[s]: every consumer warp holds its packs of it.
+  __shared__ std::uint64_t full[kStages], empty[kStages];
+  extern __shared__ uint4 dynamic_shared[];
+  uint4* const stages = dev::align_shared_up<kStageAlign>(dynamic_shared);
+  const int consumers = int(blockDim.x) - 32, tid = int(threadIdx.x);
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      dev::mbarrier_init(&full[s], 1);
+      dev::mbarrier_init(&empty[s], consumers / 32);
+    }
+    dev::fence_barrier_init();
+  }
+  __syncthreads();
+  exchange.enter(g.parts);
+  const long long band = blockIdx.x / g.parts, part = blockIdx.x % g.parts;
+  const long long row_begin = band * g.rows / g.bands, rows = (band + 1) * g.rows / g.bands - row_begin;
+  const long long first_pack = part * g.packs_per_part;
+  const int part_packs = int(first_pack + g.packs_per_part < g.packs ? g.packs_per_part : g.packs - first_pack);
+  const auto stage = [&](int s) { return stages + std::size_t(s) * g.packs_per_part; };
+
+  if (tid >= consumers) {
+    if (tid == consumers) {  // row i goes into stage i % kStages once row i - kStages has left it
+      const std::uint32_t bytes = std::uint32_t(part_packs) * 16u;
+#pragma unroll 1
+      for (long long i = 0; i < rows; ++i) {
+        const int s = int(i % kStages);
+        if (i >= kStages) dev::mbarrier_wait(&empty[s], unsigned((i / kStages - 1) & 1));
+        dev::mbarrier_arrive_expect_bytes(&full[s], bytes);
+        dev::bulk_load(stage(s), t.x + (row_begin + i) * g.n + first_pack * VEC, bytes, &full[s]);
+      }
+    }
+    __syncwarp();
+  } else {
+    const int owned = part_packs - tid;  // pack tid + k * consumers of the part is mine if k * consumers < owned
+    const auto mine = [&](int k) { return k * consumers < owned; };
+    const long long first = (first_pack + tid) * VEC, stride = (long long)consumers * VEC;
+    Row norm(t, first, stride, mine);
+    ConsumerReducer reduce(scratch, exchange, g.parts, consumers);
+    const bool leader = tid == 0 && part == 0;  // writes the row's statistics where the op keeps them
+#pragma unroll 1
+    for (long long i = 0; i < rows; ++i) {
+      const int s = int(i % kStages);
+      dev::mbarrier_wait(&full[s], unsigned((i / kStages) & 1));
+      const Word* packs = reinterpret_cast<const Word*>(stage(s));
+      Word x[PPT];
+#pragma unroll
+      for (int k = 0; k < PPT; ++k) x[k] = mine(k) ? packs[tid + k * consumers] : Word{};
+      reduce.free_after_next_reduction(&empty[s]);
+      norm.row(t, g, row_begin + i, x, mine, first, stride, float(part_packs * VEC), reduce, leader);
+    }
+  }
+  __syncthreads();  // every copy landed and every stage read before the CTA may leave
+  exchange.leave(g.parts);
+}
+
+}  // namespace nb::rows::tma
