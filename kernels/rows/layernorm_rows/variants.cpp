@@ -13,7 +13,6 @@ std::unique_ptr<Variant> make_warp_variant();          // 3_warp.cu
 std::unique_ptr<Variant> make_welford_variant();       // 4_welford.cu
 std::unique_ptr<Variant> make_register_row_variant();  // 5_register_row.cu
 std::unique_ptr<Variant> make_cudnn_variant();         // 6_cudnn.cpp
-std::unique_ptr<Variant> make_tma_row_variant();       // 7_tma_row.cu
 
 std::vector<std::unique_ptr<Variant>> make_variants() {
   std::vector<std::unique_ptr<Variant>> table;
@@ -23,7 +22,6 @@ std::vector<std::unique_ptr<Variant>> make_variants() {
   table.push_back(make_welford_variant());
   table.push_back(make_register_row_variant());
   table.push_back(make_cudnn_variant());
-  table.push_back(make_tma_row_variant());
   return table;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
-// The row reducer of the TMA-fed rows' consumer warps (kernel.cuh): the interface of
-// rows::ClusterReducer (row_reducers.cuh), so row_inv_rms and row_mean_rstd run on it, with the
-// block's part of each reduction on a named barrier of the consumer warps alone (the producer warp
-// keeps copying), two scratch rows used in turn so one barrier a reduction suffices, and the
-// cluster's part on a ClusterExchange. It also frees a stage: the next reduction's lane 0 arrives
+// The row reducer of the TMA-fed rows' consumer warps (kernel.cuh): rows::ClusterReducer's sum,
+// max and any (row_reducers.cuh), so row_inv_rms runs on it, with the block's part of each
+// reduction on a named barrier of the consumer warps alone (the producer warp keeps copying), two
+// scratch rows used in turn so one barrier a reduction suffices, and the cluster's part on a
+// ClusterExchange. It also frees a stage: the next reduction's lane 0 arrives
 // on the stage's `empty` barrier after it stores its warp's value, which the shuffles made from
 // every lane's packs, so every load of the stage has returned by then.
 #include <cuda_runtime.h>
@@ -14,20 +14,18 @@
 #include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/named_barrier.cuh"
 #include "kernels/primitives/reduce.cuh"
-#include "kernels/primitives/welford.cuh"
 #include "kernels/rows/tma_rows/plan.hpp"
 
 namespace nb::rows::tma {
 
-// A cluster's exchange of a block's result a row: a float, or LayerNorm's (count, mean, M2).
-using Exchange = dev::ClusterExchange<3, 1, kMaxParts>;
+// A cluster's exchange of a block's result a row: a float.
+using Exchange = dev::ClusterExchange<1, 1, kMaxParts>;
 
 struct ConsumerScratch {
   float warp_values[2][kMaxConsumers / 32];
 };
 
 struct ConsumerReducer {
-  static constexpr bool kClusters = true;
   static constexpr int kBarrier = 1;  // the named barrier of the consumer warps (0 is __syncthreads)
   ConsumerScratch& scratch;
   Exchange& exchange;
@@ -58,17 +56,6 @@ struct ConsumerReducer {
     v = lane < consumers / 32 ? values[lane] : Op::identity();
     return dev::warp_reduce(v, op);
   }
-  __device__ float block_sum(float v) { return block_reduce(v, dev::SumOp{}); }
-
-  // This CTA's (count, mean, M2) merged with its peers' by Chan's formula, in rank order. Called
-  // after a block reduction, as every round is (the exchange's rule: a barrier of its readers
-  // between one round's reads and the next round's pushes).
-  __device__ dev::Welford merge_moments(const dev::Welford& mine) {
-    exchange.send(mine, round, parts);
-    return exchange.receive<dev::Welford>(round++, parts,
-                                          [](dev::Welford& total, const dev::Welford& next) { total.merge(next); });
-  }
-
   template <class Op>
   __device__ float reduce(float v, Op op) {
     v = block_reduce(v, op);
@@ -79,7 +66,6 @@ struct ConsumerReducer {
   __device__ float sum(float v) { return reduce(v, dev::SumOp{}); }
   __device__ float max(float v) { return reduce(v, dev::MaxOp{}); }
   __device__ bool any(bool p) const { return p; }  // the same in every consumer of the cluster already
-  __device__ bool clustered() const { return parts > 1; }
 };
 
 }  // namespace nb::rows::tma

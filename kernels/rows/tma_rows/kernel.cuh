@@ -3,8 +3,9 @@
 // shared-memory stages (one bulk copy a row on the stage's mbarrier), and consumer warps of up to
 // four 16-byte packs a thread read their packs into registers, where the row stays from the
 // statistics to the write; a stage is freed once the row's first reduction holds every pack. The
-// rows' bytes in flight take no registers and no issue slots. `Norm` is the op's row (rmsnorm_rows
-// and layernorm_rows: 6_tma_row.cu, 7_tma_row.cu):
+// rows' bytes in flight take no registers and no issue slots. `Norm` is the op's row (rmsnorm_rows'
+// 6_tma_row.cu; layernorm_rows' was measured and not kept: docs/notes/memory-bound-round3.md,
+// "Eighteenth"):
 //   Norm<T, VEC, PPT>::Tensors                 the kernel's tensors, x first
 //   Norm(tensors, first, stride, mine)         per-thread constants (w's packs, b's)
 //   norm.row(tensors, g, row, x, mine, first, stride, part_elements, reduce, leader)

@@ -1,5 +1,5 @@
 #pragma once
-// How the TMA-fed rows (`tma_row` of rmsnorm_rows and layernorm_rows, kernel.cuh) lay a row over a
+// How the TMA-fed rows (rmsnorm_rows' `tma_row`, kernel.cuh) lay a row over a
 // cluster: each CTA takes a contiguous part of every row of its band, a producer thread copies the
 // part of the next rows into a ring of shared-memory stages, and consumer warps hold kPacksPerThread
 // 16-byte packs a thread of it in registers from the statistics to the write. Host code, so the unit
