@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/primitives/cluster_launch.hpp"
 #include "kernels/rows/row_plan.hpp"
 
 namespace nb::rows {
@@ -43,21 +44,11 @@ __device__ __forceinline__ long long row_step(const RowGeometry& g) {
 // threads) on `stream`, with `smem` bytes of dynamic shared memory per block.
 inline cudaLaunchConfig_t cluster_config(const RowPlan& plan, long long clusters, std::size_t smem,
                                          cudaStream_t stream, cudaLaunchAttribute* cluster) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(clusters * plan.parts));
-  config.blockDim = dim3(plan.lanes, plan.rows_per_block);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  *cluster = {};
-  cluster->id = cudaLaunchAttributeClusterDimension;
-  cluster->val.clusterDim.x = static_cast<unsigned>(plan.parts);
-  cluster->val.clusterDim.y = 1;
-  cluster->val.clusterDim.z = 1;
-  config.attrs = cluster;
   // Single-block rows in registers launch as plain grids; staged grids are sized by the
   // occupancy of their clusters, even of one block.
-  config.numAttrs = plan.parts > 1 || plan.staged() ? 1 : 0;
-  return config;
+  return cluster_launch_config(dim3(static_cast<unsigned>(clusters * plan.parts)),
+                               dim3(plan.lanes, plan.rows_per_block), smem, stream,
+                               static_cast<unsigned>(plan.parts), plan.parts > 1 || plan.staged(), *cluster);
 }
 
 template <class Kernel, class... Args>

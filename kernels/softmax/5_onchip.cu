@@ -17,6 +17,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_exchange.cuh"
+#include "kernels/primitives/cluster_launch.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
 #include "kernels/primitives/row_tickets.cuh"
 #include "kernels/softmax/common.cuh"
@@ -212,15 +213,8 @@ void configure_once() {
 
 template <class T>
 cudaLaunchConfig_t config_for(const OnchipPlan& cp, long long rows, cudaStream_t stream, cudaLaunchAttribute* attr) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(unsigned(cp.cluster * rows));
-  cfg.blockDim = dim3(cp.threads);
-  cfg.dynamicSmemBytes = std::size_t(cp.slice) * sizeof(T);
-  cfg.stream = stream;
-  attr->id = cudaLaunchAttributeClusterDimension;
-  attr->val.clusterDim.x = unsigned(cp.cluster), attr->val.clusterDim.y = 1, attr->val.clusterDim.z = 1;
-  cfg.attrs = attr, cfg.numAttrs = 1;
-  return cfg;
+  return cluster_launch_config(dim3(unsigned(cp.cluster * rows)), dim3(cp.threads), std::size_t(cp.slice) * sizeof(T),
+                               stream, unsigned(cp.cluster), true, *attr);
 }
 
 // Clusters of this plan and kernel that fit on the device at once (0: none), asked of the driver

@@ -16,6 +16,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/errors.hpp"
 #include "kernels/primitives/alignment.cuh"
+#include "kernels/primitives/cluster_launch.hpp"
 #include "kernels/rows/rows_bwd/args.cuh"
 #include "kernels/rows/rows_bwd/column_totals.hpp"
 #include "kernels/rows/rows_bwd/fused_geometry.cuh"
@@ -28,19 +29,9 @@ using Kernel = void (*)(Args<T>, Geometry, float*);
 
 inline cudaLaunchConfig_t launch_config(const FusedPlan& plan, long long bands, cudaStream_t stream,
                                         cudaLaunchAttribute& cluster) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(unsigned(bands * plan.parts));
-  config.blockDim = dim3(unsigned(plan.lanes), unsigned(plan.rows_per_block));
-  config.dynamicSmemBytes = plan.shared_bytes;
-  config.stream = stream;
-  cluster = {};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = unsigned(plan.parts);
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = plan.parts > 1 ? 1 : 0;
-  return config;
+  return cluster_launch_config(dim3(unsigned(bands * plan.parts)),
+                               dim3(unsigned(plan.lanes), unsigned(plan.rows_per_block)), plan.shared_bytes, stream,
+                               unsigned(plan.parts), plan.parts > 1, cluster);
 }
 
 // How many clusters of the plan's kernel run at once on the current device, after giving the

@@ -7,7 +7,7 @@
 // 6_tma_row.cu; layernorm_rows' was measured and not kept: docs/notes/memory-bound-round3.md,
 // "Eighteenth"):
 //   Norm<T, VEC, PPT>::Tensors                 the kernel's tensors, x first
-//   Norm(tensors, first, stride, mine)         per-thread constants (w's packs, b's)
+//   Norm(tensors, first, stride, mine)         per-thread constants (w's packs)
 //   norm.row(tensors, g, row, x, mine, first, stride, part_elements, reduce, leader)
 #include <cuda_runtime.h>
 

@@ -18,6 +18,7 @@
 #include "harness/errors.hpp"
 #include "harness/variant.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
+#include "kernels/primitives/cluster_launch.hpp"
 #include "kernels/rows/tma_rows/kernel.cuh"
 #include "kernels/rows/tma_rows/plan.hpp"
 
@@ -71,19 +72,8 @@ class TmaRowVariant final : public Variant {
 
   static cudaLaunchConfig_t config_of(const Plan& plan, long long bands, cudaStream_t stream,
                                       cudaLaunchAttribute& cluster) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(unsigned(bands * plan.parts));
-    config.blockDim = dim3(unsigned(plan.threads()));
-    config.dynamicSmemBytes = plan.shared_bytes;
-    config.stream = stream;
-    cluster = {};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = unsigned(plan.parts);
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    return config;
+    return cluster_launch_config(dim3(unsigned(bands * plan.parts)), dim3(unsigned(plan.threads())),
+                                 plan.shared_bytes, stream, unsigned(plan.parts), true, cluster);
   }
 
   const Cached& cached(const Problem& p) {
