@@ -253,15 +253,18 @@ TEST(RmsNormProblems, ByteModelsCountEachTensorOnce) {
 
 // Only the variants that survive x^2 overflow claim `wide`: naive (double sums) and the best
 // (power-of-two rescaling); smem and warp sum squares in float. The rows layout also has cuDNN's
-// RMSNorm as its library baseline, which claims nothing.
+// RMSNorm as its library baseline, which claims nothing, and tma_row, which rescales as the best.
 TEST(RmsNormVariants, TablesListTheFourIdeasAndWhoClaimsWide) {
   for (const auto& op : {make_rmsnorm_nchw_op(), make_rmsnorm_rows_op()}) {
     const bool rows = op->name() == "rmsnorm_rows";
-    ASSERT_EQ(op->variants().size(), rows ? 5u : 4u) << op->name();
+    ASSERT_EQ(op->variants().size(), rows ? 6u : 4u) << op->name();
     if (rows) {
       EXPECT_EQ(op->variants()[4]->name(), "cudnn");
       EXPECT_TRUE(op->variants()[4]->is_library_baseline());
       EXPECT_TRUE(op->variants()[4]->claims().empty());
+      EXPECT_EQ(op->variants()[5]->name(), "tma_row");
+      EXPECT_FALSE(op->variants()[5]->is_library_baseline());
+      EXPECT_EQ(op->variants()[5]->claims(), std::vector<Distribution>{Distribution::wide});
     }
     EXPECT_EQ(op->variants()[0]->name(), "naive");
     EXPECT_EQ(op->variants()[1]->name(), "smem");
