@@ -6,7 +6,6 @@
 
 #include "kernels/primitives/alignment.cuh"
 #include "kernels/rows/row_reducers.cuh"
-#include "kernels/rows/row_shape.hpp"
 #include "kernels/rows/rmsnorm_rows/spec.hpp"
 #include "kernels/rows/tma_rows/variant.cuh"
 
@@ -34,7 +33,7 @@ struct TmaRow {
 
   template <class Mine>
   __device__ void row(const Tensors& t, const rows::tma::Geometry& g, long long row, const Word (&x)[PPT], Mine mine,
-                      long long first, long long stride, float, rows::tma::ConsumerReducer& reduce, bool) const {
+                      long long first, long long stride, rows::tma::ConsumerReducer& reduce) const {
     const auto each_pack = [&](auto f) {
 #pragma unroll
       for (int k = 0; k < PPT; ++k) f(dev::rewiden<T, VEC>(x[k]));  // zeros where not mine
@@ -69,7 +68,6 @@ struct RmsOp {
   static bool aligned16(const Tensors<T>& t) {
     return dev::aligned16(t.x, t.w) && dev::aligned16(t.y);
   }
-  static float eps(const Problem& p) { return rows::RowShape::of(p).eps; }
 };
 
 }  // namespace

@@ -8,7 +8,7 @@
 // "Eighteenth"):
 //   Norm<T, VEC, PPT>::Tensors                 the kernel's tensors, x first
 //   Norm(tensors, first, stride, mine)         per-thread constants (w's packs)
-//   norm.row(tensors, g, row, x, mine, first, stride, part_elements, reduce, leader)
+//   norm.row(tensors, g, row, x, mine, first, stride, reduce)     the row's statistics and y
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -77,7 +77,6 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
     const long long first = (first_pack + tid) * VEC, stride = (long long)consumers * VEC;
     Row norm(t, first, stride, mine);
     ConsumerReducer reduce(scratch, exchange, g.parts, consumers);
-    const bool leader = tid == 0 && part == 0;  // writes the row's statistics where the op keeps them
 #pragma unroll 1
     for (long long i = 0; i < rows; ++i) {
       const int s = int(i % kStages);
@@ -87,7 +86,7 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
 #pragma unroll
       for (int k = 0; k < PPT; ++k) x[k] = mine(k) ? packs[tid + k * consumers] : Word{};
       reduce.free_after_next_reduction(&empty[s]);
-      norm.row(t, g, row_begin + i, x, mine, first, stride, float(part_packs * VEC), reduce, leader);
+      norm.row(t, g, row_begin + i, x, mine, first, stride, reduce);
     }
   }
   __syncthreads();  // every copy landed and every stage read before the CTA may leave

@@ -7,7 +7,6 @@
 //   static std::string idea(); static std::vector<Distribution> claims();
 //   template <class T> static Tensors tensors(const Problem&, const DeviceTensors&);
 //   static bool aligned16(const Tensors&);                   // every row pointer on 16 bytes
-//   static float eps(const Problem&);
 #include <cuda_runtime.h>
 
 #include <string>
@@ -18,6 +17,7 @@
 #include "harness/errors.hpp"
 #include "harness/variant.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
+#include "kernels/rows/row_shape.hpp"
 #include "kernels/primitives/cluster_launch.hpp"
 #include "kernels/rows/tma_rows/kernel.cuh"
 #include "kernels/rows/tma_rows/plan.hpp"
@@ -45,8 +45,8 @@ class TmaRowVariant final : public Variant {
       const auto t = Op::template tensors<T>(p, d);
       if (!Op::aligned16(t)) throw Unsupported("tma_row: the bulk copies need x, w and y on 16 bytes");
       const Cached& c = cached(p);
-      const Geometry g{p.dim("m"), p.dim("n"), c.plan.packs, c.plan.packs_per_part, c.bands, c.plan.parts,
-                       1.0f / float(p.dim("n")), Op::eps(p)};
+      const RowShape s = RowShape::of(p);
+      const Geometry g{s.m, s.n, c.plan.packs, c.plan.packs_per_part, c.bands, c.plan.parts, 1.0f / float(s.n), s.eps};
       cudaLaunchAttribute cluster;
       const cudaLaunchConfig_t config = config_of(c.plan, c.bands, stream, cluster);
       NB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel<T>(), t, g));
