@@ -51,6 +51,15 @@ void plan_registers(RowPlan& plan) {
   plan.packs_per_thread = pow2_at_least(ceil_div(plan.packs_per_part, plan.lanes));
 }
 
+// Past block_elements, 2-byte packs held as stored: one block of up to 512 lanes, 64 values each.
+void plan_held_block(RowPlan& plan) {
+  const int packs_per_thread = kMaxHeldPairedElementsPerThread / plan.vec;
+  plan.packs_per_part = plan.packs;
+  plan.lanes = static_cast<int>(ceil_div(ceil_div(plan.packs, packs_per_thread), 32) * 32);
+  plan.packs_per_thread = packs_per_thread;
+  plan.layout = RowLayout::block;
+}
+
 }  // namespace
 
 std::int64_t RowPlan::capacity() const {
@@ -65,6 +74,10 @@ RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, bool 
   plan.element_bytes = element_bytes;
   plan.vec = packs16 ? kPackBytes / element_bytes : 1;
   plan.packs = ceil_div(n, plan.vec);
+  if (n > block_elements(plan.vec) && n <= held_block_elements(element_bytes, plan.vec)) {
+    plan_held_block(plan);
+    return plan;
+  }
   if (packs16 && staged_allowed && n > block_elements(plan.vec)) {
     RowPlan staged = plan;
     if (plan_staged(staged)) return staged;

@@ -2,13 +2,14 @@
 // How 4_register_row.cu lays a row over threads, counted in elements and bytes so that one plan
 // serves fp32 (4-byte) and bf16/fp16 (2-byte) storage. A pack is 16 bytes when the row allows it (4
 // floats, 8 bf16 or fp16), else one element. Rows of up to 16384 elements in packs (8192 as single
-// elements) live in one block's registers: threads enough for at most 32 elements each (the
-// registers hold fp32 values after conversion, so the budget is in elements, whatever the storage),
-// short rows several to a block. Longer rows of 16-byte packs are staged in shared memory over a
-// persistent grid of clusters of up to 8 blocks (staged_rows.cu), two slices of x (this row, the
-// next one in flight) and one of w per block, each at most 64 KB. What fits neither is split over a
-// cluster in registers, and rows too long for that stream their part twice. Host code, so the unit
-// tests can check that every row length gets a plan that covers it.
+// elements) live in one block's registers: threads enough for at most 32 elements each, short rows
+// several to a block; rows of up to 32768 2-byte elements in packs take one block of 512 threads at
+// 64 each (the kernels hold the row as stored and widen it at each pass). Longer rows of 16-byte
+// packs are staged in shared memory over a persistent grid of clusters of up to 8 blocks
+// (staged_rows.cu), two slices of x (this row, the next one in flight) and one of w per block, each
+// at most 64 KB. What fits neither is split over a cluster in registers, and rows too long for that
+// stream their part twice. Host code, so the unit tests can check that every row length gets a plan
+// that covers it.
 #include <cstdint>
 
 namespace nb::rows {
@@ -23,6 +24,16 @@ inline constexpr int max_elements_per_thread(int vec) { return vec > 1 ? 32 : 16
 // blocks fit an SM, so one block's reduction never leaves the SM without loads in flight.
 inline constexpr int kMaxRegisterBlockLanes = 512;
 inline constexpr std::int64_t block_elements(int vec) { return kMaxRegisterBlockLanes * max_elements_per_thread(vec); }
+// The kernels hold a row as stored, so 2-byte values in 16-byte packs take half a register each:
+// one block of 512 lanes holds a row of up to 32768 of them, 64 a thread in 32 registers. Only
+// rows past block_elements take that budget; shorter ones keep theirs and the lanes it gives.
+inline constexpr int kMaxHeldPairedElementsPerThread = 64;
+inline constexpr int max_held_elements_per_thread(int element_bytes, int vec) {
+  return element_bytes == 2 && vec > 1 ? kMaxHeldPairedElementsPerThread : max_elements_per_thread(vec);
+}
+inline constexpr std::int64_t held_block_elements(int element_bytes, int vec) {
+  return std::int64_t{kMaxRegisterBlockLanes} * max_held_elements_per_thread(element_bytes, vec);
+}
 inline constexpr int kMaxParts = 8;                      // the portable cluster size
 inline constexpr int kMaxLanes = 1024;
 inline constexpr int kLaneGroupThreads = 128;            // block size when several rows share a block

@@ -1,6 +1,7 @@
-// Register row: x is read from DRAM once. A row of up to 16384 values (8192 one by one) is held in
-// one block's registers as stored (at most 32 values per thread, loaded as 16-byte packs of 4
-// floats or 8 bf16/fp16 when the row allows, else one by one; widened to fp32 at each pass) from
+// Register row: x is read from DRAM once. A row of up to 16384 values (8192 one by one; 32768
+// bf16/fp16 in packs) is held in one block's registers as stored (at most 32 values per thread, 64
+// for the 2-byte rows past 16384, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the row
+// allows, else one by one; widened to fp32 at each pass) from
 // the statistics to the write; short rows share a block in lane groups. The mean comes first, then
 // the squared deviations from it, from the registers: the variance is exact as Welford's, with no
 // division per value. Longer rows of 16-byte packs are staged in shared memory over a persistent
@@ -9,6 +10,7 @@
 // (x - mean)^2 overflows (claims `wide`).
 // rmsnorm_rows' register_row, plans and all.
 #include <stdexcept>
+#include <type_traits>
 
 #include "kernels/primitives/alignment.cuh"
 #include "kernels/primitives/row_tickets.cuh"
@@ -57,7 +59,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
   for (long long row0 = rows::first_row(g); row0 < g.rows; row0 += rows::row_step(g)) {
     const long long row = row0 + threadIdx.y;
     const bool active = row < g.rows;  // rows past the end still take part in the shuffles
-    const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; };
+    const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < dev::opaque(owned); };
     const int at = dev::opaque(static_cast<int>(first));
     dev::PackWord<T, VEC> raw[PPT];  // zeros past the row's end
     dev::load_pack_words<T, VEC>(t.x + row * g.n + at, stride, mine, raw);
@@ -124,10 +126,19 @@ void launch_row_grid(Kernel kernel, const RowPlan& plan, const RowGeometry& g, c
                                 t, g);
 }
 
+// The most values a thread of Reducer's instances holds. The 2-byte rows held at 64 values a thread
+// reduce with ClusterReducer (one part): ptxas spilled 140-224 bytes of that instance with
+// BlockReducer's reductions, none with ClusterReducer's.
+template <class T, int VEC, class Reducer>
+constexpr int max_values_per_thread() {
+  return std::is_same_v<Reducer, rows::BlockReducer> ? rows::max_elements_per_thread(VEC)
+                                                      : rows::max_held_elements_per_thread(sizeof(T), VEC);
+}
+
 // The kernel instance for plan.packs_per_thread: PPT = 1, 2, 4, ... within the value budget.
 template <class T, int VEC, class Reducer, int PPT = 1>
 void launch_register(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
-  if constexpr (VEC * PPT <= rows::max_elements_per_thread(VEC)) {
+  if constexpr (VEC * PPT <= max_values_per_thread<T, VEC, Reducer>()) {
     if (plan.packs_per_thread == PPT)
       return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer>, plan, g, t, stream);
     return launch_register<T, VEC, Reducer, PPT * 2>(plan, g, t, stream);
@@ -140,7 +151,10 @@ template <class T, int VEC>
 void launch_plan(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
   switch (plan.layout) {
     case RowLayout::lane_groups: return launch_register<T, VEC, LaneGroupReducer>(plan, g, t, stream);
-    case RowLayout::block: return launch_register<T, VEC, rows::BlockReducer>(plan, g, t, stream);
+    case RowLayout::block:
+      if (VEC * plan.packs_per_thread > rows::max_elements_per_thread(VEC))
+        return launch_register<T, VEC, ClusterReducer>(plan, g, t, stream);
+      return launch_register<T, VEC, rows::BlockReducer>(plan, g, t, stream);
     case RowLayout::cluster: return launch_register<T, VEC, ClusterReducer>(plan, g, t, stream);
     case RowLayout::streamed: return launch_row_grid(layernorm_rows_streamed<T, VEC>, plan, g, t, stream);
     case RowLayout::staged: break;
@@ -179,7 +193,8 @@ void launch(const Problem& problem, const DeviceTensors& d, void* workspace, cud
 std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
-       "rows <= 16384 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
+       "rows <= 16384 (bf16/fp16: 32768) in registers as stored (<= 32 values per thread, 64 in 2-byte packs past "
+       "16384), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
        "next row copied in by cp.async, b's packs in registers; mean, then squared deviations; x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; },

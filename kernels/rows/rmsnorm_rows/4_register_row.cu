@@ -1,7 +1,8 @@
-// Register row: a row of up to 16384 elements (8192 one by one) is held in one block's registers
-// (at most 32 fp32 values per thread, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the
-// row allows, else one by one) from the reduction to the write, so x is read from DRAM once;
-// short rows share a block in power-of-two lane groups. Longer rows of 16-byte packs are staged
+// Register row: a row of up to 16384 elements (8192 one by one; 32768 bf16/fp16 in packs) is held
+// in one block's registers as stored (at most 32 values per thread, 64 for the 2-byte rows past
+// 16384, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the row allows, else one by one)
+// from the reduction to the write, so x is read from DRAM once; short rows share a block in
+// power-of-two lane groups. Longer rows of 16-byte packs are staged
 // in shared memory over a persistent grid of clusters (staged_rows.cu); others split over a
 // cluster of up to 8 blocks in registers (DSMEM sum), and rows too long even for that stream
 // their part twice. Rescales when
@@ -26,7 +27,7 @@ using rows::first_row;
 using rows::kMaxLanes;
 using rows::LaneGroupReducer;
 using rows::launch_clusters;
-using rows::max_elements_per_thread;
+using rows::max_held_elements_per_thread;
 using rows::part_range;
 using rows::PartRange;
 using rows::plan_register_row;
@@ -48,6 +49,8 @@ __device__ __forceinline__ void store_weighted(T* y, const T* w, const dev::Floa
   dev::store_from_float<T, VEC>(y, out);
 }
 
+// The row is held as stored (bf16 and fp16 two values a register) and widened at each of its two
+// passes; the row's addresses are made in the loop's body, not held through it (dev::opaque).
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes)
     rmsnorm_rows_register(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
@@ -61,19 +64,19 @@ __global__ void __launch_bounds__(kMaxLanes)
   for (long long row0 = first_row(g); row0 < g.rows; row0 += row_step(g)) {
     const long long row = row0 + threadIdx.y;
     const bool active = row < g.rows;  // rows past the end still take part in the shuffles
-    const T* xr = x + row * g.n + first;
-    dev::FloatPack<VEC> v[PPT];
     const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; };
-    dev::load_packs_as_float<T, VEC>(xr, stride, mine, v);
+    const int at = dev::opaque(static_cast<int>(first));
+    dev::PackWord<T, VEC> raw[PPT];  // zeros past the row's end
+    dev::load_pack_words<T, VEC>(x + row * g.n + at, stride, mine, raw);
     const auto each_pack = [&](auto f) {
 #pragma unroll
-      for (int k = 0; k < PPT; ++k) f(v[k]);
+      for (int k = 0; k < PPT; ++k) f(dev::rewiden<T, VEC>(raw[k]));
     };
     const float inv = row_inv_rms<VEC>(each_pack, reduce, g.inv_n, g.eps);
 #pragma unroll
     for (int k = 0; k < PPT; ++k)
-      if (active && k * static_cast<int>(blockDim.x) < owned)
-        store_weighted<T, VEC>(y + row * g.n + first + k * stride, w + first + k * stride, v[k], inv);
+      if (mine(k))
+        store_weighted<T, VEC>(y + row * g.n + at + k * stride, w + at + k * stride, dev::rewiden<T, VEC>(raw[k]), inv);
   }
   reduce.finish();
 }
@@ -111,7 +114,7 @@ void launch_row_grid(Kernel kernel, const RowPlan& plan, const RowGeometry& g, c
 // The kernel instance for plan.packs_per_thread: PPT = 1, 2, 4, ... within the element budget.
 template <class T, int VEC, class Reducer, int PPT = 1>
 void launch_register(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y, cudaStream_t stream) {
-  if constexpr (VEC * PPT <= max_elements_per_thread(VEC)) {
+  if constexpr (VEC * PPT <= max_held_elements_per_thread(sizeof(T), VEC)) {
     if (plan.packs_per_thread == PPT)
       return launch_row_grid(rmsnorm_rows_register<T, VEC, PPT, Reducer>, plan, g, x, w, y, stream);
     return launch_register<T, VEC, Reducer, PPT * 2>(plan, g, x, w, y, stream);
@@ -162,7 +165,8 @@ void launch(const Problem& problem, const DeviceTensors& t, void* workspace, cud
 std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
-       "rows <= 16384 in registers (<= 32 values per thread, 16-byte packs), short rows share a block; longer rows "
+       "rows <= 16384 (bf16/fp16: 32768) in registers as stored (<= 32 values per thread, 64 in 2-byte packs past "
+       "16384), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
        "next row copied in by cp.async; x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; }, {Distribution::wide}});

@@ -41,7 +41,7 @@ void expect_valid(const RowPlan& plan, std::int64_t n, int element_bytes, bool p
   EXPECT_GE(plan.capacity(), n);
   if (plan.staged()) {
     EXPECT_TRUE(packs16) << "cp.async copies 16-byte packs";
-    EXPECT_GT(n, block_elements(plan.vec)) << "rows that fit a block's registers stay there";
+    EXPECT_GT(n, held_block_elements(element_bytes, plan.vec)) << "rows that fit a block's registers stay there";
     EXPECT_LE(plan.packs_per_part * plan.pack_bytes(), kMaxStagedSliceBytes);
     EXPECT_LE(plan.staged_smem_bytes(), kStagedSlices * kMaxStagedSliceBytes);
     EXPECT_LE(plan.packs_per_thread, kStagedPacksPerThread) << "LayerNorm's staged kernel holds that many packs of b";
@@ -52,7 +52,12 @@ void expect_valid(const RowPlan& plan, std::int64_t n, int element_bytes, bool p
     return;
   }
   EXPECT_EQ(plan.packs_per_thread & (plan.packs_per_thread - 1), 0) << "instances exist for powers of two";
-  EXPECT_LE(plan.vec * plan.packs_per_thread, max_elements_per_thread(plan.vec)) << "the register budget";
+  EXPECT_LE(plan.vec * plan.packs_per_thread, max_held_elements_per_thread(element_bytes, plan.vec))
+      << "the register budget";
+  if (plan.vec * plan.packs_per_thread > max_elements_per_thread(plan.vec)) {  // held two values a register
+    EXPECT_EQ(plan.layout, RowLayout::block) << "only one block's rows take the held budget";
+    EXPECT_GT(n, block_elements(plan.vec)) << "rows that fit the 32-value budget keep it";
+  }
 }
 
 void expect_valid_plans(std::int64_t n, int element_bytes) {
@@ -119,7 +124,8 @@ TEST(RmsNormRowPlan, KnownShapesFp32) {
   EXPECT_EQ(odd.packs_per_thread, 16);
 }
 
-// bf16 and fp16: 8 elements to a 16-byte pack, so 4 packs fill the 32-element budget.
+// bf16 and fp16: 8 elements to a 16-byte pack, so 4 packs fill the 32-element budget; rows past it
+// and up to 32768 take one block at 8 packs a thread, held two values a register.
 TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
   const RowPlan hidden1024 = plan_register_row(1024, 2, true);
   EXPECT_EQ(hidden1024.vec, 8);
@@ -142,10 +148,21 @@ TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
   EXPECT_EQ(hidden16384.lanes, kMaxRegisterBlockLanes);
   EXPECT_EQ(hidden16384.packs_per_thread, 4);
 
-  const RowPlan past_a_block = plan_register_row(16400, 2, true);  // just over 32 KB: two slices
-  EXPECT_TRUE(past_a_block.staged());
-  EXPECT_EQ(past_a_block.parts, 2);
-  EXPECT_EQ(past_a_block.staged_smem_bytes(), 3 * 1025 * 16);
+  const RowPlan past_a_block = plan_register_row(16400, 2, true);  // just over 32 KB: held, 8 packs a thread
+  EXPECT_EQ(past_a_block.layout, RowLayout::block);
+  EXPECT_EQ(past_a_block.lanes, 288);
+  EXPECT_EQ(past_a_block.packs_per_thread, 8);
+
+  const RowPlan held32768 = plan_register_row(32768, 2, true);  // 64 KB: the most one block holds
+  EXPECT_EQ(held32768.layout, RowLayout::block);
+  EXPECT_EQ(held32768.lanes, kMaxRegisterBlockLanes);
+  EXPECT_EQ(held32768.packs_per_thread, 8);
+  EXPECT_EQ(held32768.capacity(), 32768);
+
+  const RowPlan past_held = plan_register_row(32776, 2, true);  // 64 KB and a pack: four slices
+  EXPECT_TRUE(past_held.staged());
+  EXPECT_EQ(past_held.parts, 4);
+  EXPECT_EQ(past_held.staged_smem_bytes(), 3 * 1025 * 16);
 
   const RowPlan hidden131072 = plan_register_row(131072, 2, true);
   EXPECT_TRUE(hidden131072.staged());
@@ -161,9 +178,10 @@ TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
   EXPECT_TRUE(plan_register_row(524288, 2, true).streamed());  // 32 per thread x 1024 x 8 = 262144 < N
 
   // Without the staged clusters, rows over a block's registers split in registers as in fp32.
-  const RowPlan in_registers = plan_register_row(32768, 2, true, /*staged_allowed=*/false);
+  EXPECT_EQ(plan_register_row(32768, 2, true, /*staged_allowed=*/false).layout, RowLayout::block);
+  const RowPlan in_registers = plan_register_row(65536, 2, true, /*staged_allowed=*/false);
   EXPECT_EQ(in_registers.layout, RowLayout::cluster);
-  EXPECT_EQ(in_registers.parts, 2);
+  EXPECT_EQ(in_registers.parts, 4);
   EXPECT_EQ(in_registers.lanes, 512);
 
   const RowPlan odd = plan_register_row(4097, 2, false);  // single elements, 16 per thread
