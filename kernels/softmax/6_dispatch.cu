@@ -1,6 +1,7 @@
 // Dispatch: the path by N (plan_dispatch). Rows up to 32 KB stay in registers from the load to the
-// write: short rows in lane groups, several per warp (shuffles only), longer ones a block per row;
-// longer rows go to onchip's clusters (5_onchip.cu). x is read once, in 16-byte packs where it can.
+// write: short rows in lane groups, several per warp (shuffles only), longer ones a block per row,
+// and 2-byte rows up to 64 KB a block per row held as stored; longer rows go to onchip's clusters
+// (5_onchip.cu). x is read once, in 16-byte packs where it can.
 #include <algorithm>
 #include <stdexcept>
 
@@ -73,6 +74,49 @@ __global__ void __launch_bounds__(kMaxLanes) register_rows(Args<T> a, int packs)
   }
 }
 
+// Rows of 32-64 KB of 2-byte values, a block per row holding its packs as stored (two values a
+// register: 64 a thread in 32 registers, where their fp32 exps would take 64): the max from the
+// widened packs, then the sum of exp(x - max), then exp(x - max) again times 1 / sum at the write.
+template <class T, int VEC, int PPT>
+__global__ void __launch_bounds__(kMaxHeldLanes, 2) held_rows(Args<T> a, int packs) {
+  __shared__ float scratch[32];
+  const int stride = blockDim.x * VEC;        // elements between one thread's packs
+  const int owned = packs - int(threadIdx.x);  // pack k is mine when k * blockDim.x < owned
+  const auto mine = [&](int k) { return k * int(blockDim.x) < owned; };
+  for (long long row = blockIdx.x; row < a.m; row += gridDim.x) {
+    const int at = dev::opaque(int(threadIdx.x) * VEC);
+    dev::PackWord<T, VEC> raw[PPT];  // zeros past the row's end
+    dev::load_pack_words<T, VEC>(a.x + row * a.n + at, stride, mine, raw);
+    float mx = -FLT_MAX;
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      if (mine(k)) {
+        const dev::FloatPack<VEC> v = dev::rewiden<T, VEC>(raw[k]);
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) mx = fmaxf(mx, v.v[i]);
+      }
+    mx = dev::block_reduce(mx, dev::MaxOp{}, scratch);
+    float sum = 0.f;
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      if (mine(k)) {
+        const dev::FloatPack<VEC> v = dev::rewiden<T, VEC>(raw[k]);
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) sum += expf(v.v[i] - mx);
+      }
+    const float inv = 1.0f / dev::block_reduce(sum, dev::SumOp{}, scratch);
+    T* y = a.y + row * a.n + at;
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      if (mine(k)) {
+        dev::FloatPack<VEC> v = dev::rewiden<T, VEC>(raw[k]);
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) v.v[i] = expf(v.v[i] - mx) * inv;
+        dev::store_from_float<T, VEC>(y + k * stride, v);
+      }
+  }
+}
+
 template <class T, int VEC>
 constexpr int kMaxPacks = max_floats_per_thread(VEC, int(sizeof(T))) / VEC;
 
@@ -92,8 +136,21 @@ void launch_register(const DispatchPlan& plan, const Args<T>& a, cudaStream_t st
 }
 
 template <class T, int VEC>
+void launch_held(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
+  constexpr int kPacks = kHeldValuesPerThread / VEC;
+  if constexpr (sizeof(T) == 2 && VEC * sizeof(T) == 16) {
+    if (plan.packs_per_thread != kPacks) throw std::logic_error("dispatch: the held block takes 8 packs a thread");
+    const long long blocks = std::min<long long>(a.m, 0x7fffffffLL);
+    held_rows<T, VEC, kPacks><<<unsigned(blocks), plan.lanes, 0, stream>>>(a, int(plan.packs));
+  } else {
+    throw std::logic_error("dispatch: only 16-byte packs of 2-byte values are held as stored");
+  }
+}
+
+template <class T, int VEC>
 void launch_registers(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
   if (plan.path == DispatchPath::lane_groups) launch_register<T, VEC, LaneGroup, 1>(plan, a, stream);
+  else if (plan.path == DispatchPath::held_block) launch_held<T, VEC>(plan, a, stream);
   else launch_register<T, VEC, WholeBlock, kMaxPacks<T, VEC>>(plan, a, stream);
 }
 
@@ -108,11 +165,13 @@ void launch(const Problem& p, const DeviceTensors& t, void* workspace, cudaStrea
   NB_CHECK_LAUNCH();
 }
 
-// The register paths run any row up to 32 KB; longer rows are onchip's to accept or refuse.
+// The register paths run any row up to 32 KB; longer rows are onchip's to accept or refuse, the
+// held block's too (rows off 16-byte boundaries go onchip).
 Support supports(const Problem& p) {
   const Shape s = shape_of(p);
   const int bytes = int(dtype_size(storage_type(p.dtype)));
-  if (plan_dispatch(s.n, bytes, row_pack_width(s.n, bytes, 0, 0)).registers()) return Support::yes();
+  const DispatchPlan plan = plan_dispatch(s.n, bytes, row_pack_width(s.n, bytes, 0, 0));
+  if (plan.registers() && plan.path != DispatchPath::held_block) return Support::yes();
   return onchip_supports(p);
 }
 
@@ -121,8 +180,9 @@ Support supports(const Problem& p) {
 std::unique_ptr<Variant> make_dispatch_variant() {
   return make_kernel_variant({
       "dispatch", "fused",
-      "path by n: rows <= 32 KB in registers (lane groups of a warp for short rows, a block per row above), "
-      "longer rows onchip (cluster, shared memory); x read once, 16-byte packs",
+      "path by n: rows <= 32 KB in registers (lane groups of a warp for short rows, a block per row above; bf16/fp16 "
+      "rows <= 64 KB held as stored, exp taken twice), longer rows onchip (cluster, shared memory); x read once, "
+      "16-byte packs",
       launch, supports, onchip_workspace_bytes, {}});
 }
 

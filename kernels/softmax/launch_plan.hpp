@@ -35,8 +35,12 @@ OnchipPlan plan_onchip(std::int64_t n, int element_bytes);
 // --- dispatch (6_dispatch.cu) --------------------------------------------------------------
 
 // Rows up to this many bytes stay in the registers of one block (or of a lane group of a warp);
-// longer ones take the onchip path.
+// longer ones take the onchip path, but rows of 2-byte values in 16-byte packs up to
+// kHeldRowBytes, which a block holds as stored, two values a register (64 a thread at 512 threads).
 inline constexpr std::int64_t kRegisterRowBytes = 32768;
+inline constexpr std::int64_t kHeldRowBytes = 65536;
+inline constexpr int kHeldValuesPerThread = 64;
+inline constexpr int kMaxHeldLanes = 512;  // 64 registers a thread: two blocks an SM
 inline constexpr int kLaneGroupThreads = 128;  // block size when several rows share a block
 inline constexpr int kMaxLanes = 1024;
 
@@ -46,7 +50,7 @@ inline constexpr int max_floats_per_thread(int vec, int element_bytes) {
   return vec * element_bytes == 16 ? 32 : 16;
 }
 
-enum class DispatchPath { lane_groups, block_row, onchip };
+enum class DispatchPath { lane_groups, block_row, held_block, onchip };
 
 struct DispatchPlan {
   DispatchPath path = DispatchPath::onchip;
@@ -58,6 +62,10 @@ struct DispatchPlan {
 
   bool registers() const { return path != DispatchPath::onchip; }
 };
+
+// Whether rows of n elements take the held block: 2-byte values in 16-byte packs, over 32 KB and
+// up to 64 KB.
+bool takes_held_block(std::int64_t n, int element_bytes, int vec);
 
 // vec from row_pack_width.
 DispatchPlan plan_dispatch(std::int64_t n, int element_bytes, int vec);

@@ -104,8 +104,20 @@ TEST(SoftmaxOnchipPlan, KnownShapes) {
 
 void expect_valid(const DispatchPlan& plan, std::int64_t n, int bytes) {
   SCOPED_TRACE("n=" + std::to_string(n) + " bytes=" + std::to_string(bytes) + " vec=" + std::to_string(plan.vec));
-  EXPECT_EQ(plan.registers(), n * bytes <= kRegisterRowBytes);
+  EXPECT_EQ(plan.registers(), n * bytes <= kRegisterRowBytes || takes_held_block(n, bytes, plan.vec));
   if (!plan.registers()) return;
+  if (plan.path == DispatchPath::held_block) {
+    EXPECT_EQ(bytes, 2);
+    EXPECT_EQ(plan.vec * bytes, 16) << "held rows are whole 16-byte packs";
+    EXPECT_GT(n * bytes, kRegisterRowBytes) << "rows that fit the fp32 budget keep it";
+    EXPECT_LE(n * bytes, kHeldRowBytes);
+    EXPECT_EQ(plan.packs_per_thread * plan.vec, kHeldValuesPerThread);
+    EXPECT_EQ(plan.lanes % 32, 0);
+    EXPECT_LE(plan.lanes, kMaxHeldLanes) << "held_rows' launch bound";
+    EXPECT_GE(std::int64_t(plan.lanes) * plan.packs_per_thread, plan.packs) << "the row fits its threads";
+    EXPECT_LT(std::int64_t(plan.lanes - 32) * plan.packs_per_thread, plan.packs) << "no warp without a pack";
+    return;
+  }
   const int max_packs = max_floats_per_thread(plan.vec, bytes) / plan.vec;
   EXPECT_EQ(plan.packs_per_thread & (plan.packs_per_thread - 1), 0) << "instances exist for powers of two";
   EXPECT_GE(plan.packs_per_thread, 1);
@@ -126,7 +138,7 @@ void expect_valid(const DispatchPlan& plan, std::int64_t n, int bytes) {
 
 TEST(SoftmaxDispatchPlan, EveryLengthIsCovered) {
   for (int bytes : {kFp32, kHalf})
-    for (std::int64_t n = 1; n <= 20000; ++n)
+    for (std::int64_t n = 1; n <= 33000; ++n)
       for (int vec = 16 / bytes; vec >= 1; vec /= 2)
         if (n % vec == 0) expect_valid(plan_dispatch(n, bytes, vec), n, bytes);
 }
@@ -160,7 +172,16 @@ TEST(SoftmaxDispatchPlan, KnownShapes) {
   const DispatchPlan bf16_16384 = plan(16384, kHalf);
   EXPECT_EQ(bf16_16384.path, DispatchPath::block_row);
   EXPECT_EQ(bf16_16384.lanes, 512);
-  EXPECT_EQ(plan(16385, kHalf).path, DispatchPath::onchip);
+  EXPECT_EQ(plan(16385, kHalf).path, DispatchPath::onchip) << "single values: not held";
+  const DispatchPlan bf16_16392 = plan(16392, kHalf);  // just over 32 KB: held, 8 packs a thread
+  EXPECT_EQ(bf16_16392.path, DispatchPath::held_block);
+  EXPECT_EQ(bf16_16392.lanes, 288);
+  EXPECT_EQ(bf16_16392.packs_per_thread, 8);
+  const DispatchPlan bf16_32768 = plan(32768, kHalf);  // 64 KB: the most a block holds
+  EXPECT_EQ(bf16_32768.path, DispatchPath::held_block);
+  EXPECT_EQ(bf16_32768.lanes, kMaxHeldLanes);
+  EXPECT_EQ(plan(32776, kHalf).path, DispatchPath::onchip);
+  EXPECT_EQ(plan_dispatch(32768, kHalf, 4).path, DispatchPath::onchip) << "8-byte packs: not held";
   EXPECT_EQ(plan(262144, kHalf).path, DispatchPath::onchip);
 
   const DispatchPlan odd = plan(4097, kFp32);  // single elements: 16 per thread
