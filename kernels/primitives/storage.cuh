@@ -142,6 +142,29 @@ __device__ __forceinline__ void load_packs_as_float(const T* p, long long stride
   widen_packs<T, VEC>(raw, v);
 }
 
+// One thread's share of a row in registers, PPT packs loaded as load_pack_words does: held as fp32
+// values (Held = false), or as stored and widened again at each use (Held = true, rewiden: bf16
+// and fp16 rows in half the registers, at the cost of the conversions at every pass).
+template <class T, int VEC, int PPT, bool Held>
+struct RowPacks {
+  FloatPack<VEC> v[PPT];
+  template <class Mine>
+  __device__ __forceinline__ void load(const T* p, long long stride, Mine mine) {
+    load_packs_as_float<T, VEC>(p, stride, mine, v);
+  }
+  __device__ __forceinline__ FloatPack<VEC> operator[](int k) const { return v[k]; }
+};
+
+template <class T, int VEC, int PPT>
+struct RowPacks<T, VEC, PPT, true> {
+  PackWord<T, VEC> raw[PPT];  // zeros where a pack is not the thread's
+  template <class Mine>
+  __device__ __forceinline__ void load(const T* p, long long stride, Mine mine) {
+    load_pack_words<T, VEC>(p, stride, mine, raw);
+  }
+  __device__ __forceinline__ FloatPack<VEC> operator[](int k) const { return rewiden<T, VEC>(raw[k]); }
+};
+
 // A 16-byte pack of T held as raw bits (a slice staged in shared memory, say) in fp32.
 template <class T>
 __device__ __forceinline__ FloatPack<kPack16<T>> widen16(const uint4& raw) {

@@ -49,11 +49,13 @@ __device__ __forceinline__ void store_weighted(T* y, const T* w, const dev::Floa
   dev::store_from_float<T, VEC>(y, out);
 }
 
-// The row is held as stored (bf16 and fp16 two values a register) and widened at each of its two
-// passes; the row's addresses are made in the loop's body, not held through it (dev::opaque).
+// Rows past the 32-value budget (bf16 and fp16 rows of up to 32768 at 64 values a thread) are held
+// as stored, two values a register, widened at each of their two passes, with their addresses made
+// in the loop's body (dev::opaque); the others hold their fp32 values.
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes)
     rmsnorm_rows_register(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
+  constexpr bool kHeld = VEC * PPT > rows::max_elements_per_thread(VEC);
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
@@ -64,19 +66,19 @@ __global__ void __launch_bounds__(kMaxLanes)
   for (long long row0 = first_row(g); row0 < g.rows; row0 += row_step(g)) {
     const long long row = row0 + threadIdx.y;
     const bool active = row < g.rows;  // rows past the end still take part in the shuffles
+    const long long at = kHeld ? dev::opaque(static_cast<int>(first)) : first;
+    dev::RowPacks<T, VEC, PPT, kHeld> v;
     const auto mine = [&](int k) { return active && k * static_cast<int>(blockDim.x) < owned; };
-    const int at = dev::opaque(static_cast<int>(first));
-    dev::PackWord<T, VEC> raw[PPT];  // zeros past the row's end
-    dev::load_pack_words<T, VEC>(x + row * g.n + at, stride, mine, raw);
+    v.load(x + row * g.n + at, stride, mine);
     const auto each_pack = [&](auto f) {
 #pragma unroll
-      for (int k = 0; k < PPT; ++k) f(dev::rewiden<T, VEC>(raw[k]));
+      for (int k = 0; k < PPT; ++k) f(v[k]);
     };
     const float inv = row_inv_rms<VEC>(each_pack, reduce, g.inv_n, g.eps);
 #pragma unroll
     for (int k = 0; k < PPT; ++k)
-      if (mine(k))
-        store_weighted<T, VEC>(y + row * g.n + at + k * stride, w + at + k * stride, dev::rewiden<T, VEC>(raw[k]), inv);
+      if (active && k * static_cast<int>(blockDim.x) < owned)
+        store_weighted<T, VEC>(y + row * g.n + at + k * stride, w + at + k * stride, v[k], inv);
   }
   reduce.finish();
 }
