@@ -4,7 +4,7 @@
 // floats, 8 bf16 or fp16), else one element. Rows of up to 16384 elements in packs (8192 as single
 // elements) live in one block's registers: threads enough for at most 32 elements each, short rows
 // several to a block; rows of up to 32768 2-byte elements in packs take one block of 512 threads at
-// 64 each (the kernels hold the row as stored and widen it at each pass). Longer rows of 16-byte
+// 64 each (the kernels hold those rows as stored and widen them at each pass). Longer rows of 16-byte
 // packs are staged in shared memory over a persistent grid of clusters of up to 8 blocks
 // (staged_rows.cu), two slices of x (this row, the next one in flight) and one of w per block, each
 // at most 64 KB. What fits neither is split over a cluster in registers, and rows too long for that
@@ -24,7 +24,7 @@ inline constexpr int max_elements_per_thread(int vec) { return vec > 1 ? 32 : 16
 // blocks fit an SM, so one block's reduction never leaves the SM without loads in flight.
 inline constexpr int kMaxRegisterBlockLanes = 512;
 inline constexpr std::int64_t block_elements(int vec) { return kMaxRegisterBlockLanes * max_elements_per_thread(vec); }
-// The kernels hold a row as stored, so 2-byte values in 16-byte packs take half a register each:
+// The kernels hold these rows as stored, so 2-byte values in 16-byte packs take half a register:
 // one block of 512 lanes holds a row of up to 32768 of them, 64 a thread in 32 registers. Only
 // rows past block_elements take that budget; shorter ones keep theirs and the lanes it gives.
 inline constexpr int kMaxHeldPairedElementsPerThread = 64;

@@ -46,7 +46,8 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 // power of two when they overflow fp32; a NaN or an Inf in the row gives NaN). The row is held as
 // stored (bf16 and fp16 two values a register) and widened at each pass; the row's addresses are
 // made in the loop's body, not held through it (dev::opaque). One block a row reduces with
-// BlockReducer, which holds none of a cluster's exchange state.
+// BlockReducer, which holds none of a cluster's exchange state, but for the rows held at 64 values
+// a thread (ClusterReducer of one part: launch_plan).
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
   constexpr bool kHeld = VEC * PPT > rows::max_elements_per_thread(VEC);  // 64 values a thread

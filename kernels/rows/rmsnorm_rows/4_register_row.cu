@@ -1,8 +1,8 @@
 // Register row: a row of up to 16384 elements (8192 one by one; 32768 bf16/fp16 in packs) is held
-// in one block's registers as stored (at most 32 values per thread, 64 for the 2-byte rows past
-// 16384, loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the row allows, else one by one)
-// from the reduction to the write, so x is read from DRAM once; short rows share a block in
-// power-of-two lane groups. Longer rows of 16-byte packs are staged
+// in one block's registers (at most 32 fp32 values per thread; the 2-byte rows past 16384 as
+// stored, 64 a thread; loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the row allows,
+// else one by one) from the reduction to the write, so x is read from DRAM once; short rows share a
+// block in power-of-two lane groups. Longer rows of 16-byte packs are staged
 // in shared memory over a persistent grid of clusters (staged_rows.cu); others split over a
 // cluster of up to 8 blocks in registers (DSMEM sum), and rows too long even for that stream
 // their part twice. Rescales when
@@ -167,8 +167,8 @@ void launch(const Problem& problem, const DeviceTensors& t, void* workspace, cud
 std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
-       "rows <= 16384 (bf16/fp16: 32768) in registers as stored (<= 32 values per thread, 64 in 2-byte packs past "
-       "16384), short rows share a block; longer rows "
+       "rows <= 16384 (bf16/fp16: 32768) in registers (<= 32 fp32 values per thread; 2-byte rows past 16384 as "
+       "stored, 64 a thread), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
        "next row copied in by cp.async; x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; }, {Distribution::wide}});
