@@ -34,6 +34,11 @@ inline constexpr int max_held_elements_per_thread(int element_bytes, int vec) {
 inline constexpr std::int64_t held_block_elements(int element_bytes, int vec) {
   return std::int64_t{kMaxRegisterBlockLanes} * max_held_elements_per_thread(element_bytes, vec);
 }
+// Whether a thread's share of vec x packs_per_thread values is past the 32-value budget: a held row,
+// which the kernels keep as stored (the others as fp32 values).
+inline constexpr bool holds_as_stored(int vec, int packs_per_thread) {
+  return vec * packs_per_thread > max_elements_per_thread(vec);
+}
 inline constexpr int kMaxParts = 8;                      // the portable cluster size
 inline constexpr int kMaxLanes = 1024;
 inline constexpr int kLaneGroupThreads = 128;            // block size when several rows share a block

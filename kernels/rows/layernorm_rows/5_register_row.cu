@@ -50,7 +50,7 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 // a thread (ClusterReducer of one part: launch_plan).
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
-  constexpr bool kHeld = VEC * PPT > rows::max_elements_per_thread(VEC);  // 64 values a thread
+  constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);  // 64 values a thread
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
@@ -158,7 +158,7 @@ void launch_plan(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>&
   switch (plan.layout) {
     case RowLayout::lane_groups: return launch_register<T, VEC, LaneGroupReducer>(plan, g, t, stream);
     case RowLayout::block:
-      if (VEC * plan.packs_per_thread > rows::max_elements_per_thread(VEC))
+      if (rows::holds_as_stored(VEC, plan.packs_per_thread))
         return launch_register<T, VEC, ClusterReducer>(plan, g, t, stream);
       return launch_register<T, VEC, rows::BlockReducer>(plan, g, t, stream);
     case RowLayout::cluster: return launch_register<T, VEC, ClusterReducer>(plan, g, t, stream);

@@ -55,7 +55,7 @@ __device__ __forceinline__ void store_weighted(T* y, const T* w, const dev::Floa
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes)
     rmsnorm_rows_register(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
-  constexpr bool kHeld = VEC * PPT > rows::max_elements_per_thread(VEC);
+  constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
