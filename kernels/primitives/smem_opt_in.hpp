@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "harness/cuda_check.hpp"
+#include "harness/errors.hpp"
 
 namespace nb {
 
@@ -14,6 +15,18 @@ void allow_dynamic_smem() {
     return true;
   }();
   (void)done;
+}
+
+// Whether the device grants kKernel kBytes of dynamic shared memory: the opt-in above, false where
+// it is refused (the caller takes another path).
+template <auto kKernel, int kBytes>
+bool dynamic_smem_allowed() {
+  try {
+    allow_dynamic_smem<kKernel, kBytes>();
+    return true;
+  } catch (const DeviceError&) {
+    return false;
+  }
 }
 
 }  // namespace nb
