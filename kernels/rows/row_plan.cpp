@@ -60,6 +60,15 @@ void plan_held_block(RowPlan& plan) {
   plan.layout = RowLayout::block;
 }
 
+// 2-byte packs past the held block and up to held_split_elements: one block of up to 512 lanes,
+// kHeldSplitPacks packs a thread in registers and as many in its slots.
+void plan_held_split(RowPlan& plan) {
+  plan.packs_per_part = plan.packs;
+  plan.packs_per_thread = 2 * kHeldSplitPacks;
+  plan.lanes = static_cast<int>(ceil_div(ceil_div(plan.packs, plan.packs_per_thread), 32) * 32);
+  plan.layout = RowLayout::held_split;
+}
+
 }  // namespace
 
 std::int64_t RowPlan::capacity() const {
@@ -69,7 +78,11 @@ std::int64_t RowPlan::capacity() const {
 
 std::int64_t RowPlan::staged_smem_bytes() const { return kStagedSlices * packs_per_part * pack_bytes(); }
 
-RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, bool staged_allowed) {
+std::int64_t RowPlan::held_split_smem_bytes() const {
+  return std::int64_t{lanes} * kHeldSplitPacks * pack_bytes();
+}
+
+RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, RowLayouts allowed) {
   RowPlan plan;
   plan.element_bytes = element_bytes;
   plan.vec = packs16 ? kPackBytes / element_bytes : 1;
@@ -78,7 +91,12 @@ RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, bool 
     plan_held_block(plan);
     return plan;
   }
-  if (packs16 && staged_allowed && n > block_elements(plan.vec)) {
+  if (allowed.held_split && n > held_block_elements(element_bytes, plan.vec) &&
+      n <= held_split_elements(element_bytes, plan.vec)) {
+    plan_held_split(plan);
+    return plan;
+  }
+  if (packs16 && allowed.staged && n > block_elements(plan.vec)) {
     RowPlan staged = plan;
     if (plan_staged(staged)) return staged;
   }

@@ -4,8 +4,10 @@
 // floats, 8 bf16 or fp16), else one element. Rows of up to 16384 elements in packs (8192 as single
 // elements) live in one block's registers: threads enough for at most 32 elements each, short rows
 // several to a block; rows of up to 32768 2-byte elements in packs take one block of 512 threads at
-// 64 each (the kernels hold those rows as stored and widen them at each pass). Longer rows of 16-byte
-// packs are staged in shared memory over a persistent grid of clusters of up to 8 blocks
+// 64 each (the kernels hold those rows as stored and widen them at each pass); rows of up to 65536
+// of them in packs may take one block that holds 64 values a thread so and copies 64 more into the
+// thread's own shared-memory slots (the held split, where the kernel family has it). Longer rows of
+// 16-byte packs are staged in shared memory over a persistent grid of clusters of up to 8 blocks
 // (staged_rows.cu), two slices of x (this row, the next one in flight) and one of w per block, each
 // at most 64 KB. What fits neither is split over a cluster in registers, and rows too long for that
 // stream their part twice. Host code, so the unit tests can check that every row length gets a plan
@@ -39,6 +41,14 @@ inline constexpr std::int64_t held_block_elements(int element_bytes, int vec) {
 inline constexpr bool holds_as_stored(int vec, int packs_per_thread) {
   return vec * packs_per_thread > max_elements_per_thread(vec);
 }
+// The held split: a thread's first kHeldSplitPacks packs held as stored (a held row's 64 values),
+// as many more in its own 16-byte slots of shared memory (64 KB a block of 512 lanes: two blocks an
+// SM), so 2-byte rows of up to 65536 values in 16-byte packs take one block.
+inline constexpr int kHeldSplitPacks = 8;
+inline constexpr std::int64_t held_split_elements(int element_bytes, int vec) {
+  return element_bytes == 2 && vec > 1 ? std::int64_t{kMaxRegisterBlockLanes} * 2 * kHeldSplitPacks * vec : 0;
+}
+inline constexpr int kMaxHeldSplitSmemBytes = kMaxRegisterBlockLanes * kHeldSplitPacks * kPackBytes;
 inline constexpr int kMaxParts = 8;                      // the portable cluster size
 inline constexpr int kMaxLanes = 1024;
 inline constexpr int kLaneGroupThreads = 128;            // block size when several rows share a block
@@ -60,6 +70,18 @@ enum class RowLayout {
   cluster,      // parts blocks per row (a thread-block cluster), registers
   staged,       // parts blocks per row, the slices in shared memory, a persistent grid
   streamed,     // parts blocks per row, each part read twice
+  held_split,   // one block per row, half of each thread's packs held as stored, half in its slots
+};
+
+// The layouts a kernel family takes besides registers: its staged clusters (false when they cannot
+// be resident on the device) and the held split (rmsnorm_rows has it; layernorm_rows' three
+// passes over the row measured slower there than its staged clusters).
+struct RowLayouts {
+  bool staged = true;
+  bool held_split = true;
+
+  constexpr RowLayouts without_staged() const { return {false, held_split}; }
+  constexpr RowLayouts without_held_split() const { return {staged, false}; }
 };
 
 struct RowPlan {
@@ -70,22 +92,26 @@ struct RowPlan {
   std::int64_t packs_per_part = 0;     // the last part may hold fewer
   int lanes = 1;                       // threads per row and part: blockDim.x
   int rows_per_block = 1;              // blockDim.y; > 1 only for lane groups
-  int packs_per_thread = 0;            // registers: a power of two within the budget; staged: its share
+  int packs_per_thread = 0;            // registers: a power of two within the budget; staged: its share;
+                                       // held split: 2 x kHeldSplitPacks
   RowLayout layout = RowLayout::block;
 
   bool streamed() const { return layout == RowLayout::streamed; }
   bool staged() const { return layout == RowLayout::staged; }
+  bool held_split() const { return layout == RowLayout::held_split; }
   bool lane_groups() const { return layout == RowLayout::lane_groups; }
   int pack_bytes() const { return vec * element_bytes; }
   // Elements one row's threads can hold (streamed: unbounded).
   std::int64_t capacity() const;
   // Dynamic shared memory of one staged block: kStagedSlices slices of packs_per_part packs.
   std::int64_t staged_smem_bytes() const;
+  // Dynamic shared memory of one held split block: kHeldSplitPacks slots a lane.
+  std::int64_t held_split_smem_bytes() const;
 };
 
 // element_bytes: the storage size. packs16: the row length is a whole number of 16-byte packs
-// and x, w, y are 16-byte aligned. staged_allowed: false when the staged clusters cannot be
-// resident on the device (the plan then keeps the row in registers or streams it).
-RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, bool staged_allowed = true);
+// and x, w, y are 16-byte aligned. allowed: the layouts the kernel family may take besides
+// registers (without them the plan keeps the row in registers or streams it).
+RowPlan plan_register_row(std::int64_t n, int element_bytes, bool packs16, RowLayouts allowed = {});
 
 }  // namespace nb::rows

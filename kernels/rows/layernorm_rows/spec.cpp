@@ -63,6 +63,7 @@ std::vector<NamedProblem> quick_problems() {
           in_every_type(4, 16384, quick, "N=16384: registers, one block of 512 threads (the most a block holds)"),
           in_every_type(4, 20000, quick, "N=20000: staged, 4 blocks (fp32); held, 320 threads x 64 (bf16/fp16)"),
           in_every_type(4, 32768, quick, "N=32768: held, 512 threads x 64, the most (bf16/fp16); staged (fp32)"),
+          in_every_type(4, 40008, quick, "N=40008: staged, 4 blocks (bf16/fp16: no held split), 8 blocks (fp32)"),
           in_every_type(4, 65537, quick, "N=65537: odd, registers over a cluster of 8"),
           in_every_type(4, 131072, quick, "N=131072: staged over a cluster of 8"),
           in_every_type(4, 262144, quick, "N=262144: staged, 64 KB slices (bf16/fp16); registers over 8 blocks (fp32)"),

@@ -2,7 +2,9 @@
 // in one block's registers (at most 32 fp32 values per thread; the 2-byte rows past 16384 as
 // stored, 64 a thread; loaded as 16-byte packs of 4 floats or 8 bf16/fp16 when the row allows,
 // else one by one) from the reduction to the write, so x is read from DRAM once; short rows share a
-// block in power-of-two lane groups. Longer rows of 16-byte packs are staged
+// block in power-of-two lane groups. bf16/fp16 rows of up to 65536 in packs take one block that
+// holds half of each thread's packs so and the other half in the thread's shared-memory slots
+// (the held split). Longer rows of 16-byte packs are staged
 // in shared memory over a persistent grid of clusters (staged_rows.cu); others split over a
 // cluster of up to 8 blocks in registers (DSMEM sum), and rows too long even for that stream
 // their part twice. Rescales when
@@ -11,7 +13,9 @@
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/alignment.cuh"
+#include "kernels/primitives/held_split_row.cuh"
 #include "kernels/primitives/row_tickets.cuh"
+#include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rms/grid.hpp"
 #include "kernels/rows/row_geometry.cuh"
@@ -35,6 +39,7 @@ using rows::row_inv_rms;
 using rows::row_step;
 using rows::RowGeometry;
 using rows::RowLayout;
+using rows::RowLayouts;
 using rows::RowPlan;
 
 namespace {
@@ -83,6 +88,31 @@ __global__ void __launch_bounds__(kMaxLanes)
   reduce.finish();
 }
 
+// bf16/fp16 rows of 32768 < N <= 65536 in 16-byte packs (the held split): a block of up to 512
+// lanes a row, 64 values a thread held as stored in registers and 64 more in the thread's own
+// shared-memory slots (dev::HeldSplitRow), two blocks an SM, a block for every row.
+template <class T>
+__global__ void __launch_bounds__(rows::kMaxRegisterBlockLanes, 2)
+    rmsnorm_rows_held_split(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
+  constexpr int kVec = dev::kPack16<T>;
+  extern __shared__ uint4 slots[];
+  __shared__ float scratch[32];
+  __shared__ rows::RowExchange exchange;  // unused by BlockReducer
+  rows::BlockReducer reduce(scratch, exchange, 1);
+  for (long long row = blockIdx.x; row < g.rows; row += gridDim.x) {
+    // The row's offsets made in the loop's body (dev::opaque), not held through it in registers.
+    dev::HeldSplitRow<T, rows::kHeldSplitPacks> r{slots, dev::opaque(static_cast<int>(blockDim.x)),
+                                                  static_cast<int>(g.packs) - static_cast<int>(threadIdx.x)};
+    const int at = dev::opaque(static_cast<int>(threadIdx.x) * kVec);
+    r.load(x + row * g.n + at);
+    const float inv = row_inv_rms<kVec>([&](auto f) { r.each_pack(f); }, reduce, g.inv_n, g.eps);
+    r.each_mine([&](const dev::FloatPack<kVec>& v, int k) {
+      const int col = at + r.offset(k);
+      store_weighted<T, kVec>(y + row * g.n + col, w + col, v, inv);
+    });
+  }
+}
+
 // Rows too long for the registers of a cluster: each block streams its part twice.
 template <class T, int VEC>
 __global__ void __launch_bounds__(kMaxLanes)
@@ -125,6 +155,24 @@ void launch_register(const RowPlan& plan, const RowGeometry& g, const T* x, cons
   }
 }
 
+// The held split's opt-in to its shared memory, once per storage type; false where the device
+// refuses it (launch_rows then plans the row without the held split).
+template <class T>
+bool held_split_allowed() {
+  if constexpr (sizeof(T) == 2) return dynamic_smem_allowed<rmsnorm_rows_held_split<T>, rows::kMaxHeldSplitSmemBytes>();
+  return false;
+}
+
+template <class T, int VEC>
+void launch_held_split(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y, cudaStream_t stream) {
+  if constexpr (sizeof(T) == 2 && VEC == dev::kPack16<T>) {
+    launch_clusters(rmsnorm_rows_held_split<T>, plan, rms::grid_blocks(g.rows),
+                    static_cast<std::size_t>(plan.held_split_smem_bytes()), stream, x, w, y, g);
+  } else {
+    throw std::logic_error("register_row: the held split takes 16-byte packs of 2-byte values");
+  }
+}
+
 template <class T, int VEC>
 void launch_plan(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y, cudaStream_t stream) {
   switch (plan.layout) {
@@ -132,6 +180,7 @@ void launch_plan(const RowPlan& plan, const RowGeometry& g, const T* x, const T*
     case RowLayout::block:
     case RowLayout::cluster: return launch_register<T, VEC, ClusterReducer>(plan, g, x, w, y, stream);
     case RowLayout::streamed: return launch_row_grid(rmsnorm_rows_streamed<T, VEC>, plan, g, x, w, y, stream);
+    case RowLayout::held_split: return launch_held_split<T, VEC>(plan, g, x, w, y, stream);
     case RowLayout::staged: break;
   }
   throw std::logic_error("register_row: the staged layout is launched by launch_rows");
@@ -142,11 +191,14 @@ void launch_rows(const Shape& s, const T* x, const T* w, T* y, unsigned long lon
   constexpr int kElementBytes = static_cast<int>(sizeof(T));
   // 16-byte packs need every row to start on 16 bytes: N a whole number of packs, aligned buffers.
   const bool packs16 = s.n % dev::kPack16<T> == 0 && dev::aligned16(x) && dev::aligned16(w) && dev::aligned16(y);
+  constexpr RowLayouts kWithoutHeldSplit = RowLayouts{}.without_held_split();
   RowPlan plan = plan_register_row(s.n, kElementBytes, packs16);
+  if (plan.held_split() && !held_split_allowed<T>())
+    plan = plan_register_row(s.n, kElementBytes, packs16, kWithoutHeldSplit);
   if (plan.staged()) {
     if (resident_staged_clusters<T>(plan) >= 1)
       return launch_staged_rows<T>(plan, RowGeometry::of(plan, s.m, s.n, s.eps), x, w, y, next_row, stream);
-    plan = plan_register_row(s.n, kElementBytes, packs16, /*staged_allowed=*/false);
+    plan = plan_register_row(s.n, kElementBytes, packs16, kWithoutHeldSplit.without_staged());
   }
   const RowGeometry g = RowGeometry::of(plan, s.m, s.n, s.eps);
   if (plan.vec > 1) launch_plan<T, dev::kPack16<T>>(plan, g, x, w, y, stream);
@@ -168,7 +220,8 @@ std::unique_ptr<Variant> make_register_row_variant() {
   return make_kernel_variant(
       {"register_row", "register",
        "rows <= 16384 (bf16/fp16: 32768) in registers (<= 32 fp32 values per thread; 2-byte rows past 16384 as "
-       "stored, 64 a thread), short rows share a block; longer rows "
+       "stored, 64 a thread), short rows share a block; bf16/fp16 rows <= 65536 a block each, 64 values a thread "
+       "held as stored and 64 in its shared-memory slots; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
        "next row copied in by cp.async; x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; }, {Distribution::wide}});

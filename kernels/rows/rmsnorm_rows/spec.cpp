@@ -76,6 +76,8 @@ std::vector<NamedProblem> quick_problems() {
       {rows(4, 16384), {"quick"}, "N=16384: registers, one block of 512 threads (the most a block holds)"},
       {rows(4, 20000), {"quick"}, "N=20000: staged, 4 blocks (fp32); held, 320 threads x 64 (bf16/fp16)"},
       {rows(4, 32768), {"quick"}, "N=32768: held, 512 threads x 64, the most (bf16/fp16); staged (fp32)"},
+      {rows(4, 40008), {"quick"}, "N=40008: held split, 320 threads x 128 (bf16/fp16); staged, 8 blocks (fp32)"},
+      {rows(4, 65536), {"quick"}, "N=65536: held split, 512 threads x 128, the most (bf16/fp16); staged (fp32)"},
       {rows(4, 131072), {"quick"}, "N=131072: staged over a cluster of 8"},
       {rows(4, 65537), {"quick"}, "N=65537: odd, registers over a cluster of 8"},
       {rows(4, 262144), {"quick"}, "N=262144: staged, 64 KB slices (bf16/fp16); registers over 8 blocks (fp32)"},

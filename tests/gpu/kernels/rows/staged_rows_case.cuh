@@ -32,7 +32,7 @@ void expect_staged_rows_pass(const std::string& op_name, const RowsCase& c, Resi
 
 // The shapes both staged tests walk.
 inline auto staged_rows_cases() {
-  return testing::Values(RowsCase{DType::bf16, 1100, 32776},  // clusters of 4 x 16 KB, several per SM
+  return testing::Values(RowsCase{DType::bf16, 1100, 65544},  // clusters of 8 x 16 KB, several per SM
                          RowsCase{DType::bf16, 70, 131072},   // clusters of 8 x 32 KB, 2 per SM
                          RowsCase{DType::f16, 40, 262144},    // clusters of 8 x 64 KB, 1 per SM
                          RowsCase{DType::f32, 40, 131072});   // clusters of 8 x 64 KB, 1 per SM

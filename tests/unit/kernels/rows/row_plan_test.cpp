@@ -39,6 +39,18 @@ void expect_valid(const RowPlan& plan, std::int64_t n, int element_bytes, bool p
   if (plan.streamed()) return;
   EXPECT_GE(static_cast<std::int64_t>(plan.lanes) * plan.packs_per_thread, plan.packs_per_part);
   EXPECT_GE(plan.capacity(), n);
+  if (plan.held_split()) {
+    EXPECT_EQ(element_bytes, 2) << "two values a register";
+    EXPECT_TRUE(packs16) << "cp.async copies 16-byte packs";
+    EXPECT_GT(n, held_block_elements(element_bytes, plan.vec)) << "rows a held block holds stay in registers";
+    EXPECT_LE(n, held_split_elements(element_bytes, plan.vec));
+    EXPECT_EQ(plan.parts, 1);
+    EXPECT_EQ(plan.packs_per_thread, 2 * kHeldSplitPacks) << "half held, half in the thread's slots";
+    EXPECT_LE(plan.lanes, kMaxRegisterBlockLanes) << "the held split kernels' launch bound";
+    EXPECT_LT(std::int64_t(plan.lanes - 32) * plan.packs_per_thread, plan.packs) << "no warp without a pack";
+    EXPECT_LE(plan.held_split_smem_bytes(), kMaxHeldSplitSmemBytes);
+    return;
+  }
   if (plan.staged()) {
     EXPECT_TRUE(packs16) << "cp.async copies 16-byte packs";
     EXPECT_GT(n, held_block_elements(element_bytes, plan.vec)) << "rows that fit a block's registers stay there";
@@ -65,9 +77,15 @@ void expect_valid_plans(std::int64_t n, int element_bytes) {
   expect_valid(plan_register_row(n, element_bytes, false), n, element_bytes, false);
   if (!whole_packs) return;
   expect_valid(plan_register_row(n, element_bytes, true), n, element_bytes, true);
-  const RowPlan in_registers = plan_register_row(n, element_bytes, true, /*staged_allowed=*/false);
+  const RowPlan without_held_split = plan_register_row(n, element_bytes, true, RowLayouts{}.without_held_split());
+  EXPECT_FALSE(without_held_split.held_split());
+  expect_valid(without_held_split, n, element_bytes, true);
+  const RowPlan in_registers = plan_register_row(n, element_bytes, true, RowLayouts{}.without_staged());
   EXPECT_FALSE(in_registers.staged());
   expect_valid(in_registers, n, element_bytes, true);
+  const RowPlan neither = plan_register_row(n, element_bytes, true, RowLayouts{}.without_staged().without_held_split());
+  EXPECT_FALSE(neither.staged() || neither.held_split());
+  expect_valid(neither, n, element_bytes, true);
 }
 
 TEST(RmsNormRowPlan, EveryLengthIsCoveredInEveryStorageSize) {
@@ -125,7 +143,8 @@ TEST(RmsNormRowPlan, KnownShapesFp32) {
 }
 
 // bf16 and fp16: 8 elements to a 16-byte pack, so 4 packs fill the 32-element budget; rows past it
-// and up to 32768 take one block at 8 packs a thread, held two values a register.
+// and up to 32768 take one block at 8 packs a thread, held two values a register; up to 65536, the
+// held split (8 packs more in each thread's shared-memory slots) where the kernel family has it.
 TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
   const RowPlan hidden1024 = plan_register_row(1024, 2, true);
   EXPECT_EQ(hidden1024.vec, 8);
@@ -159,10 +178,24 @@ TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
   EXPECT_EQ(held32768.packs_per_thread, 8);
   EXPECT_EQ(held32768.capacity(), 32768);
 
-  const RowPlan past_held = plan_register_row(32776, 2, true);  // 64 KB and a pack: four slices
-  EXPECT_TRUE(past_held.staged());
-  EXPECT_EQ(past_held.parts, 4);
-  EXPECT_EQ(past_held.staged_smem_bytes(), 3 * 1025 * 16);
+  const RowPlan past_held = plan_register_row(32776, 2, true);  // 64 KB and a pack: the held split
+  EXPECT_TRUE(past_held.held_split());
+  EXPECT_EQ(past_held.lanes, 288);  // 4097 packs at 16 a thread
+  EXPECT_EQ(past_held.held_split_smem_bytes(), 288 * 8 * 16);
+  const RowPlan past_held_staged = plan_register_row(32776, 2, true, RowLayouts{}.without_held_split());
+  EXPECT_TRUE(past_held_staged.staged()) << "layernorm_rows: four slices";
+  EXPECT_EQ(past_held_staged.parts, 4);
+  EXPECT_EQ(past_held_staged.staged_smem_bytes(), 3 * 1025 * 16);
+
+  const RowPlan split65536 = plan_register_row(65536, 2, true);  // 128 KB: the most the held split holds
+  EXPECT_TRUE(split65536.held_split());
+  EXPECT_EQ(split65536.lanes, kMaxRegisterBlockLanes);
+  EXPECT_EQ(split65536.capacity(), 65536);
+  EXPECT_EQ(split65536.held_split_smem_bytes(), kMaxHeldSplitSmemBytes);
+  const RowPlan past_split = plan_register_row(65544, 2, true);  // and a pack: eight slices
+  EXPECT_TRUE(past_split.staged());
+  EXPECT_EQ(past_split.parts, 8);
+  EXPECT_FALSE(plan_register_row(40008, 2, false).held_split()) << "no cp.async without 16-byte packs";
 
   const RowPlan hidden131072 = plan_register_row(131072, 2, true);
   EXPECT_TRUE(hidden131072.staged());
@@ -177,9 +210,11 @@ TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
 
   EXPECT_TRUE(plan_register_row(524288, 2, true).streamed());  // 32 per thread x 1024 x 8 = 262144 < N
 
-  // Without the staged clusters, rows over a block's registers split in registers as in fp32.
-  EXPECT_EQ(plan_register_row(32768, 2, true, /*staged_allowed=*/false).layout, RowLayout::block);
-  const RowPlan in_registers = plan_register_row(65536, 2, true, /*staged_allowed=*/false);
+  // Without the staged clusters and the held split, rows over a block's registers split in
+  // registers as in fp32.
+  const RowLayouts registers_only = RowLayouts{}.without_staged().without_held_split();
+  EXPECT_EQ(plan_register_row(32768, 2, true, registers_only).layout, RowLayout::block);
+  const RowPlan in_registers = plan_register_row(65536, 2, true, registers_only);
   EXPECT_EQ(in_registers.layout, RowLayout::cluster);
   EXPECT_EQ(in_registers.parts, 4);
   EXPECT_EQ(in_registers.lanes, 512);
