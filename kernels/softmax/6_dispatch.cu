@@ -1,11 +1,14 @@
 // Dispatch: the path by N (plan_dispatch). Rows up to 32 KB stay in registers from the load to the
 // write: short rows in lane groups, several per warp (shuffles only), longer ones a block per row,
-// and 2-byte rows up to 64 KB a block per row held as stored; longer rows go to onchip's clusters
+// 2-byte rows up to 64 KB a block per row held as stored, and up to 128 KB so in part and in part
+// in each thread's shared-memory slots; longer rows go to onchip's clusters
 // (5_onchip.cu). x is read once, in 16-byte packs where it can.
 #include <algorithm>
 #include <stdexcept>
 
 #include "harness/cuda_check.hpp"
+#include "kernels/primitives/held_split_row.cuh"
+#include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/softmax/common.cuh"
 #include "kernels/softmax/onchip.hpp"
 #include "harness/variant.hpp"
@@ -117,6 +120,40 @@ __global__ void __launch_bounds__(kMaxHeldLanes, 2) held_rows(Args<T> a, int pac
   }
 }
 
+// Rows of 64-128 KB of 2-byte values: held_rows' block with as many packs again in each thread's
+// own shared-memory slots (dev::HeldSplitRow), read again at each of the three passes.
+template <class T>
+__global__ void __launch_bounds__(kMaxHeldLanes, 2) held_split_rows(Args<T> a, int packs) {
+  constexpr int kVec = dev::kPack16<T>;
+  static_assert(kHeldValuesPerThread / kVec == kHeldSplitSlotPacks, "as many packs held as in the slots");
+  extern __shared__ uint4 slots[];
+  __shared__ float scratch[32];
+  for (long long row = blockIdx.x; row < a.m; row += gridDim.x) {
+    // The row's offsets made in the loop's body (dev::opaque), not held through it in registers.
+    dev::HeldSplitRow<T, kHeldSplitSlotPacks> r{slots, dev::opaque(int(blockDim.x)), packs - int(threadIdx.x)};
+    const int at = dev::opaque(int(threadIdx.x) * kVec);
+    r.load(a.x + row * a.n + at);
+    float mx = -FLT_MAX;
+    r.each_mine([&](const dev::FloatPack<kVec>& v, int) {
+#pragma unroll
+      for (int i = 0; i < kVec; ++i) mx = fmaxf(mx, v.v[i]);
+    });
+    mx = dev::block_reduce(mx, dev::MaxOp{}, scratch);
+    float sum = 0.f;
+    r.each_mine([&](const dev::FloatPack<kVec>& v, int) {
+#pragma unroll
+      for (int i = 0; i < kVec; ++i) sum += expf(v.v[i] - mx);
+    });
+    const float inv = 1.0f / dev::block_reduce(sum, dev::SumOp{}, scratch);
+    T* y = a.y + row * a.n + at;
+    r.each_mine([&](dev::FloatPack<kVec> v, int k) {
+#pragma unroll
+      for (int i = 0; i < kVec; ++i) v.v[i] = expf(v.v[i] - mx) * inv;
+      dev::store_from_float<T, kVec>(y + r.offset(k), v);
+    });
+  }
+}
+
 template <class T, int VEC>
 constexpr int kMaxPacks = max_floats_per_thread(VEC, int(sizeof(T))) / VEC;
 
@@ -147,10 +184,31 @@ void launch_held(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream
   }
 }
 
+// The held split's opt-in to its shared memory, once per storage type; false where the device
+// refuses it (launch then takes the onchip path).
+template <class T>
+bool held_split_allowed() {
+  if constexpr (sizeof(T) == 2)
+    return dynamic_smem_allowed<held_split_rows<T>, int(kMaxHeldLanes * kHeldSplitSlotPacks * 16)>();
+  return false;
+}
+
+template <class T, int VEC>
+void launch_held_split(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
+  if constexpr (sizeof(T) == 2 && VEC * sizeof(T) == 16) {
+    const long long blocks = std::min<long long>(a.m, 0x7fffffffLL);
+    held_split_rows<T><<<unsigned(blocks), plan.lanes, size_t(plan.held_split_smem_bytes()), stream>>>(
+        a, int(plan.packs));
+  } else {
+    throw std::logic_error("dispatch: only 16-byte packs of 2-byte values are held as stored");
+  }
+}
+
 template <class T, int VEC>
 void launch_registers(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
   if (plan.path == DispatchPath::lane_groups) launch_register<T, VEC, LaneGroup, 1>(plan, a, stream);
   else if (plan.path == DispatchPath::held_block) launch_held<T, VEC>(plan, a, stream);
+  else if (plan.path == DispatchPath::held_split) launch_held_split<T, VEC>(plan, a, stream);
   else launch_register<T, VEC, WholeBlock, kMaxPacks<T, VEC>>(plan, a, stream);
 }
 
@@ -159,19 +217,20 @@ void launch(const Problem& p, const DeviceTensors& t, void* workspace, cudaStrea
     using T = decltype(tag);
     const Args<T> a = make_args<T>(p, t);
     const DispatchPlan plan = plan_dispatch(a.n, int(sizeof(T)), pack_width(a));
-    if (!plan.registers()) return launch_onchip(p, t, workspace, stream);
+    if (!plan.registers() || (plan.path == DispatchPath::held_split && !held_split_allowed<T>()))
+      return launch_onchip(p, t, workspace, stream);
     dispatch_pack<T>(plan.vec, [&](auto vec) { launch_registers<T, decltype(vec)::value>(plan, a, stream); });
   });
   NB_CHECK_LAUNCH();
 }
 
 // The register paths run any row up to 32 KB; longer rows are onchip's to accept or refuse, the
-// held block's too (rows off 16-byte boundaries go onchip).
+// held block's and the held split's too (rows off 16-byte boundaries go onchip).
 Support supports(const Problem& p) {
   const Shape s = shape_of(p);
   const int bytes = int(dtype_size(storage_type(p.dtype)));
   const DispatchPlan plan = plan_dispatch(s.n, bytes, row_pack_width(s.n, bytes, 0, 0));
-  if (plan.registers() && plan.path != DispatchPath::held_block) return Support::yes();
+  if (plan.registers() && !plan.held()) return Support::yes();
   return onchip_supports(p);
 }
 
@@ -181,8 +240,8 @@ std::unique_ptr<Variant> make_dispatch_variant() {
   return make_kernel_variant({
       "dispatch", "fused",
       "path by n: rows <= 32 KB in registers (lane groups of a warp for short rows, a block per row above; bf16/fp16 "
-      "rows <= 64 KB held as stored, exp taken twice), longer rows onchip (cluster, shared memory); x read once, "
-      "16-byte packs",
+      "rows <= 64 KB held as stored, exp taken twice; <= 128 KB so, half of each thread's share in its shared-memory "
+      "slots), longer rows onchip (cluster, shared memory); x read once, 16-byte packs",
       launch, supports, onchip_workspace_bytes, {}});
 }
 

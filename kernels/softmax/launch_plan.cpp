@@ -52,17 +52,24 @@ bool takes_held_block(std::int64_t n, int element_bytes, int vec) {
   return element_bytes == 2 && vec * element_bytes == 16 && bytes > kRegisterRowBytes && bytes <= kHeldRowBytes;
 }
 
+bool takes_held_split(std::int64_t n, int element_bytes, int vec) {
+  const std::int64_t bytes = n * element_bytes;
+  return element_bytes == 2 && vec * element_bytes == 16 && bytes > kHeldRowBytes && bytes <= kHeldSplitRowBytes;
+}
+
 // Short rows: a power-of-two lane group per row, kLaneGroupThreads / lanes rows per block, shuffles
 // only. Longer rows: a block per row (lanes a multiple of 32), a shared-memory reduction. Both hold
 // the row in registers: a power of two of packs per thread within max_floats_per_thread. Rows of
-// 32-64 KB of 2-byte packs: a block of up to 512 lanes holding 64 values each as stored.
+// 32-64 KB of 2-byte packs: a block of up to 512 lanes holding 64 values each as stored; of 64-128
+// KB: such a block with as many packs again in each thread's slots.
 DispatchPlan plan_dispatch(std::int64_t n, int element_bytes, int vec) {
   DispatchPlan plan;
   plan.vec = vec;
   plan.packs = ceil_div(n, vec);
-  if (takes_held_block(n, element_bytes, vec)) {
-    plan.path = DispatchPath::held_block;
-    plan.packs_per_thread = kHeldValuesPerThread / vec;
+  const bool held_split = takes_held_split(n, element_bytes, vec);
+  if (held_split || takes_held_block(n, element_bytes, vec)) {
+    plan.path = held_split ? DispatchPath::held_split : DispatchPath::held_block;
+    plan.packs_per_thread = kHeldValuesPerThread / vec + (held_split ? kHeldSplitSlotPacks : 0);
     plan.lanes = static_cast<int>(ceil_div(ceil_div(plan.packs, plan.packs_per_thread), 32) * 32);
     return plan;
   }

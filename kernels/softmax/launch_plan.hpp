@@ -36,10 +36,14 @@ OnchipPlan plan_onchip(std::int64_t n, int element_bytes);
 
 // Rows up to this many bytes stay in the registers of one block (or of a lane group of a warp);
 // longer ones take the onchip path, but rows of 2-byte values in 16-byte packs up to
-// kHeldRowBytes, which a block holds as stored, two values a register (64 a thread at 512 threads).
+// kHeldRowBytes, which a block holds as stored, two values a register (64 a thread at 512 threads),
+// and up to kHeldSplitRowBytes, which a block holds so in part and in part in each thread's own
+// shared-memory slots (64 values a thread more: dev::HeldSplitRow).
 inline constexpr std::int64_t kRegisterRowBytes = 32768;
 inline constexpr std::int64_t kHeldRowBytes = 65536;
+inline constexpr std::int64_t kHeldSplitRowBytes = 131072;
 inline constexpr int kHeldValuesPerThread = 64;
+inline constexpr int kHeldSplitSlotPacks = 8;  // 16-byte slots a thread: 64 KB at 512 threads
 inline constexpr int kMaxHeldLanes = 512;  // 64 registers a thread: two blocks an SM
 inline constexpr int kLaneGroupThreads = 128;  // block size when several rows share a block
 inline constexpr int kMaxLanes = 1024;
@@ -50,7 +54,7 @@ inline constexpr int max_floats_per_thread(int vec, int element_bytes) {
   return vec * element_bytes == 16 ? 32 : 16;
 }
 
-enum class DispatchPath { lane_groups, block_row, held_block, onchip };
+enum class DispatchPath { lane_groups, block_row, held_block, held_split, onchip };
 
 struct DispatchPlan {
   DispatchPath path = DispatchPath::onchip;
@@ -58,14 +62,18 @@ struct DispatchPlan {
   std::int64_t packs = 0;     // packs per row
   int lanes = 0;              // threads per row: blockDim.x (a power of two <= 32 in lane groups)
   int rows_per_block = 1;     // blockDim.y
-  int packs_per_thread = 0;   // a power of two
+  int packs_per_thread = 0;   // a power of two; the held split's: its held packs and its slots
 
   bool registers() const { return path != DispatchPath::onchip; }
+  bool held() const { return path == DispatchPath::held_block || path == DispatchPath::held_split; }
+  // The held split's dynamic shared memory: kHeldSplitSlotPacks slots of 16 bytes a lane.
+  std::int64_t held_split_smem_bytes() const { return std::int64_t{lanes} * kHeldSplitSlotPacks * 16; }
 };
 
-// Whether rows of n elements take the held block: 2-byte values in 16-byte packs, over 32 KB and
-// up to 64 KB.
+// Whether rows of n elements take the held block (2-byte values in 16-byte packs, over 32 KB and
+// up to 64 KB) or the held split (over 64 KB and up to 128 KB).
 bool takes_held_block(std::int64_t n, int element_bytes, int vec);
+bool takes_held_split(std::int64_t n, int element_bytes, int vec);
 
 // vec from row_pack_width.
 DispatchPlan plan_dispatch(std::int64_t n, int element_bytes, int vec);

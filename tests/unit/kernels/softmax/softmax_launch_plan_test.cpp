@@ -104,8 +104,22 @@ TEST(SoftmaxOnchipPlan, KnownShapes) {
 
 void expect_valid(const DispatchPlan& plan, std::int64_t n, int bytes) {
   SCOPED_TRACE("n=" + std::to_string(n) + " bytes=" + std::to_string(bytes) + " vec=" + std::to_string(plan.vec));
-  EXPECT_EQ(plan.registers(), n * bytes <= kRegisterRowBytes || takes_held_block(n, bytes, plan.vec));
+  EXPECT_EQ(plan.registers(), n * bytes <= kRegisterRowBytes || takes_held_block(n, bytes, plan.vec) ||
+                                  takes_held_split(n, bytes, plan.vec));
   if (!plan.registers()) return;
+  if (plan.path == DispatchPath::held_split) {
+    EXPECT_EQ(bytes, 2);
+    EXPECT_EQ(plan.vec * bytes, 16) << "cp.async copies 16-byte packs";
+    EXPECT_GT(n * bytes, kHeldRowBytes) << "rows a held block holds stay in registers";
+    EXPECT_LE(n * bytes, kHeldSplitRowBytes);
+    EXPECT_EQ(plan.packs_per_thread * plan.vec, kHeldValuesPerThread + kHeldSplitSlotPacks * plan.vec);
+    EXPECT_EQ(plan.lanes % 32, 0);
+    EXPECT_LE(plan.lanes, kMaxHeldLanes) << "held_split_rows' launch bound";
+    EXPECT_GE(std::int64_t(plan.lanes) * plan.packs_per_thread, plan.packs) << "the row fits its threads";
+    EXPECT_LT(std::int64_t(plan.lanes - 32) * plan.packs_per_thread, plan.packs) << "no warp without a pack";
+    EXPECT_LE(plan.held_split_smem_bytes(), kMaxHeldLanes * kHeldSplitSlotPacks * 16);
+    return;
+  }
   if (plan.path == DispatchPath::held_block) {
     EXPECT_EQ(bytes, 2);
     EXPECT_EQ(plan.vec * bytes, 16) << "held rows are whole 16-byte packs";
@@ -138,7 +152,7 @@ void expect_valid(const DispatchPlan& plan, std::int64_t n, int bytes) {
 
 TEST(SoftmaxDispatchPlan, EveryLengthIsCovered) {
   for (int bytes : {kFp32, kHalf})
-    for (std::int64_t n = 1; n <= 33000; ++n)
+    for (std::int64_t n = 1; n <= 70000; n += (n < 33000 ? 1 : 7))
       for (int vec = 16 / bytes; vec >= 1; vec /= 2)
         if (n % vec == 0) expect_valid(plan_dispatch(n, bytes, vec), n, bytes);
 }
@@ -180,8 +194,17 @@ TEST(SoftmaxDispatchPlan, KnownShapes) {
   const DispatchPlan bf16_32768 = plan(32768, kHalf);  // 64 KB: the most a block holds
   EXPECT_EQ(bf16_32768.path, DispatchPath::held_block);
   EXPECT_EQ(bf16_32768.lanes, kMaxHeldLanes);
-  EXPECT_EQ(plan(32776, kHalf).path, DispatchPath::onchip);
+  const DispatchPlan bf16_32776 = plan(32776, kHalf);  // 64 KB and a pack: the held split
+  EXPECT_EQ(bf16_32776.path, DispatchPath::held_split);
+  EXPECT_EQ(bf16_32776.lanes, 288);
+  EXPECT_EQ(bf16_32776.packs_per_thread, 16);
+  EXPECT_EQ(bf16_32776.held_split_smem_bytes(), 288 * 8 * 16);
+  const DispatchPlan bf16_65536 = plan(65536, kHalf);  // 128 KB: the most the held split holds
+  EXPECT_EQ(bf16_65536.path, DispatchPath::held_split);
+  EXPECT_EQ(bf16_65536.lanes, kMaxHeldLanes);
+  EXPECT_EQ(plan(65544, kHalf).path, DispatchPath::onchip);
   EXPECT_EQ(plan_dispatch(32768, kHalf, 4).path, DispatchPath::onchip) << "8-byte packs: not held";
+  EXPECT_EQ(plan_dispatch(40000, kHalf, 4).path, DispatchPath::onchip) << "8-byte packs: no held split";
   EXPECT_EQ(plan(262144, kHalf).path, DispatchPath::onchip);
 
   const DispatchPlan odd = plan(4097, kFp32);  // single elements: 16 per thread
