@@ -114,7 +114,7 @@ __device__ float slice_exp_sum(T* smem, int n, float mx) {
   for (int i = threadIdx.x; i < n / VEC; i += blockDim.x) {
     dev::FloatPack<VEC> f = dev::widen<T, VEC>(slice[i]);
 #pragma unroll
-    for (int k = 0; k < VEC; ++k) s += (f.v[k] = expf(f.v[k] - mx));
+    for (int k = 0; k < VEC; ++k) s += (f.v[k] = exp_shifted<T>(f.v[k], mx));
     if constexpr (kExpInPlace<T>) slice[i] = pack_floats<VEC>(f);
   }
   return s;
@@ -127,7 +127,7 @@ __device__ void write_slice(const T* smem, T* dst, int n, float mx, float scale)
   for (int i = threadIdx.x; i < n / VEC; i += blockDim.x) {
     dev::FloatPack<VEC> f = dev::widen<T, VEC>(slice[i]);
 #pragma unroll
-    for (int k = 0; k < VEC; ++k) f.v[k] = (kExpInPlace<T> ? f.v[k] : expf(f.v[k] - mx)) * scale;
+    for (int k = 0; k < VEC; ++k) f.v[k] = (kExpInPlace<T> ? f.v[k] : exp_shifted<T>(f.v[k], mx)) * scale;
     dev::store_from_float<T, VEC>(dst + i * VEC, f);
   }
 }

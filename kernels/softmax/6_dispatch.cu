@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kMaxLanes) register_rows(Args<T> a, int packs)
     for (int k = 0; k < PPT; ++k)
       if (active && k * int(blockDim.x) < owned) {
 #pragma unroll
-        for (int i = 0; i < VEC; ++i) sum += (v[k].v[i] = expf(v[k].v[i] - mx));
+        for (int i = 0; i < VEC; ++i) sum += (v[k].v[i] = exp_shifted<T>(v[k].v[i], mx));
       }
     const float inv = 1.0f / reducer.reduce(sum, dev::SumOp{}, scratch);
     T* y = a.y + row * a.n + first;
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kMaxHeldLanes, 2) held_rows(Args<T> a, int pac
       if (mine(k)) {
         const dev::FloatPack<VEC> v = dev::rewiden<T, VEC>(raw[k]);
 #pragma unroll
-        for (int i = 0; i < VEC; ++i) sum += expf(v.v[i] - mx);
+        for (int i = 0; i < VEC; ++i) sum += exp_shifted<T>(v.v[i], mx);
       }
     const float inv = 1.0f / dev::block_reduce(sum, dev::SumOp{}, scratch);
     T* y = a.y + row * a.n + at;
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kMaxHeldLanes, 2) held_rows(Args<T> a, int pac
       if (mine(k)) {
         dev::FloatPack<VEC> v = dev::rewiden<T, VEC>(raw[k]);
 #pragma unroll
-        for (int i = 0; i < VEC; ++i) v.v[i] = expf(v.v[i] - mx) * inv;
+        for (int i = 0; i < VEC; ++i) v.v[i] = exp_shifted<T>(v.v[i], mx) * inv;
         dev::store_from_float<T, VEC>(y + k * stride, v);
       }
   }
@@ -142,13 +142,13 @@ __global__ void __launch_bounds__(kMaxHeldLanes, 2) held_split_rows(Args<T> a, i
     float sum = 0.f;
     r.each_mine([&](const dev::FloatPack<kVec>& v, int) {
 #pragma unroll
-      for (int i = 0; i < kVec; ++i) sum += expf(v.v[i] - mx);
+      for (int i = 0; i < kVec; ++i) sum += exp_shifted<T>(v.v[i], mx);
     });
     const float inv = 1.0f / dev::block_reduce(sum, dev::SumOp{}, scratch);
     T* y = a.y + row * a.n + at;
     r.each_mine([&](dev::FloatPack<kVec> v, int k) {
 #pragma unroll
-      for (int i = 0; i < kVec; ++i) v.v[i] = expf(v.v[i] - mx) * inv;
+      for (int i = 0; i < kVec; ++i) v.v[i] = exp_shifted<T>(v.v[i], mx) * inv;
       dev::store_from_float<T, kVec>(y + r.offset(k), v);
     });
   }
