@@ -40,8 +40,8 @@ inline Args<T> make_args(const Problem& p, const DeviceTensors& t) {
 // exp(x - mx) for a row stored in T. fp32 rows: expf. bf16 and fp16 rows, whose stored outputs
 // round by 2^-9 and 2^-12 of their value: exp2 of (x - mx) * log2(e) by the SFU's ex2.approx
 // (relative error about 2^-22, and the argument rounded once more: |x - mx| * 2^-24), a third of
-// expf's instructions; results below 2^-126 flush to zero, below what either type's output holds
-// after the 1 / sum (<= 1) scaling but for subnormals no output of the suite reaches.
+// expf's instructions. Results below 2^-126 flush to zero: scaled by 1 / sum (<= 1) they would be
+// bf16 subnormals, which no output of the suite reaches, or round to zero in fp16.
 template <class T>
 __device__ __forceinline__ float exp_shifted(float x, float mx) {
   if constexpr (sizeof(T) == 2) {
