@@ -14,6 +14,8 @@
 // that covers it.
 #include <cstdint>
 
+#include "kernels/primitives/held_rows.hpp"
+
 namespace nb::rows {
 
 inline constexpr int kPackBytes = 16;  // one LDG.128 / STG.128 / cp.async of 16 bytes
@@ -24,12 +26,12 @@ inline constexpr int kPackBytes = 16;  // one LDG.128 / STG.128 / cp.async of 16
 inline constexpr int max_elements_per_thread(int vec) { return vec > 1 ? 32 : 16; }
 // A block keeps at most 512 threads' worth of a row in registers: at the 64-register cap two such
 // blocks fit an SM, so one block's reduction never leaves the SM without loads in flight.
-inline constexpr int kMaxRegisterBlockLanes = 512;
+inline constexpr int kMaxRegisterBlockLanes = held::kMaxLanes;
 inline constexpr std::int64_t block_elements(int vec) { return kMaxRegisterBlockLanes * max_elements_per_thread(vec); }
 // The kernels hold these rows as stored, so 2-byte values in 16-byte packs take half a register:
 // one block of 512 lanes holds a row of up to 32768 of them, 64 a thread in 32 registers. Only
 // rows past block_elements take that budget; shorter ones keep theirs and the lanes it gives.
-inline constexpr int kMaxHeldPairedElementsPerThread = 64;
+inline constexpr int kMaxHeldPairedElementsPerThread = held::kValuesPerThread;
 inline constexpr int max_held_elements_per_thread(int element_bytes, int vec) {
   return element_bytes == 2 && vec > 1 ? kMaxHeldPairedElementsPerThread : max_elements_per_thread(vec);
 }
@@ -44,11 +46,11 @@ inline constexpr bool holds_as_stored(int vec, int packs_per_thread) {
 // The held split: a thread's first kHeldSplitPacks packs held as stored (a held row's 64 values),
 // as many more in its own 16-byte slots of shared memory (64 KB a block of 512 lanes: two blocks an
 // SM), so 2-byte rows of up to 65536 values in 16-byte packs take one block.
-inline constexpr int kHeldSplitPacks = 8;
+inline constexpr int kHeldSplitPacks = held::kSlotPacks;
 inline constexpr std::int64_t held_split_elements(int element_bytes, int vec) {
   return element_bytes == 2 && vec > 1 ? std::int64_t{kMaxRegisterBlockLanes} * 2 * kHeldSplitPacks * vec : 0;
 }
-inline constexpr int kMaxHeldSplitSmemBytes = kMaxRegisterBlockLanes * kHeldSplitPacks * kPackBytes;
+inline constexpr int kMaxHeldSplitSmemBytes = held::kMaxSlotBytes;
 inline constexpr int kMaxParts = 8;                      // the portable cluster size
 inline constexpr int kMaxLanes = 1024;
 inline constexpr int kLaneGroupThreads = 128;            // block size when several rows share a block

@@ -188,8 +188,7 @@ void launch_held(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream
 // refuses it (launch then takes the onchip path).
 template <class T>
 bool held_split_allowed() {
-  if constexpr (sizeof(T) == 2)
-    return dynamic_smem_allowed<held_split_rows<T>, int(kMaxHeldLanes * kHeldSplitSlotPacks * 16)>();
+  if constexpr (sizeof(T) == 2) return dynamic_smem_allowed<held_split_rows<T>, held::kMaxSlotBytes>();
   return false;
 }
 

@@ -5,6 +5,8 @@
 // in bytes where they bound registers or shared memory, so one plan serves fp32, bf16 and fp16.
 #include <cstdint>
 
+#include "kernels/primitives/held_rows.hpp"
+
 namespace nb::softmax {
 
 // The widest pack (a power of two of elements, at most 16 bytes) on which every row of an (m, n)
@@ -40,11 +42,11 @@ OnchipPlan plan_onchip(std::int64_t n, int element_bytes);
 // and up to kHeldSplitRowBytes, which a block holds so in part and in part in each thread's own
 // shared-memory slots (64 values a thread more: dev::HeldSplitRow).
 inline constexpr std::int64_t kRegisterRowBytes = 32768;
-inline constexpr std::int64_t kHeldRowBytes = 65536;
-inline constexpr std::int64_t kHeldSplitRowBytes = 131072;
-inline constexpr int kHeldValuesPerThread = 64;
-inline constexpr int kHeldSplitSlotPacks = 8;  // 16-byte slots a thread: 64 KB at 512 threads
-inline constexpr int kMaxHeldLanes = 512;  // 64 registers a thread: two blocks an SM
+inline constexpr std::int64_t kHeldRowBytes = held::kRowBytes;
+inline constexpr std::int64_t kHeldSplitRowBytes = held::kSplitRowBytes;
+inline constexpr int kHeldValuesPerThread = held::kValuesPerThread;
+inline constexpr int kHeldSplitSlotPacks = held::kSlotPacks;  // 16-byte slots a thread
+inline constexpr int kMaxHeldLanes = held::kMaxLanes;  // 64 registers a thread: two blocks an SM
 inline constexpr int kLaneGroupThreads = 128;  // block size when several rows share a block
 inline constexpr int kMaxLanes = 1024;
 
@@ -67,7 +69,7 @@ struct DispatchPlan {
   bool registers() const { return path != DispatchPath::onchip; }
   bool held() const { return path == DispatchPath::held_block || path == DispatchPath::held_split; }
   // The held split's dynamic shared memory: kHeldSplitSlotPacks slots of 16 bytes a lane.
-  std::int64_t held_split_smem_bytes() const { return std::int64_t{lanes} * kHeldSplitSlotPacks * 16; }
+  std::int64_t held_split_smem_bytes() const { return std::int64_t{lanes} * kHeldSplitSlotPacks * held::kPackBytes; }
 };
 
 // Whether rows of n elements take the held block (2-byte values in 16-byte packs, over 32 KB and
