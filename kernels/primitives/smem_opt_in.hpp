@@ -18,15 +18,19 @@ void allow_dynamic_smem() {
 }
 
 // Whether the device grants kKernel kBytes of dynamic shared memory: the opt-in above, false where
-// it is refused (the caller takes another path).
+// it is refused (the caller takes another path). Asked once per kernel and size, as the opt-in is:
+// a refusal is not thrown and caught again inside each timed launch.
 template <auto kKernel, int kBytes>
 bool dynamic_smem_allowed() {
-  try {
-    allow_dynamic_smem<kKernel, kBytes>();
-    return true;
-  } catch (const DeviceError&) {
-    return false;
-  }
+  static const bool allowed = [] {
+    try {
+      allow_dynamic_smem<kKernel, kBytes>();
+      return true;
+    } catch (const DeviceError&) {
+      return false;
+    }
+  }();
+  return allowed;
 }
 
 }  // namespace nb
