@@ -51,6 +51,31 @@ __device__ __forceinline__ float block_reduce(float v, Op op, float* scratch) {
 
 __device__ __forceinline__ float warp_sum(float v) { return warp_reduce(v, SumOp{}); }
 __device__ __forceinline__ float block_sum(float v, float* scratch) { return block_reduce(v, SumOp{}, scratch); }
+
+// Two sums over the block behind one pair of barriers: block_reduce's steps with both values at
+// each. The 32 floats of `scratch` hold the pairs of up to 16 warps; a larger block takes two
+// block sums. Every thread gets the same bits.
+__device__ __forceinline__ float2 block_sum_pair(float2 v, float* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  if (warps > 16) return make_float2(block_sum(v.x, scratch), block_sum(v.y, scratch));
+  const auto warp_pair = [](float2& p) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      p.x += __shfl_xor_sync(kFullMask, p.x, offset);
+      p.y += __shfl_xor_sync(kFullMask, p.y, offset);
+    }
+  };
+  warp_pair(v);
+  if (lane == 0) {
+    scratch[2 * warp] = v.x;
+    scratch[2 * warp + 1] = v.y;
+  }
+  __syncthreads();
+  v = lane < warps ? make_float2(scratch[2 * lane], scratch[2 * lane + 1]) : make_float2(0.0f, 0.0f);
+  warp_pair(v);
+  __syncthreads();
+  return v;
+}
 __device__ __forceinline__ float block_max(float v, float* scratch) { return block_reduce(v, MaxOp{}, scratch); }
 
 // Sums over a 2D block (blockDim.x lanes per row of threads): reduces along x only, so each

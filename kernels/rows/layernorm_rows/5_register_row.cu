@@ -4,7 +4,8 @@
 // allows, else one by one; widened to fp32 at each pass) from
 // the statistics to the write; short rows share a block in lane groups. The mean comes first, then
 // the squared deviations from it, from the registers: the variance is exact as Welford's, with no
-// division per value. Longer rows of 16-byte packs are staged in shared memory over a persistent
+// division per value; 2-byte rows a block or a cluster a row take both in one pass of sums shifted
+// by the row's first values where that is as exact (row_math.cuh). Longer rows of 16-byte packs are staged in shared memory over a persistent
 // grid of clusters (staged_rows.cu); others split over a cluster of up to 8 blocks in registers
 // (DSMEM sums), and rows too long for that stream their part three times. Rescales when
 // (x - mean)^2 overflows (claims `wide`).
@@ -51,6 +52,9 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
   constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);  // 64 values a thread
+  // 2-byte packs a block or a cluster a row: the statistics in one pass and one reduction
+  // (row_mean_rstd_shifted). Lane groups keep two: theirs are shuffles alone.
+  constexpr bool kShifted = sizeof(T) == 2 && VEC > 1 && !std::is_same_v<Reducer, LaneGroupReducer>;
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
@@ -69,17 +73,29 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     const int at = dev::opaque(static_cast<int>(first));
     dev::PackWord<T, VEC> raw[PPT];  // zeros past the row's end
     dev::load_pack_words<T, VEC>(t.x + row * g.n + at, stride, mine, raw);
+    FirstPair<T> first_pair{};  // the row's first two values, every thread's (kShifted)
+    if (kShifted && active) first_pair = load_first_pair(t.x + row * g.n);
 
     const auto each_pack = [&](auto f) {
 #pragma unroll
       for (int k = 0; k < PPT; ++k) f(dev::rewiden<T, VEC>(raw[k]));
+    };
+    const auto each_pack_mine = [&](auto f) {
+#pragma unroll
+      for (int k = 0; k < PPT; ++k) f(dev::rewiden<T, VEC>(raw[k]), mine(k));
     };
     const auto each_centered = [&](float mean, auto f) {
 #pragma unroll
       for (int k = 0; k < PPT; ++k)
         f(mine(k) ? centered(dev::rewiden<T, VEC>(raw[k]), mean) : dev::zero_float_pack<VEC>());
     };
-    const MeanRstd st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(part.count() * VEC), g.inv_n, g.eps);
+    MeanRstd st;
+    if constexpr (kShifted) {
+      st = row_mean_rstd_shifted<VEC>(each_pack, each_pack_mine, each_centered, reduce,
+                                      first_pair_mean<T>(first_pair), g.inv_n, g.eps);
+    } else {
+      st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(part.count() * VEC), g.inv_n, g.eps);
+    }
     const float mean = st.mean, rstd = st.rstd;
 
 #pragma unroll
@@ -206,7 +222,8 @@ std::unique_ptr<Variant> make_register_row_variant() {
        "rows <= 16384 (bf16/fp16: 32768) in registers as stored (<= 32 values per thread, 64 in 2-byte packs past "
        "16384), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
-       "next row copied in by cp.async, b's packs in registers; mean, then squared deviations; x read once",
+       "next row copied in by cp.async, b's packs in registers; mean, then squared deviations (bf16/fp16 blocks: "
+       "one pass of shifted sums where its cancellation is bounded); x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; },
        {Distribution::offset, Distribution::tiny_var, Distribution::wide}});
 }

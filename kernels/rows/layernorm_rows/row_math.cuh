@@ -1,7 +1,7 @@
 #pragma once
 // What register_row's kernels (5_register_row.cu, staged_rows.cu) share: the row's tensors, a pack
-// minus the mean (the values whose squares make the variance), the row's mean and rstd, and y from
-// a pack.
+// minus the mean (the values whose squares make the variance), the row's mean and rstd (two passes,
+// or one of shifted sums for 2-byte rows), and y from a pack.
 #include <cuda_runtime.h>
 
 #include "kernels/primitives/storage.cuh"
@@ -65,6 +65,70 @@ __device__ __forceinline__ MeanRstd row_mean_rstd(EachPack each_pack, EachCenter
     }
   }
   const float mean = reduce.sum(sum) * inv_n;
+  return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
+}
+
+// The shift of row_mean_rstd_shifted's sums for a row of 2-byte values: the mean of its first two,
+// one 32-bit word (a register through the row's loads), the same bits in every block of a cluster.
+template <class T>
+using FirstPair = dev::PackWord<T, 2>;
+
+template <class T>
+__device__ __forceinline__ FirstPair<T> load_first_pair(const T* row) {
+  return __ldg(reinterpret_cast<const FirstPair<T>*>(row));
+}
+
+template <class T>
+__device__ __forceinline__ float first_pair_mean(const FirstPair<T>& raw) {
+  const dev::FloatPack<2> v = dev::rewiden<T, 2>(raw);
+  return (v.v[0] + v.v[1]) * 0.5f;
+}
+
+// row_mean_rstd in one pass and one reduction: the sums of d = x - shift and of d^2 as a pair
+// (one block reduction and one cluster round), then M2 = sum(d^2) - sum(d)^2 / n and mean = shift +
+// sum(d) / n. For rows stored in 2 bytes. Kept where M2 >= sum(d^2) / 16, i.e. the shift within
+// sqrt(15) standard deviations of the mean: the subtraction then magnifies the sums' rounding at
+// most 16 times (M2's relative error under 16 (g + 2) 2^-24 for sums of g terms a thread and tree
+// levels: about 1e-4 at g = 64 + 12, rstd's half of it a tenth of an fp16 output's half ulp).
+// Otherwise the mean stands (its error is the sums' rounding of |x - shift|) and the squared
+// deviations from it are taken again. Where the sum of squares is not finite (a NaN or an Inf in
+// the row, or an overflow) the mean is the plain sum's, as in row_mean_rstd, and so are the results.
+// each_pack_mine(f) calls f(pack, mine) on each pack each_pack visits, mine false for the zeros past
+// the row: their shifted sums are dropped a pack at a time (masking each value spilled the held
+// rows' registers).
+template <int VEC, class EachPack, class EachPackMine, class EachCentered, class Reducer>
+__device__ __forceinline__ MeanRstd row_mean_rstd_shifted(EachPack each_pack, EachPackMine each_pack_mine,
+                                                          EachCentered each_centered, Reducer& reduce, float shift,
+                                                          float inv_n, float eps) {
+  float2 sums = make_float2(0.0f, 0.0f);
+  each_pack_mine([&](const dev::FloatPack<VEC>& v, bool mine) {
+    float first = 0.0f, second = 0.0f;
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) {
+      const float d = v.v[i] - shift;
+      first += d;
+      second = fmaf(d, d, second);
+    }
+    if (mine) {
+      sums.x += first;
+      sums.y += second;
+    }
+  });
+  sums = reduce.sum_pair(sums);
+  float mean;
+  if (!rms::sum_overflowed(sums.y)) {
+    const float offset = sums.x * inv_n;
+    const float m2 = fmaf(-sums.x, offset, sums.y);
+    mean = shift + offset;
+    if (m2 >= sums.y * 0.0625f) return {mean, rms::inv_rms(m2, inv_n, eps)};
+  } else {
+    float sum = 0.0f;
+    each_pack([&](const dev::FloatPack<VEC>& a) {
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) sum += a.v[i];
+    });
+    mean = reduce.sum(sum) * inv_n;
+  }
   return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
 }
 

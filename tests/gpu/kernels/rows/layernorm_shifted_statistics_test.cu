@@ -1,0 +1,152 @@
+// layernorm_rows' statistics in one pass (row_mean_rstd_shifted, row_math.cuh): the sums of x minus
+// the mean of the row's first two values, accepted only where their cancellation is bounded. One
+// block reduces a crafted row beside row_mean_rstd (the two passes) and a float64 reference: within
+// the stated bound where the shift is near the mean, the two-pass accuracy where it is far (the
+// guard's fallback; the unguarded formula misses by about 1e-3 there), and row_mean_rstd's own
+// results where the row holds a NaN or an Inf.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
+#include "kernels/rows/layernorm_rows/row_math.cuh"
+
+namespace nb::test {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kN = 16384;
+constexpr float kEps = 1e-5f;
+
+// out: the shifted statistics' mean and rstd, then row_mean_rstd's.
+__global__ void both_statistics(const float* x, int n, float* out) {
+  __shared__ float scratch[32];
+  __shared__ rows::RowExchange exchange;
+  rows::BlockReducer reduce(scratch, exchange, 1);
+  const auto each_pack = [&](auto f) {
+    for (int i = threadIdx.x; i < n; i += blockDim.x) f(dev::FloatPack<1>{{x[i]}});
+  };
+  const auto each_pack_mine = [&](auto f) { each_pack([&](const dev::FloatPack<1>& v) { f(v, true); }); };
+  const auto each_centered = [&](float mean, auto f) {
+    each_pack([&](const dev::FloatPack<1>& v) { f(layernorm_rows::centered(v, mean)); });
+  };
+  const float inv_n = 1.0f / float(n), shift = (x[0] + x[1]) * 0.5f;
+  const layernorm_rows::MeanRstd shifted = layernorm_rows::row_mean_rstd_shifted<1>(
+      each_pack, each_pack_mine, each_centered, reduce, shift, inv_n, kEps);
+  const layernorm_rows::MeanRstd plain =
+      layernorm_rows::row_mean_rstd<1>(each_pack, each_centered, reduce, float(n), inv_n, kEps);
+  if (threadIdx.x == 0) {
+    out[0] = shifted.mean;
+    out[1] = shifted.rstd;
+    out[2] = plain.mean;
+    out[3] = plain.rstd;
+  }
+}
+
+struct Statistics {
+  float mean, rstd, plain_mean, plain_rstd;
+};
+
+Statistics run(const std::vector<float>& row) {
+  DeviceBuffer x(row.size() * sizeof(float)), out(4 * sizeof(float));
+  NB_CUDA_CHECK(cudaMemcpy(x.get(), row.data(), row.size() * sizeof(float), cudaMemcpyHostToDevice));
+  both_statistics<<<1, kThreads>>>(x.as<float>(), static_cast<int>(row.size()), out.as<float>());
+  NB_CUDA_CHECK(cudaGetLastError());
+  float host[4];
+  NB_CUDA_CHECK(cudaMemcpy(host, out.get(), sizeof(host), cudaMemcpyDeviceToHost));
+  return {host[0], host[1], host[2], host[3]};
+}
+
+struct Reference {
+  double mean, rstd, mean_error_scale;  // mean_error_scale: mean of |x - shift|
+};
+
+Reference reference(const std::vector<float>& row) {
+  double sum = 0;
+  for (float v : row) sum += v;
+  const double mean = sum / double(row.size());
+  const double shift = (double(row[0]) + double(row[1])) * 0.5;
+  double m2 = 0, spread = 0;
+  for (float v : row) {
+    m2 += (v - mean) * (v - mean);
+    spread += std::abs(v - shift);
+  }
+  return {mean, 1.0 / std::sqrt(m2 / double(row.size()) + kEps), spread / double(row.size())};
+}
+
+// The comment's bound on the sums' rounding: g terms a thread plus the block's tree levels, 2^-24 each.
+double rounding_terms() { return double(kN / kThreads) + 8 + 2; }
+
+void expect_within_bound(const std::vector<float>& row, const std::string& what) {
+  const Statistics s = run(row);
+  const Reference r = reference(row);
+  const double unit = std::ldexp(1.0, -24);
+  // M2 within 16 (g + 2) 2^-24 of itself: rstd within half of that, and eps only shrinks it.
+  EXPECT_LE(std::abs(s.rstd - r.rstd) / r.rstd, 8 * rounding_terms() * unit + 4 * unit) << what;
+  EXPECT_LE(std::abs(s.mean - r.mean), rounding_terms() * unit * r.mean_error_scale + std::abs(r.mean) * 2 * unit)
+      << what;
+}
+
+std::vector<float> normal_row(float center, float spread, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> row(kN);
+  for (float& v : row) v = center + spread * normal(gen);
+  return row;
+}
+
+TEST(LayerNormShiftedStatistics, NearShiftsStayWithinTheBound) {
+  expect_within_bound(normal_row(0.0f, 1.0f, 1), "normal");
+  expect_within_bound(normal_row(1000.0f, 8.0f, 2), "offset 1000, spread 8");
+  expect_within_bound(normal_row(1.0f, 1e-3f, 3), "tiny variance");
+}
+
+// The first two values far out: sum(d^2) is 1.5e13 where M2 is 1.8e9, so the one-pass M2 would
+// keep about three digits; the guard sends the row to the squared deviations from the mean.
+TEST(LayerNormShiftedStatistics, FarShiftsFallBackToTheDeviationsFromTheMean) {
+  std::vector<float> row = normal_row(0.0f, 1.0f, 4);
+  row[0] = row[1] = 3e4f;
+  const Statistics s = run(row);
+  const Reference r = reference(row);
+  EXPECT_LE(std::abs(s.rstd - r.rstd) / r.rstd, 1e-5);
+  EXPECT_LE(std::abs(s.mean - r.mean), 1e-5 * r.mean_error_scale);
+  expect_within_bound(row, "first two values 3e4");
+}
+
+TEST(LayerNormShiftedStatistics, AConstantRowHasNoVariance) {
+  const Statistics s = run(std::vector<float>(kN, 2.5f));
+  EXPECT_EQ(s.mean, 2.5f);
+  EXPECT_FLOAT_EQ(s.rstd, 1.0f / std::sqrt(kEps));
+}
+
+// Squares past fp32's range: the rescaled path of row_mean_rstd, the same results.
+TEST(LayerNormShiftedStatistics, OverflowingSquaresTakeTheRescaledPath) {
+  std::vector<float> row = normal_row(0.0f, 1e20f, 5);
+  const Statistics s = run(row);
+  const Reference r = reference(row);
+  EXPECT_EQ(s.mean, s.plain_mean);
+  EXPECT_EQ(s.rstd, s.plain_rstd);
+  EXPECT_LE(std::abs(s.rstd - r.rstd) / r.rstd, 1e-5);
+}
+
+// A NaN or an Inf anywhere, the shift's values included: row_mean_rstd's results, bit for bit.
+TEST(LayerNormShiftedStatistics, NonFiniteRowsKeepThePlainResults) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (const auto& [at, value] : std::vector<std::pair<int, float>>{{0, inf}, {1, -inf}, {100, inf}, {0, nan},
+                                                                     {kN - 1, nan}}) {
+    std::vector<float> row = normal_row(0.0f, 1.0f, 6);
+    row[at] = value;
+    const Statistics s = run(row);
+    const std::string what = "x[" + std::to_string(at) + "] = " + std::to_string(value);
+    EXPECT_TRUE(s.mean == s.plain_mean || (std::isnan(s.mean) && std::isnan(s.plain_mean))) << what;
+    EXPECT_TRUE(s.rstd == s.plain_rstd || (std::isnan(s.rstd) && std::isnan(s.plain_rstd))) << what;
+  }
+}
+
+}  // namespace
+}  // namespace nb::test
