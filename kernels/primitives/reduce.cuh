@@ -51,32 +51,35 @@ __device__ __forceinline__ float block_reduce(float v, Op op, float* scratch) {
 
 __device__ __forceinline__ float warp_sum(float v) { return warp_reduce(v, SumOp{}); }
 __device__ __forceinline__ float block_sum(float v, float* scratch) { return block_reduce(v, SumOp{}, scratch); }
+__device__ __forceinline__ float block_max(float v, float* scratch) { return block_reduce(v, MaxOp{}, scratch); }
 
-// Two sums over the block behind one pair of barriers: block_reduce's steps with both values at
-// each. The 32 floats of `scratch` hold the pairs of up to 16 warps; a larger block takes two
-// block sums. Every thread gets the same bits.
-__device__ __forceinline__ float2 block_sum_pair(float2 v, float* scratch) {
+// Three sums over the block behind one pair of barriers: block_reduce's steps with the three values
+// at each. `scratch` holds 48 floats: the triples of up to 16 warps; a larger block takes three
+// block sums (in its first 32). Every thread gets the same bits.
+__device__ __forceinline__ float3 block_sum3(float3 v, float* scratch) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  if (warps > 16) return make_float2(block_sum(v.x, scratch), block_sum(v.y, scratch));
-  const auto warp_pair = [](float2& p) {
+  if (warps > 16) return make_float3(block_sum(v.x, scratch), block_sum(v.y, scratch), block_sum(v.z, scratch));
+  const auto warp_sum3 = [](float3& t) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {
-      p.x += __shfl_xor_sync(kFullMask, p.x, offset);
-      p.y += __shfl_xor_sync(kFullMask, p.y, offset);
+      t.x += __shfl_xor_sync(kFullMask, t.x, offset);
+      t.y += __shfl_xor_sync(kFullMask, t.y, offset);
+      t.z += __shfl_xor_sync(kFullMask, t.z, offset);
     }
   };
-  warp_pair(v);
+  warp_sum3(v);
   if (lane == 0) {
-    scratch[2 * warp] = v.x;
-    scratch[2 * warp + 1] = v.y;
+    scratch[3 * warp] = v.x;
+    scratch[3 * warp + 1] = v.y;
+    scratch[3 * warp + 2] = v.z;
   }
   __syncthreads();
-  v = lane < warps ? make_float2(scratch[2 * lane], scratch[2 * lane + 1]) : make_float2(0.0f, 0.0f);
-  warp_pair(v);
+  v = lane < warps ? make_float3(scratch[3 * lane], scratch[3 * lane + 1], scratch[3 * lane + 2])
+                   : make_float3(0.0f, 0.0f, 0.0f);
+  warp_sum3(v);
   __syncthreads();
   return v;
 }
-__device__ __forceinline__ float block_max(float v, float* scratch) { return block_reduce(v, MaxOp{}, scratch); }
 
 // Sums over a 2D block (blockDim.x lanes per row of threads): reduces along x only, so each
 // threadIdx.y row gets its own sum. blockDim.x must be a power of two <= 32.

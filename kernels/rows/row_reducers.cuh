@@ -14,13 +14,11 @@
 namespace nb::rows {
 
 // The cluster exchange of a row's block results (at most kMaxParts blocks, one row slot): a float,
-// LayerNorm's (count, mean, M2) of three, or its pair of shifted sums (RowSums, padded to the
-// three words: an 8-byte value takes a vector push, which the 12-byte slots do not align).
+// or LayerNorm's (count, mean, M2) or three sums, of three.
 using RowExchange = dev::ClusterExchange<3, 1, kMaxParts>;
 
-struct RowSums {
-  float first, second, unused;
-};
+// A reducer's scratch: 32 floats of shared memory, or this many where the kernel calls sum3.
+inline constexpr int kSum3ScratchFloats = 48;
 
 // blockDim.x lanes (a power of two <= 32) per row, blockDim.y rows per block: shuffles only.
 struct LaneGroupReducer {
@@ -43,7 +41,7 @@ struct BlockReducer {
   float* scratch;                           // 32 floats of shared memory
   __device__ BlockReducer(float* scratch_, RowExchange&, int) : scratch(scratch_) {}
   __device__ float sum(float v) { return dev::block_reduce(v, dev::SumOp{}, scratch); }
-  __device__ float2 sum_pair(float2 v) { return dev::block_sum_pair(v, scratch); }
+  __device__ float3 sum3(float3 v) { return dev::block_sum3(v, scratch); }  // scratch of 48 floats
   __device__ float max(float v) { return dev::block_reduce(v, dev::MaxOp{}, scratch); }
   // The row's total is the same in every thread of the block already.
   __device__ bool any(bool p) const { return p; }
@@ -89,16 +87,16 @@ struct ClusterReducer {
   }
   __device__ float sum(float v) { return reduce(v, dev::SumOp{}); }
   __device__ float max(float v) { return reduce(v, dev::MaxOp{}); }
-  // Two sums in one block reduction and one round.
-  __device__ float2 sum_pair(float2 v) {
-    v = dev::block_sum_pair(v, scratch);
+  // Three sums in one block reduction (scratch of 48 floats) and one round.
+  __device__ float3 sum3(float3 v) {
+    v = dev::block_sum3(v, scratch);
     if (parts == 1) return v;
-    exchange.send(RowSums{v.x, v.y, 0.0f}, round, parts);
-    const RowSums total = exchange.receive<RowSums>(round++, parts, [](RowSums& acc, const RowSums& next) {
-      acc.first += next.first;
-      acc.second += next.second;
+    exchange.send(v, round, parts);
+    return exchange.receive<float3>(round++, parts, [](float3& total, const float3& next) {
+      total.x += next.x;
+      total.y += next.y;
+      total.z += next.z;
     });
-    return make_float2(total.first, total.second);
   }
   // The row's total is the same in every thread and every block of the cluster already.
   __device__ bool any(bool p) const { return p; }

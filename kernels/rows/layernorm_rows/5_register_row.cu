@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
   // 2-byte packs a block or a cluster a row: the statistics in one pass and one reduction
   // (row_mean_rstd_shifted). Lane groups keep two: theirs are shuffles alone.
   constexpr bool kShifted = sizeof(T) == 2 && VEC > 1 && !std::is_same_v<Reducer, LaneGroupReducer>;
-  __shared__ float scratch[32];
+  __shared__ float scratch[rows::kSum3ScratchFloats];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
   const PartRange part = rows::part_range(g);
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     };
     MeanRstd st;
     if constexpr (kShifted) {
-      st = row_mean_rstd_shifted<VEC>(each_pack, each_pack_mine, each_centered, reduce,
+      st = row_mean_rstd_shifted<VEC>(each_pack_mine, each_centered, reduce,
                                       first_pair_mean<T>(first_pair), g.inv_n, g.eps);
     } else {
       st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(part.count() * VEC), g.inv_n, g.eps);

@@ -84,51 +84,40 @@ __device__ __forceinline__ float first_pair_mean(const FirstPair<T>& raw) {
   return (v.v[0] + v.v[1]) * 0.5f;
 }
 
-// row_mean_rstd in one pass and one reduction: the sums of d = x - shift and of d^2 as a pair
-// (one block reduction and one cluster round), then M2 = sum(d^2) - sum(d)^2 / n and mean = shift +
-// sum(d) / n. For rows stored in 2 bytes. Kept where M2 >= sum(d^2) / 16, i.e. the shift within
-// sqrt(15) standard deviations of the mean: the subtraction then magnifies the sums' rounding at
-// most 16 times (M2's relative error under 16 (g + 2) 2^-24 for sums of g terms a thread and tree
-// levels: about 1e-4 at g = 64 + 12, rstd's half of it a tenth of an fp16 output's half ulp).
-// Otherwise the mean stands (its error is the sums' rounding of |x - shift|) and the squared
-// deviations from it are taken again. Where the sum of squares is not finite (a NaN or an Inf in
-// the row, or an overflow) the mean is the plain sum's, as in row_mean_rstd, and so are the results.
-// each_pack_mine(f) calls f(pack, mine) on each pack each_pack visits, mine false for the zeros past
-// the row: their shifted sums are dropped a pack at a time (masking each value spilled the held
-// rows' registers).
-template <int VEC, class EachPack, class EachPackMine, class EachCentered, class Reducer>
-__device__ __forceinline__ MeanRstd row_mean_rstd_shifted(EachPack each_pack, EachPackMine each_pack_mine,
-                                                          EachCentered each_centered, Reducer& reduce, float shift,
-                                                          float inv_n, float eps) {
-  float2 sums = make_float2(0.0f, 0.0f);
+// row_mean_rstd in one pass and one reduction, for rows stored in 2 bytes: the sums of x, of
+// d = x - shift and of d^2 together (one block reduction and one cluster round). The mean is the
+// plain sum's, as row_mean_rstd's; M2 = sum(d^2) - sum(d)^2 / n where that keeps M2 >= sum(d^2) /
+// 16, i.e. the shift within sqrt(15) standard deviations of the mean: the subtraction then
+// magnifies the sums' rounding at most 16 times (M2's relative error under 16 (g + 2) 2^-24 for
+// sums of g terms a thread and tree levels: about 1e-4 at g = 64 + 12, rstd's half of it a tenth of
+// an fp16 output's half ulp). Otherwise, and where the sum of squares is not finite (a NaN or an Inf
+// in the row, an overflow), the squared deviations from the mean are taken again as row_mean_rstd
+// takes them, with its results. each_pack_mine(f) calls f(pack, mine) on each pack each_pack
+// visits, mine false for the zeros past the row: their sums are dropped a pack at a time (masking
+// each value spilled the held rows' registers). Reducer::sum3 takes 48 floats of scratch.
+template <int VEC, class EachPackMine, class EachCentered, class Reducer>
+__device__ __forceinline__ MeanRstd row_mean_rstd_shifted(EachPackMine each_pack_mine, EachCentered each_centered,
+                                                          Reducer& reduce, float shift, float inv_n, float eps) {
+  float3 sums = make_float3(0.0f, 0.0f, 0.0f);  // x, d, d^2
   each_pack_mine([&](const dev::FloatPack<VEC>& v, bool mine) {
-    float first = 0.0f, second = 0.0f;
+    float3 pack = make_float3(0.0f, 0.0f, 0.0f);
 #pragma unroll
     for (int i = 0; i < VEC; ++i) {
       const float d = v.v[i] - shift;
-      first += d;
-      second = fmaf(d, d, second);
+      pack.x += v.v[i];
+      pack.y += d;
+      pack.z = fmaf(d, d, pack.z);
     }
     if (mine) {
-      sums.x += first;
-      sums.y += second;
+      sums.x += pack.x;
+      sums.y += pack.y;
+      sums.z += pack.z;
     }
   });
-  sums = reduce.sum_pair(sums);
-  float mean;
-  if (!rms::sum_overflowed(sums.y)) {
-    const float offset = sums.x * inv_n;
-    const float m2 = fmaf(-sums.x, offset, sums.y);
-    mean = shift + offset;
-    if (m2 >= sums.y * 0.0625f) return {mean, rms::inv_rms(m2, inv_n, eps)};
-  } else {
-    float sum = 0.0f;
-    each_pack([&](const dev::FloatPack<VEC>& a) {
-#pragma unroll
-      for (int i = 0; i < VEC; ++i) sum += a.v[i];
-    });
-    mean = reduce.sum(sum) * inv_n;
-  }
+  sums = reduce.sum3(sums);
+  const float mean = sums.x * inv_n;
+  const float m2 = fmaf(-sums.y, sums.y * inv_n, sums.z);
+  if (!rms::sum_overflowed(sums.z) && m2 >= sums.z * 0.0625f) return {mean, rms::inv_rms(m2, inv_n, eps)};
   return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
 }
 

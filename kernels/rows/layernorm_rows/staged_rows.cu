@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
   constexpr int VEC = dev::kPack16<T>;
   constexpr bool kShifted = sizeof(T) == 2;  // the statistics in one pass (row_mean_rstd_shifted)
   extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
-  __shared__ float scratch[32];
+  __shared__ float scratch[rows::kSum3ScratchFloats];
   __shared__ rows::RowExchange exchange;
   __shared__ dev::ClusterBroadcast row_after_next;
   ClusterReducer reduce(scratch, exchange, g.parts);
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     };
     MeanRstd st;
     if constexpr (kShifted) {
-      st = row_mean_rstd_shifted<VEC>(each_pack, each_pack_mine, each_centered, reduce,
+      st = row_mean_rstd_shifted<VEC>(each_pack_mine, each_centered, reduce,
                                       first_pair_mean<T>(first_pair), g.inv_n, g.eps);
     } else {
       st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
