@@ -4,8 +4,8 @@
 // allows, else one by one; widened to fp32 at each pass) from
 // the statistics to the write; short rows share a block in lane groups. The mean comes first, then
 // the squared deviations from it, from the registers: the variance is exact as Welford's, with no
-// division per value; 2-byte rows a block or a cluster a row take both in one pass of sums shifted
-// by the row's first values where that is as exact (row_math.cuh). Longer rows of 16-byte packs are staged in shared memory over a persistent
+// division per value; 2-byte rows a block a row take both in one pass of sums shifted by the row's
+// first values where that is as exact (row_math.cuh). Longer rows of 16-byte packs are staged in shared memory over a persistent
 // grid of clusters (staged_rows.cu); others split over a cluster of up to 8 blocks in registers
 // (DSMEM sums), and rows too long for that stream their part three times. Rescales when
 // (x - mean)^2 overflows (claims `wide`).
@@ -52,9 +52,13 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
   constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);  // 64 values a thread
-  // 2-byte packs a block or a cluster a row: the statistics in one pass and one reduction
-  // (row_mean_rstd_shifted). Lane groups keep two: theirs are shuffles alone.
-  constexpr bool kShifted = sizeof(T) == 2 && VEC > 1 && !std::is_same_v<Reducer, LaneGroupReducer>;
+  // 2-byte packs a block a row (up to 32768 values): the statistics in one pass and one reduction
+  // (row_mean_rstd_shifted). Lane groups keep two passes (their reductions are shuffles alone), and
+  // so do clusters: the staged clusters' form of it took up to 17% longer at 65536-262144 bf16 on an
+  // H100 (docs/notes/memory-bound-round3.md, "Twenty-first").
+  constexpr bool kShifted =
+      sizeof(T) == 2 && VEC > 1 &&
+      (std::is_same_v<Reducer, rows::BlockReducer> || (kHeld && std::is_same_v<Reducer, ClusterReducer>));
   __shared__ float scratch[rows::kSum3ScratchFloats];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);

@@ -85,7 +85,7 @@ __device__ __forceinline__ float first_pair_mean(const FirstPair<T>& raw) {
 }
 
 // row_mean_rstd in one pass and one reduction, for rows stored in 2 bytes: the sums of x, of
-// d = x - shift and of d^2 together (one block reduction and one cluster round). The mean is the
+// d = x - shift and of d^2 together (one block reduction, and one round in a cluster). The mean is the
 // plain sum's, as row_mean_rstd's; M2 = sum(d^2) - sum(d)^2 / n where that keeps M2 >= sum(d^2) /
 // 16, i.e. the shift within sqrt(15) standard deviations of the mean: the subtraction then
 // magnifies the sums' rounding at most 16 times (M2's relative error under 16 (g + 2) 2^-24 for

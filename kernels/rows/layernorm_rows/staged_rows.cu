@@ -3,8 +3,7 @@
 // where one block fills an SM (rows_by_counter below); each block's slice
 // of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead, so DRAM keeps reading
 // through the reductions and cluster exchanges of the row before. Each block's mean and then its
-// squared deviations are taken from the slice (row_mean_rstd; bf16 and fp16 rows: one pass of
-// shifted sums, one reduction and one round, row_mean_rstd_shifted); x is read from DRAM once, w's slice
+// squared deviations are taken from the slice (row_mean_rstd); x is read from DRAM once, w's slice
 // is copied into shared memory once per block and b's packs into each thread's registers once (b
 // read from L2 every row cost 9-14%: docs/notes/memory-bound-round3.md). rmsnorm_rows' staged
 // layout, with LayerNorm's two statistics.
@@ -39,9 +38,8 @@ template <class T, bool kByCounter>
 __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     layernorm_rows_staged(RowTensors<T> t, RowGeometry g, unsigned long long* next_row) {
   constexpr int VEC = dev::kPack16<T>;
-  constexpr bool kShifted = sizeof(T) == 2;  // the statistics in one pass (row_mean_rstd_shifted)
   extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
-  __shared__ float scratch[rows::kSum3ScratchFloats];
+  __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   __shared__ dev::ClusterBroadcast row_after_next;
   ClusterReducer reduce(scratch, exchange, g.parts);
@@ -62,16 +60,11 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
   copy_slice(w_slice, t.w + offset, count);
   if (tickets.row < g.rows) copy_slice(slices, t.x + tickets.row * g.n + offset, count);
   dev::cp_async_commit();
-  FirstPair<T> first_pair{};  // this row's first two values (kShifted), loaded a row ahead
-  if (kShifted && tickets.row < g.rows) first_pair = load_first_pair(t.x + tickets.row * g.n);
   for (unsigned round = 0; tickets.row < g.rows; ++round) {
     const long long row = tickets.row;
     const int buffer = round & 1;
-    FirstPair<T> next_first_pair{};
-    if (tickets.next < g.rows) {
+    if (tickets.next < g.rows)
       copy_slice(slices + (buffer ^ 1) * g.packs_per_part, t.x + tickets.next * g.n + offset, count);
-      if (kShifted) next_first_pair = load_first_pair(t.x + tickets.next * g.n);
-    }
     dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
     // The row after next: drawn (its latency runs under the first pass), or the share's.
@@ -82,18 +75,11 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
 #pragma unroll 4
       for (int p = threadIdx.x; p < count; p += blockDim.x) f(dev::widen16<T>(x_slice[p]));
     };
-    const auto each_pack_mine = [&](auto f) { each_pack([&](const dev::FloatPack<VEC>& v) { f(v, true); }); };
     const auto each_centered = [&](float mean, auto f) {
 #pragma unroll 4
       for (int p = threadIdx.x; p < count; p += blockDim.x) f(centered(dev::widen16<T>(x_slice[p]), mean));
     };
-    MeanRstd st;
-    if constexpr (kShifted) {
-      st = row_mean_rstd_shifted<VEC>(each_pack_mine, each_centered, reduce,
-                                      first_pair_mean<T>(first_pair), g.inv_n, g.eps);
-    } else {
-      st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
-    }
+    const MeanRstd st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
     const float mean = st.mean, rstd = st.rstd;
     if (kByCounter) row_after_next.send(after, round, g.parts);
 
@@ -110,7 +96,6 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
       t.rstd[row] = rstd;
     }
     tickets.advance(kByCounter ? row_after_next.receive(round) : after);
-    first_pair = next_first_pair;
   }
   row_after_next.leave();
   reduce.finish();

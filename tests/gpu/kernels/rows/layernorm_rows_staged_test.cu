@@ -1,11 +1,10 @@
 // layernorm_rows register_row's staged layout on a persistent grid: each cluster walks several
-// rows, copying the next row's slice while it reduces and writes this one. A row takes one
-// exchange (fp32: the blocks' moments merged; bf16 and fp16: the pair of shifted sums) and up to
-// five where its squares overflow (`wide`) or a value is not finite (`special`), so the blocks' two
-// result slots change turn within rows as well as between them. The quick
+// rows, copying the next row's slice while it reduces and writes this one. A row takes two
+// exchanges (the mean, then the squared deviations) and five when the squares overflow (`wide`),
+// so the blocks' two result slots change turn within rows as well as between them. The quick
 // suite's staged problems have 4 to 6 rows, fewer than the clusters that fit, so no cluster gets a
 // second row there; these problems hold more than twice as many rows as there are resident
-// clusters. offset checks the statistics' cancellation; special, that NaN/Inf do not leak into the next
+// clusters. offset checks the two-pass statistics; special, that NaN/Inf do not leak into the next
 // row a cluster visits.
 #include <gtest/gtest.h>
 
