@@ -4,8 +4,9 @@
 // allows, else one by one; widened to fp32 at each pass) from
 // the statistics to the write; short rows share a block in lane groups. The mean comes first, then
 // the squared deviations from it, from the registers: the variance is exact as Welford's, with no
-// division per value; 2-byte rows a block a row take both in one pass of sums shifted by the row's
-// first values where that is as exact (row_math.cuh). Longer rows of 16-byte packs are staged in shared memory over a persistent
+// division per value; the 2-byte rows held at 64 values a thread take both in one pass of sums
+// shifted by the row's first values where that is as exact (row_math.cuh). Longer rows of 16-byte
+// packs are staged in shared memory over a persistent
 // grid of clusters (staged_rows.cu); others split over a cluster of up to 8 blocks in registers
 // (DSMEM sums), and rows too long for that stream their part three times. Rescales when
 // (x - mean)^2 overflows (claims `wide`).
@@ -52,14 +53,13 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
   constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);  // 64 values a thread
-  // 2-byte packs a block a row (up to 32768 values): the statistics in one pass and one reduction
-  // (row_mean_rstd_shifted). Lane groups keep two passes (their reductions are shuffles alone), and
-  // so do clusters: the staged clusters' form of it took up to 17% longer at 65536-262144 bf16 on an
-  // H100 (docs/notes/memory-bound-round3.md, "Twenty-first").
-  constexpr bool kShifted =
-      sizeof(T) == 2 && VEC > 1 &&
-      (std::is_same_v<Reducer, rows::BlockReducer> || (kHeld && std::is_same_v<Reducer, ClusterReducer>));
-  __shared__ float scratch[rows::kSum3ScratchFloats];
+  // The 2-byte rows held at 64 values a thread (32768 values, one block): the statistics in one pass
+  // and one reduction (row_mean_rstd_shifted). The other layouts keep two passes: in the blocks of
+  // up to 16384 values it took 3.2-3.7% longer at 2048-4096 bf16 on an H200 (ptxas gave those
+  // instances 64 registers for 60: the likely cause, not profiled), and in the staged clusters up to
+  // 17% longer at 65536-262144 on an H100 (docs/notes/memory-bound-round3.md, "Twenty-first").
+  constexpr bool kShifted = sizeof(T) == 2 && VEC > 1 && kHeld && std::is_same_v<Reducer, ClusterReducer>;
+  __shared__ float scratch[kShifted ? rows::kSum3ScratchFloats : 32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
   const PartRange part = rows::part_range(g);
@@ -226,8 +226,8 @@ std::unique_ptr<Variant> make_register_row_variant() {
        "rows <= 16384 (bf16/fp16: 32768) in registers as stored (<= 32 values per thread, 64 in 2-byte packs past "
        "16384), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
-       "next row copied in by cp.async, b's packs in registers; mean, then squared deviations (bf16/fp16 blocks: "
-       "one pass of shifted sums where its cancellation is bounded); x read once",
+       "next row copied in by cp.async, b's packs in registers; mean, then squared deviations (bf16/fp16 rows held "
+       "at 64 values a thread: one pass of shifted sums where its cancellation is bounded); x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; },
        {Distribution::offset, Distribution::tiny_var, Distribution::wide}});
 }
