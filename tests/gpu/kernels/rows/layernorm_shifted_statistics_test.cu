@@ -2,8 +2,8 @@
 // minus the mean of the row's first two values and of its square, M2 from the last two only where
 // their cancellation is bounded. One block reduces a crafted row beside row_mean_rstd (the two
 // passes) and a float64 reference: within the stated bound where the shift is near the mean, the
-// two-pass accuracy where it is far (the guard's fallback; the unguarded formula misses by about
-// 1e-3 there), and row_mean_rstd's own results where the row holds a NaN or an Inf.
+// two-pass accuracy where it is far (the guard's fallback), and row_mean_rstd's own results where
+// the row holds a NaN or an Inf.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -104,8 +104,9 @@ TEST(LayerNormShiftedStatistics, NearShiftsStayWithinTheBound) {
   expect_within_bound(normal_row(1.0f, 1e-3f, 3), "tiny variance");
 }
 
-// The first two values far out: sum(d^2) is 1.5e13 where M2 is 1.8e9, so the one-pass M2 would
-// keep about three digits; the guard sends the row to the squared deviations from the mean.
+// The first two values far out: sum(d^2) is 1.5e13 where M2 is 1.8e9, so by fp32's spacing there
+// (about 1e6) the one-pass M2 would keep about three digits and miss the 1e-5 below; the guard
+// sends the row to the squared deviations from the mean.
 TEST(LayerNormShiftedStatistics, FarShiftsFallBackToTheDeviationsFromTheMean) {
   std::vector<float> row = normal_row(0.0f, 1.0f, 4);
   row[0] = row[1] = 3e4f;
