@@ -114,7 +114,6 @@ TEST(LayerNormShiftedStatistics, FarShiftsFallBackToTheDeviationsFromTheMean) {
   const Reference r = reference(row);
   EXPECT_LE(std::abs(s.rstd - r.rstd) / r.rstd, 1e-5);
   EXPECT_LE(std::abs(s.mean - r.mean), rounding_terms() * std::ldexp(1.0, -24) * r.mean_abs);
-  expect_within_bound(row, "first two values 3e4");
 }
 
 TEST(LayerNormShiftedStatistics, AConstantRowHasNoVariance) {
