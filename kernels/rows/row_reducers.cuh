@@ -14,11 +14,8 @@
 namespace nb::rows {
 
 // The cluster exchange of a row's block results (at most kMaxParts blocks, one row slot): a float,
-// or LayerNorm's (count, mean, M2) or three sums, of three.
+// LayerNorm's (count, mean, M2) or two sums, of three.
 using RowExchange = dev::ClusterExchange<3, 1, kMaxParts>;
-
-// A reducer's scratch: 32 floats of shared memory, or this many where the kernel calls sum3.
-inline constexpr int kSum3ScratchFloats = 48;
 
 // blockDim.x lanes (a power of two <= 32) per row, blockDim.y rows per block: shuffles only.
 struct LaneGroupReducer {
@@ -41,7 +38,7 @@ struct BlockReducer {
   float* scratch;                           // 32 floats of shared memory
   __device__ BlockReducer(float* scratch_, RowExchange&, int) : scratch(scratch_) {}
   __device__ float sum(float v) { return dev::block_reduce(v, dev::SumOp{}, scratch); }
-  __device__ float3 sum3(float3 v) { return dev::block_sum3(v, scratch); }  // scratch of 48 floats
+  __device__ float2 sum2(float2 v) { return dev::block_sum2(v, scratch); }
   __device__ float max(float v) { return dev::block_reduce(v, dev::MaxOp{}, scratch); }
   // The row's total is the same in every thread of the block already.
   __device__ bool any(bool p) const { return p; }
@@ -68,6 +65,7 @@ struct ClusterReducer {
 
   // Over this block alone (no round).
   __device__ float block_sum(float v) { return dev::block_reduce(v, dev::SumOp{}, scratch); }
+  __device__ float2 block_sum2(float2 v) { return dev::block_sum2(v, scratch); }
 
   // This block's (count, mean, M2) merged with its peers' by Chan's formula, in rank order: a
   // row's mean and variance in one round. Called after a block reduction, as every round is.
@@ -87,16 +85,17 @@ struct ClusterReducer {
   }
   __device__ float sum(float v) { return reduce(v, dev::SumOp{}); }
   __device__ float max(float v) { return reduce(v, dev::MaxOp{}); }
-  // Three sums in one block reduction (scratch of 48 floats) and one round.
-  __device__ float3 sum3(float3 v) {
-    v = dev::block_sum3(v, scratch);
+  // Two sums in one block reduction and one round (pushed as three words: the exchange's words are
+  // not aligned for an 8-byte push).
+  __device__ float2 sum2(float2 v) {
+    v = dev::block_sum2(v, scratch);
     if (parts == 1) return v;
-    exchange.send(v, round, parts);
-    return exchange.receive<float3>(round++, parts, [](float3& total, const float3& next) {
-      total.x += next.x;
-      total.y += next.y;
-      total.z += next.z;
+    exchange.send(make_float3(v.x, v.y, 0.0f), round, parts);
+    const float3 total = exchange.receive<float3>(round++, parts, [](float3& sum, const float3& next) {
+      sum.x += next.x;
+      sum.y += next.y;
     });
+    return make_float2(total.x, total.y);
   }
   // The row's total is the same in every thread and every block of the cluster already.
   __device__ bool any(bool p) const { return p; }

@@ -11,7 +11,9 @@
 // (DSMEM sums), and rows too long for that stream their part three times. Rescales when
 // (x - mean)^2 overflows (claims `wide`).
 // rmsnorm_rows' register_row, plans and all.
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "kernels/primitives/alignment.cuh"
@@ -41,7 +43,7 @@ template <class T, int VEC>
 __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, long long n, long long at,
                                        const dev::FloatPack<VEC>& v, float mean, float rstd) {
   const dev::FloatPack<VEC> wp = dev::load_as_float<T, VEC>(t.w + at), bp = dev::load_as_float<T, VEC>(t.b + at);
-  dev::store_from_float<T, VEC>(t.y + row * n + at, normalized(v, wp, bp, mean, rstd));
+  dev::store_from_float<T, VEC>(t.y + row * n + at, normalized<T>(v, wp, bp, mean, rstd));
 }
 
 // rstd is the reciprocal RMS of the centered row: row_inv_rms adds the squares (and rescales by a
@@ -56,7 +58,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
   // 2-byte packs, one block a row, where the launch asks (kOnePass: one_pass_statistics): the
   // statistics in one pass and one reduction (row_mean_rstd_shifted).
   constexpr bool kShifted = kOnePass && sizeof(T) == 2 && VEC > 1 && !std::is_same_v<Reducer, LaneGroupReducer>;
-  __shared__ float scratch[kShifted ? rows::kSum3ScratchFloats : 32];
+  __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
   const PartRange part = rows::part_range(g);
@@ -93,7 +95,7 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     MeanRstd st;
     if constexpr (kShifted) {
       st = row_mean_rstd_shifted<VEC>(each_pack_mine, each_centered, reduce,
-                                      first_pair_mean<T>(first_pair), g.inv_n, g.eps);
+                                      first_pair_mean<T>(first_pair), float(g.n), g.inv_n, g.eps);
     } else {
       st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(part.count() * VEC), g.inv_n, g.eps);
     }
@@ -164,8 +166,15 @@ constexpr int max_values_per_thread() {
 // 2048-4096 bf16 on an H200, 3.6% shorter at 16384 (docs/notes/memory-bound-round3.md,
 // "Twenty-first").
 bool one_pass_statistics(const RowPlan& plan) {
-  return plan.element_bytes == 2 && plan.vec > 1 && plan.layout == RowLayout::block &&
-         (rows::holds_as_stored(plan.vec, plan.packs_per_thread) || plan.lanes >= 512);
+  // EXPERIMENT (not to be committed to main): NB_LN_ONE_PASS = held | 512 | blocks.
+  static const std::string mode = [] {
+    const char* v = std::getenv("NB_LN_ONE_PASS");
+    return std::string(v ? v : "512");
+  }();
+  if (plan.element_bytes != 2 || plan.vec == 1 || plan.layout != RowLayout::block) return false;
+  if (rows::holds_as_stored(plan.vec, plan.packs_per_thread)) return true;
+  if (mode == "blocks") return true;
+  return mode == "512" && plan.lanes >= 512;
 }
 
 // The kernel instance for plan.packs_per_thread: PPT = 1, 2, 4, ... within the value budget.
@@ -174,7 +183,7 @@ void launch_register(const RowPlan& plan, const RowGeometry& g, const RowTensors
   if constexpr (VEC * PPT <= max_values_per_thread<T, VEC, Reducer>()) {
     if (plan.packs_per_thread == PPT) {
       // The instances one_pass_statistics can pick: the blocks' of 32 values a thread, the held rows'.
-      constexpr bool kBlocks = std::is_same_v<Reducer, rows::BlockReducer> && PPT == 4;
+      constexpr bool kBlocks = std::is_same_v<Reducer, rows::BlockReducer>;
       constexpr bool kHeldRows = std::is_same_v<Reducer, ClusterReducer> && rows::holds_as_stored(VEC, PPT);
       if constexpr (sizeof(T) == 2 && VEC > 1 && (kBlocks || kHeldRows)) {
         if (one_pass_statistics(plan))

@@ -10,6 +10,7 @@
 #include "kernels/rows/layernorm_rows/staged_rows.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
@@ -34,9 +35,10 @@ __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int coun
   for (int p = threadIdx.x; p < count; p += blockDim.x) dev::cp_async_16(dst + p, s + p);
 }
 
-template <class T, bool kByCounter>
+template <class T, bool kByCounter, bool kOnePass>
 __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     layernorm_rows_staged(RowTensors<T> t, RowGeometry g, unsigned long long* next_row) {
+  static_assert(!kOnePass || sizeof(T) == 2, "the one-pass statistics are for 2-byte rows");
   constexpr int VEC = dev::kPack16<T>;
   extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
   __shared__ float scratch[32];
@@ -60,11 +62,17 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
   copy_slice(w_slice, t.w + offset, count);
   if (tickets.row < g.rows) copy_slice(slices, t.x + tickets.row * g.n + offset, count);
   dev::cp_async_commit();
+  // kOnePass: the mean of the first two values of this block's part of the row, and of the next row's
+  // (loaded with its copy, a row ahead of its use).
+  FirstPair<T> first_pair{}, next_first_pair{};
+  if (kOnePass && count > 0 && tickets.row < g.rows) first_pair = load_first_pair(t.x + tickets.row * g.n + offset);
   for (unsigned round = 0; tickets.row < g.rows; ++round) {
     const long long row = tickets.row;
     const int buffer = round & 1;
-    if (tickets.next < g.rows)
+    if (tickets.next < g.rows) {
       copy_slice(slices + (buffer ^ 1) * g.packs_per_part, t.x + tickets.next * g.n + offset, count);
+      if (kOnePass && count > 0) next_first_pair = load_first_pair(t.x + tickets.next * g.n + offset);
+    }
     dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
     // The row after next: drawn (its latency runs under the first pass), or the share's.
@@ -79,7 +87,15 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
 #pragma unroll 4
       for (int p = threadIdx.x; p < count; p += blockDim.x) f(centered(dev::widen16<T>(x_slice[p]), mean));
     };
-    const MeanRstd st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
+    MeanRstd st;
+    if constexpr (kOnePass) {
+      const auto each_pack_mine = [&](auto f) { each_pack([&](const dev::FloatPack<VEC>& v) { f(v, true); }); };
+      st = row_mean_rstd_parts_shifted<VEC>(each_pack_mine, each_centered, reduce, first_pair_mean<T>(first_pair),
+                                            float(count * VEC), g.inv_n, g.eps);
+      first_pair = next_first_pair;
+    } else {
+      st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
+    }
     const float mean = st.mean, rstd = st.rstd;
     if (kByCounter) row_after_next.send(after, round, g.parts);
 
@@ -88,7 +104,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     for (int k = 0; k < rows::kStagedPacksPerThread; ++k) {
       const int p = threadIdx.x + k * blockDim.x;
       if (p < count)
-        dev::store_from_float<T, VEC>(yr + p * VEC, normalized(dev::widen16<T>(x_slice[p]), dev::widen16<T>(w_slice[p]),
+        dev::store_from_float<T, VEC>(yr + p * VEC, normalized<T>(dev::widen16<T>(x_slice[p]), dev::widen16<T>(w_slice[p]),
                                                                dev::widen16<T>(b_packs[k]), mean, rstd));
     }
     if (threadIdx.x == 0 && blockIdx.x % g.parts == 0) {
@@ -110,21 +126,43 @@ bool rows_by_counter(const RowPlan& plan) {
   return plan.packs_per_part * plan.pack_bytes() <= rows::kStagedSliceBytes;
 }
 
+// EXPERIMENT (not to be committed to main): NB_LN_STAGED_ONE_PASS=1 picks the one-pass instances.
+bool staged_one_pass() {
+  static const bool on = [] {
+    const char* v = std::getenv("NB_LN_STAGED_ONE_PASS");
+    return v && v[0] == '1';
+  }();
+  return on;
+}
+
+// The instance launch_staged_rows runs for plan and T.
+template <class T>
+auto staged_kernel(const RowPlan& plan) {
+  constexpr bool kTwoBytes = sizeof(T) == 2;
+  const bool one_pass = kTwoBytes && staged_one_pass();
+  if (rows_by_counter(plan))
+    return one_pass ? layernorm_rows_staged<T, true, kTwoBytes> : layernorm_rows_staged<T, true, false>;
+  return one_pass ? layernorm_rows_staged<T, false, kTwoBytes> : layernorm_rows_staged<T, false, false>;
+}
+
 }  // namespace
 
 template <class T>
 int resident_staged_clusters(const RowPlan& plan) {
+  constexpr int kBytes = int(rows::kStagedSlices * rows::kMaxStagedSliceBytes);
+  constexpr bool kTwoBytes = sizeof(T) == 2;
   try {
-    allow_dynamic_smem<layernorm_rows_staged<T, true>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
-    allow_dynamic_smem<layernorm_rows_staged<T, false>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
+    allow_dynamic_smem<layernorm_rows_staged<T, true, false>, kBytes>();
+    allow_dynamic_smem<layernorm_rows_staged<T, false, false>, kBytes>();
+    allow_dynamic_smem<layernorm_rows_staged<T, true, kTwoBytes>, kBytes>();
+    allow_dynamic_smem<layernorm_rows_staged<T, false, kTwoBytes>, kBytes>();
   } catch (const DeviceError&) {
     return 0;  // the caller keeps the row in registers instead
   }
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config = rows::cluster_config(
       plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
-  const auto kernel = rows_by_counter(plan) ? layernorm_rows_staged<T, true> : layernorm_rows_staged<T, false>;
-  return resident_clusters(reinterpret_cast<const void*>(kernel), config);  // the instance launch_staged_rows runs
+  return resident_clusters(reinterpret_cast<const void*>(staged_kernel<T>(plan)), config);
 }
 
 template <class T>
@@ -132,10 +170,8 @@ void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const RowTens
                         cudaStream_t stream) {
   const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
   const auto smem = static_cast<std::size_t>(plan.staged_smem_bytes());
-  if (!rows_by_counter(plan))
-    return rows::launch_clusters(layernorm_rows_staged<T, false>, plan, clusters, smem, stream, t, g, next_row);
-  NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
-  rows::launch_clusters(layernorm_rows_staged<T, true>, plan, clusters, smem, stream, t, g, next_row);
+  if (rows_by_counter(plan)) NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
+  rows::launch_clusters(staged_kernel<T>(plan), plan, clusters, smem, stream, t, g, next_row);
 }
 
 #define NB_LAYERNORM_STAGED_ROWS_FOR(T)                                                                      \
