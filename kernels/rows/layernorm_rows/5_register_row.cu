@@ -55,9 +55,9 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 template <class T, int VEC, int PPT, class Reducer, bool kOnePass>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
   constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);  // 64 values a thread
-  // 2-byte packs, one block a row, where the launch asks (kOnePass: one_pass_statistics): the
-  // statistics in one pass and one reduction (row_mean_rstd_shifted).
-  constexpr bool kShifted = kOnePass && sizeof(T) == 2 && VEC > 1 && !std::is_same_v<Reducer, LaneGroupReducer>;
+  // 2-byte packs where the launch asks (kOnePass: one_pass_statistics): the statistics in one pass
+  // and one reduction (row_mean_rstd_one_pass).
+  static_assert(!kOnePass || (sizeof(T) == 2 && VEC > 1), "the one-pass statistics are for 2-byte packs");
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
@@ -76,8 +76,6 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     const int at = dev::opaque(static_cast<int>(first));
     dev::PackWord<T, VEC> raw[PPT];  // zeros past the row's end
     dev::load_pack_words<T, VEC>(t.x + row * g.n + at, stride, mine, raw);
-    FirstPair<T> first_pair{};  // the row's first two values, every thread's (kShifted)
-    if (kShifted && active) first_pair = load_first_pair(t.x + row * g.n);
 
     const auto each_pack = [&](auto f) {
 #pragma unroll
@@ -93,9 +91,8 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
         f(mine(k) ? centered(dev::rewiden<T, VEC>(raw[k]), mean) : dev::zero_float_pack<VEC>());
     };
     MeanRstd st;
-    if constexpr (kShifted) {
-      st = row_mean_rstd_shifted<VEC>(each_pack_mine, each_centered, reduce,
-                                      first_pair_mean<T>(first_pair), float(g.n), g.inv_n, g.eps);
+    if constexpr (kOnePass) {
+      st = row_mean_rstd_one_pass<VEC>(each_pack_mine, each_centered, reduce, float(g.n), g.inv_n, g.eps);
     } else {
       st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(part.count() * VEC), g.inv_n, g.eps);
     }
@@ -160,21 +157,16 @@ constexpr int max_values_per_thread() {
                                                       : rows::max_held_elements_per_thread(sizeof(T), VEC);
 }
 
-// The one-pass statistics (row_mean_rstd_shifted) for 2-byte rows of one block: the held rows
-// (16384 < N <= 32768) and the blocks of 512 lanes (N = 16384). Not the clusters: the staged clusters' form of it took
-// up to 17% longer at 65536-262144 bf16 on an H100; not the shorter blocks: 3.2-3.7% longer at
-// 2048-4096 bf16 on an H200, 3.6% shorter at 16384 (docs/notes/memory-bound-round3.md,
-// "Twenty-first").
+// EXPERIMENT (not to be committed to main): NB_LN_ONE_PASS = none | held | blocks | all (lane groups too).
 bool one_pass_statistics(const RowPlan& plan) {
-  // EXPERIMENT (not to be committed to main): NB_LN_ONE_PASS = held | 512 | blocks.
   static const std::string mode = [] {
     const char* v = std::getenv("NB_LN_ONE_PASS");
-    return std::string(v ? v : "512");
+    return std::string(v ? v : "all");
   }();
-  if (plan.element_bytes != 2 || plan.vec == 1 || plan.layout != RowLayout::block) return false;
-  if (rows::holds_as_stored(plan.vec, plan.packs_per_thread)) return true;
-  if (mode == "blocks") return true;
-  return mode == "512" && plan.lanes >= 512;
+  if (plan.element_bytes != 2 || plan.vec == 1 || mode == "none") return false;
+  if (plan.layout == RowLayout::block && rows::holds_as_stored(plan.vec, plan.packs_per_thread)) return true;
+  if (plan.layout == RowLayout::block) return mode == "blocks" || mode == "all";
+  return plan.layout == RowLayout::lane_groups && mode == "all";
 }
 
 // The kernel instance for plan.packs_per_thread: PPT = 1, 2, 4, ... within the value budget.
@@ -182,10 +174,7 @@ template <class T, int VEC, class Reducer, int PPT = 1>
 void launch_register(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
   if constexpr (VEC * PPT <= max_values_per_thread<T, VEC, Reducer>()) {
     if (plan.packs_per_thread == PPT) {
-      // The instances one_pass_statistics can pick: the blocks' of 32 values a thread, the held rows'.
-      constexpr bool kBlocks = std::is_same_v<Reducer, rows::BlockReducer>;
-      constexpr bool kHeldRows = std::is_same_v<Reducer, ClusterReducer> && rows::holds_as_stored(VEC, PPT);
-      if constexpr (sizeof(T) == 2 && VEC > 1 && (kBlocks || kHeldRows)) {
+      if constexpr (sizeof(T) == 2 && VEC > 1) {
         if (one_pass_statistics(plan))
           return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer, true>, plan, g, t, stream);
       }

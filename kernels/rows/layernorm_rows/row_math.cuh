@@ -68,111 +68,41 @@ __device__ __forceinline__ MeanRstd row_mean_rstd(EachPack each_pack, EachCenter
   return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
 }
 
-// The shift of row_mean_rstd_shifted's sums for a row of 2-byte values: the mean of its first two,
-// one 32-bit word (a register through the row's loads), the same bits in every block of a cluster.
-template <class T>
-using FirstPair = dev::PackWord<T, 2>;
-
-template <class T>
-__device__ __forceinline__ FirstPair<T> load_first_pair(const T* row) {
-  return __ldg(reinterpret_cast<const FirstPair<T>*>(row));
-}
-
-template <class T>
-__device__ __forceinline__ float first_pair_mean(const FirstPair<T>& raw) {
-  const dev::FloatPack<2> v = dev::rewiden<T, 2>(raw);
-  return (v.v[0] + v.v[1]) * 0.5f;
-}
-
-// The thread's sums of x and of (x - shift)^2 over the packs each_pack_mine visits.
-template <int VEC, class EachPackMine>
-__device__ __forceinline__ float2 shifted_sums(EachPackMine each_pack_mine, float shift) {
-  float2 sums = make_float2(0.0f, 0.0f);  // x, d^2
+// row_mean_rstd in one pass and one reduction, for rows stored in 2 bytes: the sums of x and of x^2
+// together (one block reduction, and one round in a cluster); three instructions a value with its
+// widening. The mean is the plain sum's, as row_mean_rstd's, and M2 = sum(x^2) - n mean^2. Its
+// rounding, for sums of g terms a thread and tree levels (gamma = (g + 2) 2^-24, g counting the
+// levels), stays within 25 gamma of M2 where |mean| sqrt(n sum(x^2)) <= 8 M2: sum(x^2)'s own error
+// (gamma sum(x^2), and that guard keeps sum(x^2) = M2 + n mean^2 <= 9 M2) and the mean's (at most
+// gamma sum|x|, sum|x| <= sqrt(n sum(x^2)) by Cauchy-Schwarz, entering n mean^2 times 2 n |mean|: at
+// most 16 gamma M2). That is about 1.1e-4 of M2 at most for g = 64 + 12 (rstd's error half of it, a
+// third of an fp16 output's half ulp). The guard holds where the mean is within about 2.8 standard
+// deviations of zero; other rows, and rows whose sum of squares is not finite (a NaN or an Inf, an
+// overflow), take the squared deviations from the mean again as row_mean_rstd takes them, with its
+// results. each_pack_mine(f) calls f(pack, mine) on each pack each_pack visits, mine false for
+// the zeros past the row: their sums are dropped a pack at a time (masking each value spilled the
+// held rows' registers). n: the row's length; inv_n: 1 / n.
+template <int VEC, class EachPackMine, class EachCentered, class Reducer>
+__device__ __forceinline__ MeanRstd row_mean_rstd_one_pass(EachPackMine each_pack_mine, EachCentered each_centered,
+                                                           Reducer& reduce, float n, float inv_n, float eps) {
+  float2 sums = make_float2(0.0f, 0.0f);  // x, x^2
   each_pack_mine([&](const dev::FloatPack<VEC>& v, bool mine) {
     float2 pack = make_float2(0.0f, 0.0f);
 #pragma unroll
     for (int i = 0; i < VEC; ++i) {
-      const float d = v.v[i] - shift;
       pack.x += v.v[i];
-      pack.y = fmaf(d, d, pack.y);
+      pack.y = fmaf(v.v[i], v.v[i], pack.y);
     }
     if (mine) {
       sums.x += pack.x;
       sums.y += pack.y;
     }
   });
-  return sums;
-}
-
-// The mean and M2 of n values from their total sums of x and of (x - shift)^2, and whether both
-// guards hold and the squares are finite (else M2 is to be taken from the deviations again).
-struct ShiftedMoments {
-  float mean, m2;
-  bool bounded;
-};
-
-__device__ __forceinline__ ShiftedMoments shifted_moments(float2 totals, float shift, float n, float inv_n) {
-  const float mean = totals.x * inv_n, t = mean - shift;
-  const float m2 = fmaf(-t, t * n, totals.y);
-  const bool bounded = !rms::sum_overflowed(totals.y) && m2 >= totals.y * 0.0625f &&
-                       fabsf(t) * fmaf(n, fabsf(shift), sqrtf(n * totals.y)) <= 8.0f * m2;
-  return {mean, m2, bounded};
-}
-
-// row_mean_rstd in one pass and one reduction, for rows stored in 2 bytes: the sums of x and of
-// d^2, d = x - shift, together (one block reduction, and one round in a cluster); four instructions
-// a value with its widening. The mean is the plain sum's, as row_mean_rstd's, and M2 = sum(d^2) -
-// n t^2 with t = mean - shift (sum(d^2) = M2 + n t^2 exactly). Its rounding, for sums of g terms a
-// thread and tree levels (gamma = (g + 2) 2^-24, g counting the levels), stays within 32 gamma of
-// M2 where the row passes two guards: M2 >= sum(d^2) / 16 (the shift within sqrt(15) standard
-// deviations: sum(d^2)'s own error, gamma sum(d^2), magnified at most 16 times), and |t| (n |shift|
-// + sqrt(n sum(d^2))) <= 8 M2 (the mean's error, at most gamma sum|x| with sum|x| <= n |shift| +
-// sqrt(n sum(d^2)) by Cauchy-Schwarz, enters n t^2 times 2 n |t|: at most 16 gamma M2). That is
-// about 1.5e-4 of M2 at most for g = 64 + 12 (rstd's error half of it, a third of an fp16 output's
-// half ulp). Rows whose mean is far from the shift or large against their spread (an offset of
-// many deviations) fail a guard; they, and rows whose sum of squares is not finite (a NaN or an
-// Inf, an overflow), take the squared deviations from the mean again as row_mean_rstd takes
-// them, with its results. each_pack_mine(f) calls f(pack, mine) on each pack each_pack visits,
-// mine false for the zeros past the row: their sums are dropped a pack at a time (masking each
-// value spilled the held rows' registers). n: the row's length; inv_n: 1 / n.
-template <int VEC, class EachPackMine, class EachCentered, class Reducer>
-__device__ __forceinline__ MeanRstd row_mean_rstd_shifted(EachPackMine each_pack_mine, EachCentered each_centered,
-                                                          Reducer& reduce, float shift, float n, float inv_n,
-                                                          float eps) {
-  const ShiftedMoments row = shifted_moments(reduce.sum2(shifted_sums<VEC>(each_pack_mine, shift)), shift, n, inv_n);
-  if (row.bounded) return {row.mean, rms::inv_rms(row.m2, inv_n, eps)};
-  return {row.mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(row.mean, f); }, reduce, inv_n, eps)};
-}
-
-// row_mean_rstd of a cluster's row with each block's part in one pass: the part's sums of x and of
-// (x - shift)^2 in one block reduction, its (count, mean, M2) by row_mean_rstd_shifted's rule with
-// the part's own shift (the mean of its first two values), else from the squared deviations from
-// the part's mean (a second pass); then Chan's merge over the cluster in one round, and
-// row_mean_rstd's first path where the merged M2 is not finite. One block alone merges nothing.
-template <int VEC, class EachPackMine, class EachCentered, class Reducer>
-__device__ __forceinline__ MeanRstd row_mean_rstd_parts_shifted(EachPackMine each_pack_mine,
-                                                                EachCentered each_centered, Reducer& reduce,
-                                                                float shift, float part_count, float inv_n,
-                                                                float eps) {
-  const float2 mine = shifted_sums<VEC>(each_pack_mine, shift);
-  const float2 totals = reduce.block_sum2(mine);
-  dev::Welford part{};
-  if (part_count > 0.0f) {
-    const ShiftedMoments m = shifted_moments(totals, shift, part_count, 1.0f / part_count);
-    float m2 = m.m2;
-    if (!m.bounded) {
-      float sq = 0.0f;
-      each_centered(m.mean, [&](const dev::FloatPack<VEC>& c) {
-#pragma unroll
-        for (int i = 0; i < VEC; ++i) sq = fmaf(c.v[i], c.v[i], sq);
-      });
-      m2 = reduce.block_sum(sq);
-    }
-    part = dev::Welford{part_count, m.mean, m2};
-  }
-  const dev::Welford row = reduce.merge_moments(part);
-  if (!rms::sum_overflowed(row.m2)) return {row.mean, rms::inv_rms(row.m2, inv_n, eps)};
-  const float mean = reduce.sum(mine.x) * inv_n;
+  sums = reduce.sum2(sums);
+  const float mean = sums.x * inv_n;
+  const float m2 = fmaf(-mean, mean * n, sums.y);
+  const bool bounded = !rms::sum_overflowed(sums.y) && fabsf(mean) * sqrtf(n * sums.y) <= 8.0f * m2;
+  if (!reduce.any(!bounded)) return {mean, rms::inv_rms(m2, inv_n, eps)};  // lane groups: the warp's choice
   return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
 }
 

@@ -62,17 +62,12 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
   copy_slice(w_slice, t.w + offset, count);
   if (tickets.row < g.rows) copy_slice(slices, t.x + tickets.row * g.n + offset, count);
   dev::cp_async_commit();
-  // kOnePass: the mean of the first two values of this block's part of the row, and of the next row's
-  // (loaded with its copy, a row ahead of its use).
-  FirstPair<T> first_pair{}, next_first_pair{};
-  if (kOnePass && count > 0 && tickets.row < g.rows) first_pair = load_first_pair(t.x + tickets.row * g.n + offset);
+
   for (unsigned round = 0; tickets.row < g.rows; ++round) {
     const long long row = tickets.row;
     const int buffer = round & 1;
-    if (tickets.next < g.rows) {
+    if (tickets.next < g.rows)
       copy_slice(slices + (buffer ^ 1) * g.packs_per_part, t.x + tickets.next * g.n + offset, count);
-      if (kOnePass && count > 0) next_first_pair = load_first_pair(t.x + tickets.next * g.n + offset);
-    }
     dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
     // The row after next: drawn (its latency runs under the first pass), or the share's.
@@ -90,9 +85,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     MeanRstd st;
     if constexpr (kOnePass) {
       const auto each_pack_mine = [&](auto f) { each_pack([&](const dev::FloatPack<VEC>& v) { f(v, true); }); };
-      st = row_mean_rstd_parts_shifted<VEC>(each_pack_mine, each_centered, reduce, first_pair_mean<T>(first_pair),
-                                            float(count * VEC), g.inv_n, g.eps);
-      first_pair = next_first_pair;
+      st = row_mean_rstd_one_pass<VEC>(each_pack_mine, each_centered, reduce, float(g.n), g.inv_n, g.eps);
     } else {
       st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
     }
