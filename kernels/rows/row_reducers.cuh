@@ -22,7 +22,6 @@ struct LaneGroupReducer {
   static constexpr bool kClusters = false;  // never a cluster: no block_sum, merge_moments, clustered()
   __device__ LaneGroupReducer(float*, RowExchange&, int) {}
   __device__ float sum(float v) { return dev::row_group_sum(v); }
-  __device__ float2 sum2(float2 v) { return make_float2(dev::row_group_sum(v.x), dev::row_group_sum(v.y)); }
   __device__ float max(float v) {
     for (int offset = blockDim.x >> 1; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor_sync(dev::kFullMask, v, offset));
     return v;

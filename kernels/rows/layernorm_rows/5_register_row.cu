@@ -4,16 +4,14 @@
 // allows, else one by one; widened to fp32 at each pass) from
 // the statistics to the write; short rows share a block in lane groups. The mean comes first, then
 // the squared deviations from it, from the registers: the variance is exact as Welford's, with no
-// division per value; the 2-byte rows held at 64 values a thread and the blocks of 16384 take both
-// in one pass of sums shifted by the row's first values where that is as exact (row_math.cuh). Longer rows of 16-byte
-// packs are staged in shared memory over a persistent
+// division per value; the 2-byte rows held at 64 values a thread take both in one pass of the sums
+// of x and x^2 where a guard bounds their rounding (row_math.cuh). Longer rows of 16-byte packs are
+// staged in shared memory over a persistent
 // grid of clusters (staged_rows.cu); others split over a cluster of up to 8 blocks in registers
 // (DSMEM sums), and rows too long for that stream their part three times. Rescales when
 // (x - mean)^2 overflows (claims `wide`).
 // rmsnorm_rows' register_row, plans and all.
-#include <cstdlib>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 
 #include "kernels/primitives/alignment.cuh"
@@ -52,12 +50,14 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 // made in the loop's body, not held through it (dev::opaque). One block a row reduces with
 // BlockReducer, which holds none of a cluster's exchange state, but for the rows held at 64 values
 // a thread (ClusterReducer of one part: launch_plan).
-template <class T, int VEC, int PPT, class Reducer, bool kOnePass>
+template <class T, int VEC, int PPT, class Reducer>
 __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
   constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);  // 64 values a thread
-  // 2-byte packs where the launch asks (kOnePass: one_pass_statistics): the statistics in one pass
-  // and one reduction (row_mean_rstd_one_pass).
-  static_assert(!kOnePass || (sizeof(T) == 2 && VEC > 1), "the one-pass statistics are for 2-byte packs");
+  // The 2-byte rows held at 64 values a thread (32768 values, one block): the statistics in one pass
+  // and one reduction (row_mean_rstd_one_pass). The blocks of up to 16384 values keep two passes:
+  // the one pass took 3.2-3.7% longer at 2048-4096 bf16 on an H200 in its first form
+  // (docs/notes/memory-bound-round3.md, "Twenty-first" and "Twenty-second").
+  constexpr bool kOnePass = sizeof(T) == 2 && VEC > 1 && kHeld && std::is_same_v<Reducer, ClusterReducer>;
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
@@ -157,29 +157,12 @@ constexpr int max_values_per_thread() {
                                                       : rows::max_held_elements_per_thread(sizeof(T), VEC);
 }
 
-// EXPERIMENT (not to be committed to main): NB_LN_ONE_PASS = none | held | blocks | all (lane groups too).
-bool one_pass_statistics(const RowPlan& plan) {
-  static const std::string mode = [] {
-    const char* v = std::getenv("NB_LN_ONE_PASS");
-    return std::string(v ? v : "all");
-  }();
-  if (plan.element_bytes != 2 || plan.vec == 1 || mode == "none") return false;
-  if (plan.layout == RowLayout::block && rows::holds_as_stored(plan.vec, plan.packs_per_thread)) return true;
-  if (plan.layout == RowLayout::block) return mode == "blocks" || mode == "all";
-  return plan.layout == RowLayout::lane_groups && mode == "all";
-}
-
 // The kernel instance for plan.packs_per_thread: PPT = 1, 2, 4, ... within the value budget.
 template <class T, int VEC, class Reducer, int PPT = 1>
 void launch_register(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
   if constexpr (VEC * PPT <= max_values_per_thread<T, VEC, Reducer>()) {
-    if (plan.packs_per_thread == PPT) {
-      if constexpr (sizeof(T) == 2 && VEC > 1) {
-        if (one_pass_statistics(plan))
-          return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer, true>, plan, g, t, stream);
-      }
-      return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer, false>, plan, g, t, stream);
-    }
+    if (plan.packs_per_thread == PPT)
+      return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer>, plan, g, t, stream);
     return launch_register<T, VEC, Reducer, PPT * 2>(plan, g, t, stream);
   } else {
     throw std::logic_error("register_row: no kernel for this row plan");
@@ -239,8 +222,8 @@ std::unique_ptr<Variant> make_register_row_variant() {
        "rows <= 16384 (bf16/fp16: 32768) in registers as stored (<= 32 values per thread, 64 in 2-byte packs past "
        "16384), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
-       "next row copied in by cp.async, b's packs in registers; mean, then squared deviations (bf16/fp16 rows of "
-       "16384-32768: one pass of shifted sums where its cancellation is bounded); x read once",
+       "next row copied in by cp.async, b's packs in registers; mean, then squared deviations (bf16/fp16 rows past "
+       "16384: one pass of the sums of x and x^2 where a guard bounds their rounding); x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; },
        {Distribution::offset, Distribution::tiny_var, Distribution::wide}});
 }

@@ -2,15 +2,16 @@
 // out (row_tickets.cuh: a cluster that shares its SMs with others takes fewer), or by a fixed share
 // where one block fills an SM (rows_by_counter below); each block's slice
 // of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead, so DRAM keeps reading
-// through the reductions and cluster exchanges of the row before. Each block's mean and then its
-// squared deviations are taken from the slice (row_mean_rstd); x is read from DRAM once, w's slice
+// through the reductions and cluster exchanges of the row before. The row's statistics come from
+// the slices: fp32 rows take each block's mean and then its squared deviations (row_mean_rstd, two
+// block reductions and Chan's merge), bf16/fp16 rows the sums of x and x^2 in one pass, one block
+// reduction and one round where the guard allows (row_mean_rstd_one_pass); x is read from DRAM once, w's slice
 // is copied into shared memory once per block and b's packs into each thread's registers once (b
 // read from L2 every row cost 9-14%: docs/notes/memory-bound-round3.md). rmsnorm_rows' staged
 // layout, with LayerNorm's two statistics.
 #include "kernels/rows/layernorm_rows/staged_rows.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
@@ -35,10 +36,9 @@ __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int coun
   for (int p = threadIdx.x; p < count; p += blockDim.x) dev::cp_async_16(dst + p, s + p);
 }
 
-template <class T, bool kByCounter, bool kOnePass>
+template <class T, bool kByCounter>
 __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     layernorm_rows_staged(RowTensors<T> t, RowGeometry g, unsigned long long* next_row) {
-  static_assert(!kOnePass || sizeof(T) == 2, "the one-pass statistics are for 2-byte rows");
   constexpr int VEC = dev::kPack16<T>;
   extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
   __shared__ float scratch[32];
@@ -62,7 +62,6 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
   copy_slice(w_slice, t.w + offset, count);
   if (tickets.row < g.rows) copy_slice(slices, t.x + tickets.row * g.n + offset, count);
   dev::cp_async_commit();
-
   for (unsigned round = 0; tickets.row < g.rows; ++round) {
     const long long row = tickets.row;
     const int buffer = round & 1;
@@ -83,7 +82,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
       for (int p = threadIdx.x; p < count; p += blockDim.x) f(centered(dev::widen16<T>(x_slice[p]), mean));
     };
     MeanRstd st;
-    if constexpr (kOnePass) {
+    if constexpr (sizeof(T) == 2) {  // one pass and one block reduction, one round (row_mean_rstd_one_pass)
       const auto each_pack_mine = [&](auto f) { each_pack([&](const dev::FloatPack<VEC>& v) { f(v, true); }); };
       st = row_mean_rstd_one_pass<VEC>(each_pack_mine, each_centered, reduce, float(g.n), g.inv_n, g.eps);
     } else {
@@ -119,43 +118,21 @@ bool rows_by_counter(const RowPlan& plan) {
   return plan.packs_per_part * plan.pack_bytes() <= rows::kStagedSliceBytes;
 }
 
-// EXPERIMENT (not to be committed to main): NB_LN_STAGED_ONE_PASS=1 picks the one-pass instances.
-bool staged_one_pass() {
-  static const bool on = [] {
-    const char* v = std::getenv("NB_LN_STAGED_ONE_PASS");
-    return v && v[0] == '1';
-  }();
-  return on;
-}
-
-// The instance launch_staged_rows runs for plan and T.
-template <class T>
-auto staged_kernel(const RowPlan& plan) {
-  constexpr bool kTwoBytes = sizeof(T) == 2;
-  const bool one_pass = kTwoBytes && staged_one_pass();
-  if (rows_by_counter(plan))
-    return one_pass ? layernorm_rows_staged<T, true, kTwoBytes> : layernorm_rows_staged<T, true, false>;
-  return one_pass ? layernorm_rows_staged<T, false, kTwoBytes> : layernorm_rows_staged<T, false, false>;
-}
-
 }  // namespace
 
 template <class T>
 int resident_staged_clusters(const RowPlan& plan) {
-  constexpr int kBytes = int(rows::kStagedSlices * rows::kMaxStagedSliceBytes);
-  constexpr bool kTwoBytes = sizeof(T) == 2;
   try {
-    allow_dynamic_smem<layernorm_rows_staged<T, true, false>, kBytes>();
-    allow_dynamic_smem<layernorm_rows_staged<T, false, false>, kBytes>();
-    allow_dynamic_smem<layernorm_rows_staged<T, true, kTwoBytes>, kBytes>();
-    allow_dynamic_smem<layernorm_rows_staged<T, false, kTwoBytes>, kBytes>();
+    allow_dynamic_smem<layernorm_rows_staged<T, true>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
+    allow_dynamic_smem<layernorm_rows_staged<T, false>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
   } catch (const DeviceError&) {
     return 0;  // the caller keeps the row in registers instead
   }
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config = rows::cluster_config(
       plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
-  return resident_clusters(reinterpret_cast<const void*>(staged_kernel<T>(plan)), config);
+  const auto kernel = rows_by_counter(plan) ? layernorm_rows_staged<T, true> : layernorm_rows_staged<T, false>;
+  return resident_clusters(reinterpret_cast<const void*>(kernel), config);  // the instance launch_staged_rows runs
 }
 
 template <class T>
@@ -163,8 +140,10 @@ void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const RowTens
                         cudaStream_t stream) {
   const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
   const auto smem = static_cast<std::size_t>(plan.staged_smem_bytes());
-  if (rows_by_counter(plan)) NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
-  rows::launch_clusters(staged_kernel<T>(plan), plan, clusters, smem, stream, t, g, next_row);
+  if (!rows_by_counter(plan))
+    return rows::launch_clusters(layernorm_rows_staged<T, false>, plan, clusters, smem, stream, t, g, next_row);
+  NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
+  rows::launch_clusters(layernorm_rows_staged<T, true>, plan, clusters, smem, stream, t, g, next_row);
 }
 
 #define NB_LAYERNORM_STAGED_ROWS_FOR(T)                                                                      \
