@@ -55,8 +55,8 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
   constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);  // 64 values a thread
   // The 2-byte rows held at 64 values a thread (32768 values, one block): the statistics in one pass
   // and one reduction (row_mean_rstd_one_pass). The blocks of up to 16384 values keep two passes:
-  // the one pass took 3.2-3.7% longer at 2048-4096 bf16 on an H200 in its first form
-  // (docs/notes/memory-bound-round3.md, "Twenty-first" and "Twenty-second").
+  // the one pass took 1.6-4.4% longer at 2048-4096 bf16 on an H200 in each form tried (2% less at
+  // 16384; docs/notes/memory-bound-round3.md, "Twenty-first" and "Twenty-second").
   constexpr bool kOnePass = sizeof(T) == 2 && VEC > 1 && kHeld && std::is_same_v<Reducer, ClusterReducer>;
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;

@@ -5,10 +5,10 @@
 // through the reductions and cluster exchanges of the row before. The row's statistics come from
 // the slices: fp32 rows take each block's mean and then its squared deviations (row_mean_rstd, two
 // block reductions and Chan's merge), bf16/fp16 rows the sums of x and x^2 in one pass, one block
-// reduction and one round where the guard allows (row_mean_rstd_one_pass); x is read from DRAM once, w's slice
-// is copied into shared memory once per block and b's packs into each thread's registers once (b
-// read from L2 every row cost 9-14%: docs/notes/memory-bound-round3.md). rmsnorm_rows' staged
-// layout, with LayerNorm's two statistics.
+// reduction and one round where the guard allows (row_mean_rstd_one_pass). x is read from DRAM
+// once, w's slice is copied into shared memory once per block and b's packs into each thread's
+// registers once (b read from L2 every row cost 9-14%: docs/notes/memory-bound-round3.md).
+// rmsnorm_rows' staged layout, with LayerNorm's two statistics.
 #include "kernels/rows/layernorm_rows/staged_rows.hpp"
 
 #include <algorithm>
@@ -96,8 +96,9 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     for (int k = 0; k < rows::kStagedPacksPerThread; ++k) {
       const int p = threadIdx.x + k * blockDim.x;
       if (p < count)
-        dev::store_from_float<T, VEC>(yr + p * VEC, normalized<T>(dev::widen16<T>(x_slice[p]), dev::widen16<T>(w_slice[p]),
-                                                               dev::widen16<T>(b_packs[k]), mean, rstd));
+        dev::store_from_float<T, VEC>(yr + p * VEC,
+                                      normalized<T>(dev::widen16<T>(x_slice[p]), dev::widen16<T>(w_slice[p]),
+                                                    dev::widen16<T>(b_packs[k]), mean, rstd));
     }
     if (threadIdx.x == 0 && blockIdx.x % g.parts == 0) {
       t.mean[row] = mean;
