@@ -102,7 +102,7 @@ __device__ __forceinline__ MeanRstd row_mean_rstd_one_pass(EachPackMine each_pac
   const float mean = sums.x * inv_n;
   const float m2 = fmaf(-mean, mean * n, sums.y);
   const bool bounded = !rms::sum_overflowed(sums.y) && fabsf(mean) * sqrtf(n * sums.y) <= 8.0f * m2;
-  if (!reduce.any(!bounded)) return {mean, rms::inv_rms(m2, inv_n, eps)};  // lane groups: the warp's choice
+  if (!reduce.any(!bounded)) return {mean, rms::inv_rms(m2, inv_n, eps)};  // the same in every thread
   return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
 }
 

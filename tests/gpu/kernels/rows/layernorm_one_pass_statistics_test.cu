@@ -2,7 +2,9 @@
 // of x^2, M2 from them only where the guard bounds their rounding. One block reduces a crafted row
 // beside row_mean_rstd (the two passes) and a float64 reference: within the stated bound where the
 // mean is near zero against the spread, and row_mean_rstd's own results where it is not (the
-// guard's fallback), for a constant row, or where the row holds a NaN or an Inf.
+// guard's fallback), for a constant row, or where the row holds a NaN or an Inf; and which path
+// each row took (the fallback asks for the deviations from the mean), so a guard that never holds,
+// or always does, fails here.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,11 +25,15 @@ constexpr int kThreads = 256;
 constexpr int kN = 16384;
 constexpr float kEps = 1e-5f;
 
-// out: the one-pass statistics' mean and rstd, then row_mean_rstd's.
+// out: the one-pass statistics' mean and rstd, row_mean_rstd's, and 1 where the one pass kept its
+// M2 (it never asked for the deviations from the mean: each_centered not called), else 0.
 __global__ void both_statistics(const float* x, int n, float* out) {
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
+  __shared__ bool deviations_taken;
   rows::BlockReducer reduce(scratch, exchange, 1);
+  if (threadIdx.x == 0) deviations_taken = false;
+  __syncthreads();
   const auto each_pack = [&](auto f) {
     for (int i = threadIdx.x; i < n; i += blockDim.x) f(dev::FloatPack<1>{{x[i]}});
   };
@@ -35,9 +41,15 @@ __global__ void both_statistics(const float* x, int n, float* out) {
   const auto each_centered = [&](float mean, auto f) {
     each_pack([&](const dev::FloatPack<1>& v) { f(layernorm_rows::centered(v, mean)); });
   };
+  const auto each_centered_noted = [&](float mean, auto f) {
+    if (threadIdx.x == 0) deviations_taken = true;  // every thread calls it, or none
+    each_centered(mean, f);
+  };
   const float inv_n = 1.0f / float(n);
   const layernorm_rows::MeanRstd one_pass =
-      layernorm_rows::row_mean_rstd_one_pass<1>(each_pack_mine, each_centered, reduce, float(n), inv_n, kEps);
+      layernorm_rows::row_mean_rstd_one_pass<1>(each_pack_mine, each_centered_noted, reduce, float(n), inv_n, kEps);
+  __syncthreads();
+  const bool kept = !deviations_taken;
   const layernorm_rows::MeanRstd plain =
       layernorm_rows::row_mean_rstd<1>(each_pack, each_centered, reduce, float(n), inv_n, kEps);
   if (threadIdx.x == 0) {
@@ -45,21 +57,23 @@ __global__ void both_statistics(const float* x, int n, float* out) {
     out[1] = one_pass.rstd;
     out[2] = plain.mean;
     out[3] = plain.rstd;
+    out[4] = kept ? 1.0f : 0.0f;
   }
 }
 
 struct Statistics {
   float mean, rstd, plain_mean, plain_rstd;
+  bool one_pass;  // the guard kept the one pass's M2
 };
 
 Statistics run(const std::vector<float>& row) {
-  DeviceBuffer x(row.size() * sizeof(float)), out(4 * sizeof(float));
+  DeviceBuffer x(row.size() * sizeof(float)), out(5 * sizeof(float));
   NB_CUDA_CHECK(cudaMemcpy(x.get(), row.data(), row.size() * sizeof(float), cudaMemcpyHostToDevice));
   both_statistics<<<1, kThreads>>>(x.as<float>(), static_cast<int>(row.size()), out.as<float>());
   NB_CUDA_CHECK(cudaGetLastError());
-  float host[4];
+  float host[5];
   NB_CUDA_CHECK(cudaMemcpy(host, out.get(), sizeof(host), cudaMemcpyDeviceToHost));
-  return {host[0], host[1], host[2], host[3]};
+  return {host[0], host[1], host[2], host[3], host[4] == 1.0f};
 }
 
 struct Reference {
@@ -85,6 +99,7 @@ void expect_within_bound(const std::vector<float>& row, const std::string& what)
   const Statistics s = run(row);
   const Reference r = reference(row);
   const double unit = std::ldexp(1.0, -24);
+  EXPECT_TRUE(s.one_pass) << what;
   // M2 within 25 (g + 2) 2^-24 of itself: rstd within half of that, and eps only shrinks it.
   EXPECT_LE(std::abs(s.rstd - r.rstd) / r.rstd, 12.5 * rounding_terms() * unit + 4 * unit) << what;
   EXPECT_LE(std::abs(s.mean - r.mean), rounding_terms() * unit * r.mean_abs) << what;
@@ -107,6 +122,7 @@ TEST(LayerNormOnePassStatistics, MeansNearZeroStayWithinTheBound) {
 void expect_plain_results(const std::vector<float>& row, const std::string& what) {
   const Statistics s = run(row);
   const Reference r = reference(row);
+  EXPECT_FALSE(s.one_pass) << what;
   EXPECT_EQ(s.mean, s.plain_mean) << what;
   EXPECT_EQ(s.rstd, s.plain_rstd) << what;
   EXPECT_LE(std::abs(s.rstd - r.rstd) / r.rstd, 1e-5) << what;
@@ -124,6 +140,7 @@ TEST(LayerNormOnePassStatistics, LargeMeansFallBackToTheDeviationsFromTheMean) {
 
 TEST(LayerNormOnePassStatistics, AConstantRowHasNoVariance) {
   const Statistics s = run(std::vector<float>(kN, 2.5f));
+  EXPECT_FALSE(s.one_pass);
   EXPECT_EQ(s.mean, 2.5f);
   EXPECT_FLOAT_EQ(s.rstd, 1.0f / std::sqrt(kEps));
 }
@@ -133,6 +150,7 @@ TEST(LayerNormOnePassStatistics, OverflowingSquaresTakeTheRescaledPath) {
   std::vector<float> row = normal_row(0.0f, 1e20f, 5);
   const Statistics s = run(row);
   const Reference r = reference(row);
+  EXPECT_FALSE(s.one_pass);
   EXPECT_EQ(s.mean, s.plain_mean);
   EXPECT_EQ(s.rstd, s.plain_rstd);
   EXPECT_LE(std::abs(s.rstd - r.rstd) / r.rstd, 1e-5);
@@ -147,6 +165,7 @@ TEST(LayerNormOnePassStatistics, NonFiniteRowsKeepThePlainResults) {
     row[at] = value;
     const Statistics s = run(row);
     const std::string what = "x[" + std::to_string(at) + "] = " + std::to_string(value);
+    EXPECT_FALSE(s.one_pass) << what;
     EXPECT_TRUE(s.mean == s.plain_mean || (std::isnan(s.mean) && std::isnan(s.plain_mean))) << what;
     EXPECT_TRUE(s.rstd == s.plain_rstd || (std::isnan(s.rstd) && std::isnan(s.plain_rstd))) << what;
   }
