@@ -76,6 +76,8 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     const int at = dev::opaque(static_cast<int>(first));
     dev::PackWord<T, VEC> raw[PPT];  // zeros past the row's end
     dev::load_pack_words<T, VEC>(t.x + row * g.n + at, stride, mine, raw);
+    FirstPair<T> first_pair{};  // the row's first two values, every thread's (kOnePass)
+    if (kOnePass && active) first_pair = load_first_pair(t.x + row * g.n);
 
     const auto each_pack = [&](auto f) {
 #pragma unroll
@@ -92,7 +94,8 @@ __global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<
     };
     MeanRstd st;
     if constexpr (kOnePass) {
-      st = row_mean_rstd_one_pass<VEC>(each_pack_mine, each_centered, reduce, float(g.n), g.inv_n, g.eps);
+      st = row_mean_rstd_one_pass<VEC>(each_pack_mine, each_centered, reduce, first_pair_mean<T>(first_pair),
+                                       float(g.n), g.inv_n, g.eps);
     } else {
       st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(part.count() * VEC), g.inv_n, g.eps);
     }

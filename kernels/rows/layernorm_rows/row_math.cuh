@@ -68,30 +68,50 @@ __device__ __forceinline__ MeanRstd row_mean_rstd(EachPack each_pack, EachCenter
   return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
 }
 
-// row_mean_rstd in one pass and one reduction, for rows stored in 2 bytes: the sums of x and of x^2
-// together (one block reduction, and one round in a cluster); three instructions a value with its
-// widening. The mean is the plain sum's, as row_mean_rstd's, and M2 = sum(x^2) - n mean^2. Its
-// rounding, for sums of g terms a thread and tree levels (gamma = (g + 2) 2^-24, g counting the
-// levels), stays within 25 gamma of M2 where |mean| sqrt(n sum(x^2)) <= 8 M2: sum(x^2)'s own error
-// (gamma sum(x^2), and that guard keeps sum(x^2) = M2 + n mean^2 <= 9 M2) and the mean's (at most
-// gamma sum|x|, sum|x| <= sqrt(n sum(x^2)) by Cauchy-Schwarz, entering n mean^2 times 2 n |mean|: at
-// most 16 gamma M2). That is about 1.1e-4 of M2 at most for g = 64 + 12 (rstd's error half of it, a
-// third of an fp16 output's half ulp). The guard holds where the mean is within about 2.8 standard
-// deviations of zero; other rows, and rows whose sum of squares is not finite (a NaN or an Inf, an
-// overflow), take the squared deviations from the mean again as row_mean_rstd takes them, with its
-// results. each_pack_mine(f) calls f(pack, mine) on each pack each_pack visits, mine false for
-// the zeros past the row: their sums are dropped a pack at a time (masking each value spilled the
-// held rows' registers). n: the row's length; inv_n: 1 / n.
+// The shift of the held rows' sums (row_mean_rstd_one_pass): the mean of the row's first two
+// values, one 32-bit word (a register through the row's loads).
+template <class T>
+using FirstPair = dev::PackWord<T, 2>;
+
+template <class T>
+__device__ __forceinline__ FirstPair<T> load_first_pair(const T* row) {
+  return __ldg(reinterpret_cast<const FirstPair<T>*>(row));
+}
+
+template <class T>
+__device__ __forceinline__ float first_pair_mean(const FirstPair<T>& raw) {
+  const dev::FloatPack<2> v = dev::rewiden<T, 2>(raw);
+  return (v.v[0] + v.v[1]) * 0.5f;
+}
+
+// row_mean_rstd in one pass and one reduction, for rows stored in 2 bytes: the sums of x and of
+// d^2, d = x - shift, together (one block reduction, and one round in a cluster); three instructions
+// a value with its widening where the shift is 0 (the compiler drops the subtraction), four
+// otherwise. The mean is the plain sum's, as row_mean_rstd's, and M2 = sum(d^2) - n t^2 with t =
+// mean - shift (sum(d^2) = M2 + n t^2 exactly). Its rounding, for sums of g terms a thread and tree
+// levels (gamma = (g + 2) 2^-24, g counting the levels), stays within 25 gamma of M2 where |t| (n
+// |shift| + sqrt(n sum(d^2))) <= 8 M2: sum(d^2)'s own error (gamma sum(d^2), and the guard keeps
+// sum(d^2) <= 9 M2, since sqrt(n sum(d^2)) >= n |t|) and the mean's (at most gamma sum|x|, with
+// sum|x| <= n |shift| + sqrt(n sum(d^2)) by Cauchy-Schwarz, entering n t^2 times 2 n |t|: at most
+// 16 gamma M2). That is about 1.1e-4 of M2 at most for g = 64 + 12 (rstd's error half of it, a
+// third of an fp16 output's half ulp). With a shift of 0 the guard holds where the mean is within
+// about 2.8 standard deviations of zero. Other rows, and rows whose sum of squares is not finite (a
+// NaN or an Inf, an overflow), take the squared deviations from the mean again as row_mean_rstd
+// takes them, with its results. each_pack_mine(f) calls f(pack, mine) on each pack each_pack
+// visits, mine false for the zeros past the row: their sums are dropped a pack at a time (masking
+// each value spilled the held rows' registers). n: the row's length; inv_n: 1 / n.
 template <int VEC, class EachPackMine, class EachCentered, class Reducer>
 __device__ __forceinline__ MeanRstd row_mean_rstd_one_pass(EachPackMine each_pack_mine, EachCentered each_centered,
-                                                           Reducer& reduce, float n, float inv_n, float eps) {
-  float2 sums = make_float2(0.0f, 0.0f);  // x, x^2
+                                                           Reducer& reduce, float shift, float n, float inv_n,
+                                                           float eps) {
+  float2 sums = make_float2(0.0f, 0.0f);  // x, d^2
   each_pack_mine([&](const dev::FloatPack<VEC>& v, bool mine) {
     float2 pack = make_float2(0.0f, 0.0f);
 #pragma unroll
     for (int i = 0; i < VEC; ++i) {
+      const float d = v.v[i] - shift;
       pack.x += v.v[i];
-      pack.y = fmaf(v.v[i], v.v[i], pack.y);
+      pack.y = fmaf(d, d, pack.y);
     }
     if (mine) {
       sums.x += pack.x;
@@ -99,9 +119,10 @@ __device__ __forceinline__ MeanRstd row_mean_rstd_one_pass(EachPackMine each_pac
     }
   });
   sums = reduce.sum2(sums);
-  const float mean = sums.x * inv_n;
-  const float m2 = fmaf(-mean, mean * n, sums.y);
-  const bool bounded = !rms::sum_overflowed(sums.y) && fabsf(mean) * sqrtf(n * sums.y) <= 8.0f * m2;
+  const float mean = sums.x * inv_n, t = mean - shift;
+  const float m2 = fmaf(-t, t * n, sums.y);
+  const bool bounded =
+      !rms::sum_overflowed(sums.y) && fabsf(t) * fmaf(n, fabsf(shift), sqrtf(n * sums.y)) <= 8.0f * m2;
   if (!reduce.any(!bounded)) return {mean, rms::inv_rms(m2, inv_n, eps)};  // the same in every thread
   return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
 }

@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     MeanRstd st;
     if constexpr (sizeof(T) == 2) {  // one pass and one block reduction, one round (row_mean_rstd_one_pass)
       const auto each_pack_mine = [&](auto f) { each_pack([&](const dev::FloatPack<VEC>& v) { f(v, true); }); };
-      st = row_mean_rstd_one_pass<VEC>(each_pack_mine, each_centered, reduce, float(g.n), g.inv_n, g.eps);
+      st = row_mean_rstd_one_pass<VEC>(each_pack_mine, each_centered, reduce, 0.0f, float(g.n), g.inv_n, g.eps);
     } else {
       st = row_mean_rstd<VEC>(each_pack, each_centered, reduce, float(count * VEC), g.inv_n, g.eps);
     }

@@ -26,8 +26,10 @@ constexpr int kN = 16384;
 constexpr float kEps = 1e-5f;
 
 // out: the one-pass statistics' mean and rstd, row_mean_rstd's, and 1 where the one pass kept its
-// M2 (it never asked for the deviations from the mean: each_centered not called), else 0.
-__global__ void both_statistics(const float* x, int n, float* out) {
+// M2 (it never asked for the deviations from the mean: each_centered not called), else 0. The sums
+// are shifted by the mean of the row's first two values (the held rows' shift) or by 0 (the staged
+// rows').
+__global__ void both_statistics(const float* x, int n, bool shifted, float* out) {
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   __shared__ bool deviations_taken;
@@ -45,9 +47,9 @@ __global__ void both_statistics(const float* x, int n, float* out) {
     if (threadIdx.x == 0) deviations_taken = true;  // every thread calls it, or none
     each_centered(mean, f);
   };
-  const float inv_n = 1.0f / float(n);
-  const layernorm_rows::MeanRstd one_pass =
-      layernorm_rows::row_mean_rstd_one_pass<1>(each_pack_mine, each_centered_noted, reduce, float(n), inv_n, kEps);
+  const float inv_n = 1.0f / float(n), shift = shifted ? (x[0] + x[1]) * 0.5f : 0.0f;
+  const layernorm_rows::MeanRstd one_pass = layernorm_rows::row_mean_rstd_one_pass<1>(
+      each_pack_mine, each_centered_noted, reduce, shift, float(n), inv_n, kEps);
   __syncthreads();
   const bool kept = !deviations_taken;
   const layernorm_rows::MeanRstd plain =
@@ -66,10 +68,10 @@ struct Statistics {
   bool one_pass;  // the guard kept the one pass's M2
 };
 
-Statistics run(const std::vector<float>& row) {
+Statistics run(const std::vector<float>& row, bool shifted = false) {
   DeviceBuffer x(row.size() * sizeof(float)), out(5 * sizeof(float));
   NB_CUDA_CHECK(cudaMemcpy(x.get(), row.data(), row.size() * sizeof(float), cudaMemcpyHostToDevice));
-  both_statistics<<<1, kThreads>>>(x.as<float>(), static_cast<int>(row.size()), out.as<float>());
+  both_statistics<<<1, kThreads>>>(x.as<float>(), static_cast<int>(row.size()), shifted, out.as<float>());
   NB_CUDA_CHECK(cudaGetLastError());
   float host[5];
   NB_CUDA_CHECK(cudaMemcpy(host, out.get(), sizeof(host), cudaMemcpyDeviceToHost));
@@ -95,8 +97,8 @@ Reference reference(const std::vector<float>& row) {
 // The comment's bound on the sums' rounding: g terms a thread plus the block's tree levels, 2^-24 each.
 double rounding_terms() { return double(kN / kThreads) + 8 + 2; }
 
-void expect_within_bound(const std::vector<float>& row, const std::string& what) {
-  const Statistics s = run(row);
+void expect_within_bound(const std::vector<float>& row, const std::string& what, bool shifted = false) {
+  const Statistics s = run(row, shifted);
   const Reference r = reference(row);
   const double unit = std::ldexp(1.0, -24);
   EXPECT_TRUE(s.one_pass) << what;
@@ -114,13 +116,22 @@ std::vector<float> normal_row(float center, float spread, unsigned seed) {
 }
 
 TEST(LayerNormOnePassStatistics, MeansNearZeroStayWithinTheBound) {
-  expect_within_bound(normal_row(0.0f, 1.0f, 1), "normal");
-  expect_within_bound(normal_row(2.0f, 1.0f, 2), "a mean of two deviations");
-  expect_within_bound(normal_row(0.0f, 1e-3f, 3), "a spread of 1e-3");
+  for (const bool shifted : {false, true}) {
+    expect_within_bound(normal_row(0.0f, 1.0f, 1), "normal", shifted);
+    expect_within_bound(normal_row(2.0f, 1.0f, 2), "a mean of two deviations", shifted);
+    expect_within_bound(normal_row(0.0f, 1e-3f, 3), "a spread of 1e-3", shifted);
+  }
 }
 
-void expect_plain_results(const std::vector<float>& row, const std::string& what) {
-  const Statistics s = run(row);
+// A shift at the mean takes rows whose mean a shift of 0 cannot (four deviations out).
+TEST(LayerNormOnePassStatistics, AShiftNearTheMeanStaysWithinTheBound) {
+  std::vector<float> row = normal_row(4.0f, 1.0f, 8);
+  row[0] = row[1] = 4.0f;
+  expect_within_bound(row, "a mean of four deviations, shifted by 4", true);
+}
+
+void expect_plain_results(const std::vector<float>& row, const std::string& what, bool shifted = false) {
+  const Statistics s = run(row, shifted);
   const Reference r = reference(row);
   EXPECT_FALSE(s.one_pass) << what;
   EXPECT_EQ(s.mean, s.plain_mean) << what;
@@ -136,6 +147,15 @@ TEST(LayerNormOnePassStatistics, LargeMeansFallBackToTheDeviationsFromTheMean) {
   expect_plain_results(normal_row(1000.0f, 8.0f, 4), "offset 1000, spread 8");
   expect_plain_results(normal_row(1.0f, 1e-3f, 5), "offset 1, spread 1e-3");
   expect_plain_results(normal_row(4.0f, 1.0f, 7), "a mean of four deviations");
+}
+
+// The first two values far out: sum(d^2) is 1.5e13 where M2 is 1.8e9, so by fp32's spacing there
+// (about 1e6) the one-pass M2 would keep about three digits; the guard sends the row to the squared
+// deviations from the mean.
+TEST(LayerNormOnePassStatistics, FarShiftsFallBackToTheDeviationsFromTheMean) {
+  std::vector<float> row = normal_row(0.0f, 1.0f, 9);
+  row[0] = row[1] = 3e4f;
+  expect_plain_results(row, "the first two values 3e4", true);
 }
 
 TEST(LayerNormOnePassStatistics, AConstantRowHasNoVariance) {
