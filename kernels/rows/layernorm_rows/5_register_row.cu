@@ -4,10 +4,11 @@
 // allows, else one by one; widened to fp32 at each pass) from
 // the statistics to the write; short rows share a block in lane groups. The mean comes first, then
 // the squared deviations from it, from the registers: the variance is exact as Welford's, with no
-// division per value; the 2-byte rows held at 64 values a thread take both in one pass of the sums
-// of x and x^2 where a guard bounds their rounding (row_math.cuh). Longer rows of 16-byte packs are
-// staged in shared memory over a persistent
-// grid of clusters (staged_rows.cu); others split over a cluster of up to 8 blocks in registers
+// division per value; the 2-byte rows held at 64 values a thread take both in one pass of sums
+// shifted by the row's first values where a guard bounds their rounding (row_math.cuh), as do the
+// 2-byte rows of 16384 where the device's DRAM rate asks for three blocks an SM (rows_in_flight.hpp).
+// Longer rows of 16-byte packs are staged in shared memory over a persistent grid of clusters
+// (staged_rows.cu); others split over a cluster of up to 8 blocks in registers
 // (DSMEM sums), and rows too long for that stream their part three times. Rescales when
 // (x - mean)^2 overflows (claims `wide`).
 // rmsnorm_rows' register_row, plans and all.
@@ -24,6 +25,7 @@
 #include "kernels/rows/row_geometry.cuh"
 #include "kernels/rows/row_plan.hpp"
 #include "kernels/rows/row_reducers.cuh"
+#include "kernels/rows/rows_in_flight.hpp"
 
 namespace nb::layernorm_rows {
 namespace {
@@ -50,14 +52,18 @@ __device__ __forceinline__ void store_y(const RowTensors<T>& t, long long row, l
 // made in the loop's body, not held through it (dev::opaque). One block a row reduces with
 // BlockReducer, which holds none of a cluster's exchange state, but for the rows held at 64 values
 // a thread (ClusterReducer of one part: launch_plan).
-template <class T, int VEC, int PPT, class Reducer>
-__global__ void __launch_bounds__(kMaxLanes) layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
+// kThreeBlocks: blocks of 512 lanes at three an SM (40 registers a thread; rows_in_flight.hpp).
+template <class T, int VEC, int PPT, class Reducer, bool kThreeBlocks = false>
+__global__ void __launch_bounds__(kThreeBlocks ? 512 : kMaxLanes, kThreeBlocks ? 3 : 1)
+    layernorm_rows_register(RowTensors<T> t, RowGeometry g) {
   constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);  // 64 values a thread
-  // The 2-byte rows held at 64 values a thread (32768 values, one block): the statistics in one pass
-  // and one reduction (row_mean_rstd_one_pass). The blocks of up to 16384 values keep two passes:
-  // the one pass took 1.6-4.4% longer at 2048-4096 bf16 on an H200 in each form tried (2% less at
-  // 16384; docs/notes/memory-bound-round3.md, "Twenty-first" and "Twenty-second").
-  constexpr bool kOnePass = sizeof(T) == 2 && VEC > 1 && kHeld && std::is_same_v<Reducer, ClusterReducer>;
+  // The statistics in one pass and one reduction (row_mean_rstd_one_pass) for the 2-byte rows held
+  // at 64 values a thread (32768 values, one block) and for the blocks at three an SM, where two
+  // passes spilled 144 bytes a thread at 40 registers and took 0.4553 ms at 16384 x 16384 bf16 on an
+  // H200. The other blocks keep two passes: the one pass took 1.6-4.4% longer at 2048-4096 bf16 on an
+  // H200 in each form tried (docs/notes/memory-bound-round3.md, "Twenty-first" and "Twenty-second").
+  constexpr bool kOnePass =
+      sizeof(T) == 2 && VEC > 1 && ((kHeld && std::is_same_v<Reducer, ClusterReducer>) || kThreeBlocks);
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
@@ -164,8 +170,13 @@ constexpr int max_values_per_thread() {
 template <class T, int VEC, class Reducer, int PPT = 1>
 void launch_register(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
   if constexpr (VEC * PPT <= max_values_per_thread<T, VEC, Reducer>()) {
-    if (plan.packs_per_thread == PPT)
+    if (plan.packs_per_thread == PPT) {
+      if constexpr (sizeof(T) == 2 && VEC > 1 && PPT == 4 && std::is_same_v<Reducer, rows::BlockReducer>) {
+        if (plan.lanes == 512 && rows::blocks_of_512_an_sm() == 3)
+          return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer, true>, plan, g, t, stream);
+      }
       return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer>, plan, g, t, stream);
+    }
     return launch_register<T, VEC, Reducer, PPT * 2>(plan, g, t, stream);
   } else {
     throw std::logic_error("register_row: no kernel for this row plan");
@@ -226,7 +237,8 @@ std::unique_ptr<Variant> make_register_row_variant() {
        "16384), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
        "next row copied in by cp.async, b's packs in registers; mean, then squared deviations (bf16/fp16 rows past "
-       "16384: one pass of the sums of x and x^2 where a guard bounds their rounding); x read once",
+       "16384, and of 16384 at three blocks an SM on GPUs of > 30 GB/s of DRAM an SM: one pass of shifted sums where "
+       "a guard bounds their rounding); x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; },
        {Distribution::offset, Distribution::tiny_var, Distribution::wide}});
 }

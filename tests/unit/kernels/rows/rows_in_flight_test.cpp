@@ -1,0 +1,42 @@
+// blocks_of_512_an_sm: the device's DRAM rate an SM picks two or three blocks of 512 lanes for
+// LayerNorm's rows of 16384 2-byte values; NORMBENCH_ROWS_IN_FLIGHT overrides it, and a value other
+// than 2 or 3 is an error that says what it expects.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "harness/errors.hpp"
+#include "kernels/rows/rows_in_flight.hpp"
+
+namespace nb::rows {
+namespace {
+
+// The datasheet rates of the two GPUs measured: 3352 and 4814 GB/s over 132 SMs.
+constexpr double kH100GbpsPerSm = 3352.0 / 132, kH200GbpsPerSm = 4814.0 / 132;
+
+TEST(RowsInFlight, TheDramRateAnSmPicksTheBlocks) {
+  EXPECT_EQ(blocks_of_512_an_sm(kH100GbpsPerSm, std::nullopt), 2);
+  EXPECT_EQ(blocks_of_512_an_sm(kH200GbpsPerSm, std::nullopt), 3);
+  EXPECT_EQ(blocks_of_512_an_sm(kThreeBlocksDramGbpsPerSm, std::nullopt), 2);
+}
+
+TEST(RowsInFlight, TheSettingOverridesTheDevice) {
+  EXPECT_EQ(blocks_of_512_an_sm(kH100GbpsPerSm, std::string("3")), 3);
+  EXPECT_EQ(blocks_of_512_an_sm(kH200GbpsPerSm, std::string("2")), 2);
+}
+
+TEST(RowsInFlight, ABadSettingSaysWhatItExpects) {
+  for (const std::string bad : {"4", "three", " 3", "2x"}) {
+    try {
+      blocks_of_512_an_sm(kH200GbpsPerSm, bad);
+      ADD_FAILURE() << "'" << bad << "' was taken";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("expected 2 or 3"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nb::rows
