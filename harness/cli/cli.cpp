@@ -23,6 +23,7 @@
 #include "harness/plan_cache/plan_cache_setting.hpp"
 #include "harness/device/provenance.hpp"
 #include "harness/report/report_commands.hpp"
+#include "harness/run/rows_in_flight_setting.hpp"
 #include "harness/validation/validation_plan.hpp"
 
 namespace nb {
@@ -275,6 +276,7 @@ void finish_run_options(const CLI::App& command, RunOptions& o, const std::vecto
   for (const auto& d : distributions) o.validation.distributions.push_back(parse_distribution(d));
   if (full_validation) o.validation.distributions = all_distributions();
   check_validation_options(o.validation);
+  o.rows_in_flight = rows_in_flight_from_environment();  // a bad value stops the run before any case
   ValidationOptions& v = o.validation;
   if (command.count("--huge-trials") > 0 && v.huge_problem_trials > v.trials)
     throw UsageError("--huge-trials " + std::to_string(v.huge_problem_trials) + " exceeds --trials " +

@@ -94,12 +94,12 @@ void fill_fields_of_newer_minors(nlohmann::json& report) {
     if (row.contains("validation") && row["validation"].is_object() && !row["validation"].contains("reference"))
       row["validation"]["reference"] = nullptr;
   }
-  // Minor 5: the plan cache the run used (its plans are in phases, which readers take as they come).
-  if (report.contains("settings") && report["settings"].is_object() && !report["settings"].contains("plan_cache"))
-    report["settings"]["plan_cache"] = nullptr;
-  // Minor 10: where the run placed the tensors.
-  if (report.contains("settings") && report["settings"].is_object() && !report["settings"].contains("tensor_placement"))
-    report["settings"]["tensor_placement"] = nullptr;
+  // Settings of later minors: 5, the plan cache the run used (its plans are in phases, which readers
+  // take as they come); 10, where the run placed the tensors; 11, the run's NORMBENCH_ROWS_IN_FLIGHT
+  // (null: the device chose).
+  if (report.contains("settings") && report["settings"].is_object())
+    for (const char* key : {"plan_cache", "tensor_placement", "rows_in_flight"})
+      if (!report["settings"].contains(key)) report["settings"][key] = nullptr;
   // Minor 5: what each flag saw, the timed-output check, the GPU clock, the hidden odd shape.
   for (auto& row : report["results"]) {
     if (!row.is_object()) continue;

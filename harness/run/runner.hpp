@@ -2,6 +2,7 @@
 // The run: measure the ceilings, validate every case problem by problem, then hand the timing
 // to Google Benchmark (one registered benchmark per case, manual time from CUDA events).
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct RunOptions {
   // Host threads that build the library plans ahead of the validation (run/plan_ahead.hpp), through
   // the plan cache: -1 picks default_plan_threads(), 0 builds each in its problem's prepare().
   int plan_threads = -1;
+  // NORMBENCH_ROWS_IN_FLIGHT where the run starts (run/rows_in_flight_setting.hpp): recorded in the
+  // report's settings; the kernels read the variable themselves.
+  std::optional<int> rows_in_flight;
   // Called with "samples_begin" and "samples_end" around each case's timed loop: a candidate's
   // worker tells its parent, which times the loop with its own clock (worker_protocol.hpp).
   std::function<void(const char*)> mark_samples;

@@ -2,10 +2,8 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdlib>
-
 #include "harness/cuda_check.hpp"
-#include "harness/errors.hpp"
+#include "harness/run/rows_in_flight_setting.hpp"
 
 namespace nb::rows {
 namespace {
@@ -25,20 +23,12 @@ double device_dram_gbps_per_sm() {
 
 }  // namespace
 
-int blocks_of_512_an_sm(double dram_gbps_per_sm, const std::optional<std::string>& setting) {
-  if (setting) {
-    if (*setting == "2") return 2;
-    if (*setting == "3") return 3;
-    throw UsageError("NORMBENCH_ROWS_IN_FLIGHT='" + *setting +
-                     "': expected 2 or 3 (blocks of 512 lanes an SM for LayerNorm's rows of 16384 bf16/fp16 values)");
-  }
+int blocks_of_512_an_sm(double dram_gbps_per_sm, std::optional<int> setting) {
+  if (setting) return *setting;
   return dram_gbps_per_sm > kThreeBlocksDramGbpsPerSm ? 3 : 2;
 }
 
-int blocks_of_512_an_sm() {
-  const char* env = std::getenv("NORMBENCH_ROWS_IN_FLIGHT");  // read each launch: a test may change it
-  if (env && !*env) env = nullptr;                             // set but empty: as unset
-  return blocks_of_512_an_sm(device_dram_gbps_per_sm(), env ? std::optional<std::string>(env) : std::nullopt);
-}
+// Read at each launch: a test may change the setting between cases.
+int blocks_of_512_an_sm() { return blocks_of_512_an_sm(device_dram_gbps_per_sm(), rows_in_flight_from_environment()); }
 
 }  // namespace nb::rows

@@ -6,18 +6,17 @@
 // 16384 x 16384 bf16 from 0.2951 to 0.2764 ms, on an H100 (25 GB/s an SM) from 0.3621 to 0.3783
 // (docs/notes/memory-bound-round3.md, "Twenty-third"). The threshold sits between the two.
 #include <optional>
-#include <string>
 
 namespace nb::rows {
 
 // The rate per SM above which the rows take three blocks an SM.
 inline constexpr double kThreeBlocksDramGbpsPerSm = 30.0;
 
-// 2 or 3 for a device streaming dram_gbps_per_sm by its datasheet; `setting` (the environment's
-// NORMBENCH_ROWS_IN_FLIGHT, when set) overrides it: "2" or "3", anything else a UsageError.
-int blocks_of_512_an_sm(double dram_gbps_per_sm, const std::optional<std::string>& setting);
+// 2 or 3 for a device streaming dram_gbps_per_sm by its datasheet, unless `setting` (the run's
+// NORMBENCH_ROWS_IN_FLIGHT, harness/run/rows_in_flight_setting.hpp) says which.
+int blocks_of_512_an_sm(double dram_gbps_per_sm, std::optional<int> setting);
 
-// The same for the current device and this process's environment (the device's rate asked once).
+// The same for the current device (its rate asked once) and the environment's setting now.
 int blocks_of_512_an_sm();
 
 }  // namespace nb::rows

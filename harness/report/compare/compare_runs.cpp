@@ -223,6 +223,21 @@ static std::string placement_warning(const nlohmann::json& base, const nlohmann:
          "); verdicts and times compare the placement as well as code";
 }
 
+// "the runs set NORMBENCH_ROWS_IN_FLIGHT differently (base: 3, new: the device's choice); ...", or ""
+// when both set it alike (a report older than minor 11 let the device choose).
+static std::string rows_in_flight_warning(const nlohmann::json& base, const nlohmann::json& candidate) {
+  const auto setting = [](const nlohmann::json& report) {
+    const nlohmann::json* settings = report.contains("settings") ? &report["settings"] : nullptr;
+    if (!settings || !settings->is_object() || !settings->contains("rows_in_flight") ||
+        !(*settings)["rows_in_flight"].is_number_integer())
+      return std::string("the device's choice");
+    return std::to_string((*settings)["rows_in_flight"].get<int>());
+  };
+  if (setting(base) == setting(candidate)) return "";
+  return "the runs set NORMBENCH_ROWS_IN_FLIGHT differently (base: " + setting(base) + ", new: " +
+         setting(candidate) + "); LayerNorm's rows of 16384 bf16/fp16 values ran different kernels";
+}
+
 Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& candidate, const NoiseRule& rule) {
   Comparison comparison{identity_of(base), identity_of(candidate), rule, {}, gemm_ceiling_changes(base, candidate, rule), {}};
   if (comparison.base.gpu != comparison.candidate.gpu)
@@ -230,7 +245,8 @@ Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& can
                                   comparison.candidate.gpu + "); ratios compare hardware as well as code");
   for (const auto& [side, report] : {std::pair<const char*, const nlohmann::json*>{"base", &base}, {"new", &candidate}})
     if (std::string w = partial_run_warning(side, *report); !w.empty()) comparison.warnings.push_back(w);
-  if (std::string w = placement_warning(base, candidate); !w.empty()) comparison.warnings.push_back(w);
+  for (const std::string& w : {placement_warning(base, candidate), rows_in_flight_warning(base, candidate)})
+    if (!w.empty()) comparison.warnings.push_back(w);
   std::map<RowKey, const nlohmann::json*> base_rows;
   for (const nlohmann::json* row : all_results(base)) base_rows.emplace(key_of(*row), row);
   for (const nlohmann::json* row : all_results(candidate)) {

@@ -100,7 +100,8 @@ json settings_json(const RunRecord& r) {
           {"ftl_noise", o.ftl_noise},
           {"plan_cache",
            {{"folder", o.plan_cache.enabled() ? json(o.plan_cache.folder) : json(nullptr)},
-            {"origin", o.plan_cache.origin}}}};
+            {"origin", o.plan_cache.origin}}},
+          {"rows_in_flight", o.rows_in_flight ? json(*o.rows_in_flight) : json(nullptr)}};
 }
 
 json validation_json(const ValidationResult& v, DType storage) {

@@ -1,6 +1,7 @@
 // Bad input of every kind ends in a clear message and exit 2, never a crash: non-finite,
-// overflowing and negative parameters, bad --devices and --run-id values, and report files that
-// are malformed or hostile, given to html, compare and fleet.
+// overflowing and negative parameters, bad --devices and --run-id values, a bad
+// NORMBENCH_ROWS_IN_FLIGHT, and report files that are malformed or hostile, given to html, compare
+// and fleet.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -147,6 +148,15 @@ TEST(HostileInput, DevicesAndRunIds) {
 }
 
 // Each text is given as a report.json to html, compare (as both sides) and fleet.
+// A bad NORMBENCH_ROWS_IN_FLIGHT stops run and eval before any case (what they expect is named).
+TEST(HostileInput, ABadRowsInFlightSettingStopsTheRun) {
+  ASSERT_EQ(setenv("NORMBENCH_ROWS_IN_FLIGHT", "4", 1), 0);
+  expect_usage_error({"run", "--problem", "layernorm_rows/m4096_n4096/bf16", "--validate-only"},
+                     "NORMBENCH_ROWS_IN_FLIGHT='4': expected 2 or 3");
+  expect_usage_error({"eval", "cand.cu", "--op", "layernorm_rows"}, "NORMBENCH_ROWS_IN_FLIGHT='4': expected 2 or 3");
+  unsetenv("NORMBENCH_ROWS_IN_FLIGHT");
+}
+
 TEST(HostileInput, MalformedReportFilesAreUsageErrors) {
   const std::vector<std::pair<std::string, std::string>> files = {
       {"empty", ""},

@@ -116,6 +116,20 @@ TEST(ReportCompare, APlacementThatDiffersComparesWithAWarning) {
   EXPECT_TRUE(compare_reports(load_fixture("report_fixture.json"), aligned).warnings.empty());
 }
 
+TEST(ReportCompare, ARowsInFlightSettingThatDiffersComparesWithAWarning) {
+  nlohmann::json forced = load_fixture("report_fixture_new.json");
+  forced["settings"]["rows_in_flight"] = 3;
+  const Comparison c = compare_reports(load_fixture("report_fixture.json"), forced);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("base: the device's choice, new: 3"), std::string::npos) << c.warnings[0];
+  nlohmann::json unset = load_fixture("report_fixture_new.json");
+  unset["settings"]["rows_in_flight"] = nullptr;  // as a fixture without the field
+  EXPECT_TRUE(compare_reports(load_fixture("report_fixture.json"), unset).warnings.empty());
+  nlohmann::json base = load_fixture("report_fixture.json");
+  base["settings"]["rows_in_flight"] = 3;
+  EXPECT_TRUE(compare_reports(base, forced).warnings.empty());
+}
+
 TEST(ReportCompare, RegressionCheckNamesSlowdownsBeyondThePercentAndLostPasses) {
   Comparison c = compare_reports(load_fixture("report_fixture.json"), load_fixture("report_fixture_new.json"));
   RegressionCheck strict = check_regressions(c, 10.0);

@@ -90,6 +90,12 @@ TEST_F(ReportJson, AMisalignedRunSaysSoInItsSettings) {
   EXPECT_EQ(j["settings"]["tensor_placement"], "misaligned");
 }
 
+TEST_F(ReportJson, TheRowsInFlightSettingIsRecorded) {
+  EXPECT_TRUE(build_report_json(record, compute_metrics(record))["settings"]["rows_in_flight"].is_null());
+  record.options.rows_in_flight = 3;
+  EXPECT_EQ(build_report_json(record, compute_metrics(record))["settings"]["rows_in_flight"], 3);
+}
+
 TEST_F(ReportJson, ClockDropIsThrottled) {
   record.outcomes[0].timing->sm_clock_after_mhz = 1500;
   EXPECT_TRUE(compute_metrics(record)[0].has_flag(kFlagThrottled));

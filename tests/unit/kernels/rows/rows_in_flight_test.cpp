@@ -1,12 +1,14 @@
 // blocks_of_512_an_sm: the device's DRAM rate an SM picks two or three blocks of 512 lanes for
-// LayerNorm's rows of 16384 2-byte values; NORMBENCH_ROWS_IN_FLIGHT overrides it, and a value other
-// than 2 or 3 is an error that says what it expects.
+// LayerNorm's rows of 16384 2-byte values, and NORMBENCH_ROWS_IN_FLIGHT overrides it;
+// parse_rows_in_flight takes "2" or "3" (unset or empty: no setting), and any other value is an
+// error that says what it expects.
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <string>
 
 #include "harness/errors.hpp"
+#include "harness/run/rows_in_flight_setting.hpp"
 #include "kernels/rows/rows_in_flight.hpp"
 
 namespace nb::rows {
@@ -22,18 +24,21 @@ TEST(RowsInFlight, TheDramRateAnSmPicksTheBlocks) {
 }
 
 TEST(RowsInFlight, TheSettingOverridesTheDevice) {
-  EXPECT_EQ(blocks_of_512_an_sm(kH100GbpsPerSm, std::string("3")), 3);
-  EXPECT_EQ(blocks_of_512_an_sm(kH200GbpsPerSm, std::string("2")), 2);
+  EXPECT_EQ(blocks_of_512_an_sm(kH100GbpsPerSm, parse_rows_in_flight(std::string("3"))), 3);
+  EXPECT_EQ(blocks_of_512_an_sm(kH200GbpsPerSm, parse_rows_in_flight(std::string("2"))), 2);
+  EXPECT_EQ(blocks_of_512_an_sm(kH200GbpsPerSm, parse_rows_in_flight(std::string(""))), 3);
+  EXPECT_EQ(blocks_of_512_an_sm(kH100GbpsPerSm, parse_rows_in_flight(std::nullopt)), 2);
 }
 
 TEST(RowsInFlight, ABadSettingSaysWhatItExpects) {
-  for (const std::string bad : {"4", "three", " 3", "2x"}) {
+  for (const std::string bad : {"4", "three", " 3", "2x", "0"}) {
     try {
-      blocks_of_512_an_sm(kH200GbpsPerSm, bad);
+      parse_rows_in_flight(bad);
       ADD_FAILURE() << "'" << bad << "' was taken";
     } catch (const UsageError& e) {
-      EXPECT_NE(std::string(e.what()).find("expected 2 or 3"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("NORMBENCH_ROWS_IN_FLIGHT='" + bad + "': expected 2 or 3"),
+                std::string::npos)
+          << e.what();
     }
   }
 }
