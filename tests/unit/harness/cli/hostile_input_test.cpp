@@ -147,16 +147,18 @@ TEST(HostileInput, DevicesAndRunIds) {
   expect_usage_error({"run", "--suite", "nope", "--devices", "all"}, "unknown suite");
 }
 
-// Each text is given as a report.json to html, compare (as both sides) and fleet.
 // A bad NORMBENCH_ROWS_IN_FLIGHT stops run and eval before any case (what they expect is named).
 TEST(HostileInput, ABadRowsInFlightSettingStopsTheRun) {
+  struct Unset {
+    ~Unset() { unsetenv("NORMBENCH_ROWS_IN_FLIGHT"); }
+  } unset_after;
   ASSERT_EQ(setenv("NORMBENCH_ROWS_IN_FLIGHT", "4", 1), 0);
   expect_usage_error({"run", "--problem", "layernorm_rows/m4096_n4096/bf16", "--validate-only"},
                      "NORMBENCH_ROWS_IN_FLIGHT='4': expected 2 or 3");
   expect_usage_error({"eval", "cand.cu", "--op", "layernorm_rows"}, "NORMBENCH_ROWS_IN_FLIGHT='4': expected 2 or 3");
-  unsetenv("NORMBENCH_ROWS_IN_FLIGHT");
 }
 
+// Each text is given as a report.json to html, compare (as both sides) and fleet.
 TEST(HostileInput, MalformedReportFilesAreUsageErrors) {
   const std::vector<std::pair<std::string, std::string>> files = {
       {"empty", ""},
