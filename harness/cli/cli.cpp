@@ -277,6 +277,7 @@ void finish_run_options(const CLI::App& command, RunOptions& o, const std::vecto
   if (full_validation) o.validation.distributions = all_distributions();
   check_validation_options(o.validation);
   o.rows_in_flight = rows_in_flight_from_environment();  // a bad value stops the run before any case
+  set_rows_in_flight(o.rows_in_flight);                  // the kernels' (not read again at each launch)
   ValidationOptions& v = o.validation;
   if (command.count("--huge-trials") > 0 && v.huge_problem_trials > v.trials)
     throw UsageError("--huge-trials " + std::to_string(v.huge_problem_trials) + " exceeds --trials " +

@@ -1,5 +1,6 @@
 #include "harness/run/rows_in_flight_setting.hpp"
 
+#include <atomic>
 #include <cstdlib>
 
 #include "harness/errors.hpp"
@@ -18,5 +19,21 @@ std::optional<int> rows_in_flight_from_environment() {
   const char* env = std::getenv(kRowsInFlightVariable);
   return parse_rows_in_flight(env ? std::optional<std::string>(env) : std::nullopt);
 }
+
+namespace {
+constexpr int kUnread = -1, kDeviceChooses = 0;
+std::atomic<int> process_setting{kUnread};
+}  // namespace
+
+std::optional<int> rows_in_flight() {
+  int s = process_setting.load();
+  if (s == kUnread) {
+    s = rows_in_flight_from_environment().value_or(kDeviceChooses);
+    process_setting.store(s);
+  }
+  return s == kDeviceChooses ? std::nullopt : std::optional<int>(s);
+}
+
+void set_rows_in_flight(std::optional<int> setting) { process_setting.store(setting.value_or(kDeviceChooses)); }
 
 }  // namespace nb

@@ -2,7 +2,8 @@
 // NORMBENCH_ROWS_IN_FLIGHT: a run's override of how many blocks of 512 lanes an SM LayerNorm's rows
 // of 16384 bf16/fp16 values take (kernels/rows/rows_in_flight.hpp): 2 or 3; unset or empty, the
 // device's DRAM rate picks. Read where a run starts, so that a bad value is a usage error before any
-// case, and recorded in the report's settings (a run under it times other kernels).
+// case, recorded in the report's settings (a run under it times other kernels) and handed to the
+// kernels, which ask rows_in_flight() at each launch without reading the environment again.
 #include <optional>
 #include <string>
 
@@ -15,5 +16,9 @@ std::optional<int> parse_rows_in_flight(const std::optional<std::string>& text);
 
 // The environment's setting, parsed (throws UsageError as parse_rows_in_flight does).
 std::optional<int> rows_in_flight_from_environment();
+
+// The process's setting: what set_rows_in_flight set last, else the environment's, read once.
+std::optional<int> rows_in_flight();
+void set_rows_in_flight(std::optional<int> setting);
 
 }  // namespace nb

@@ -36,7 +36,7 @@ struct RunOptions {
   // the plan cache: -1 picks default_plan_threads(), 0 builds each in its problem's prepare().
   int plan_threads = -1;
   // NORMBENCH_ROWS_IN_FLIGHT where the run starts (run/rows_in_flight_setting.hpp): recorded in the
-  // report's settings; the kernels read the variable themselves.
+  // report's settings, and the process's setting the kernels launch by.
   std::optional<int> rows_in_flight;
   // Called with "samples_begin" and "samples_end" around each case's timed loop: a candidate's
   // worker tells its parent, which times the loop with its own clock (worker_protocol.hpp).

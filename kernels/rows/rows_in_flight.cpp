@@ -28,7 +28,6 @@ int blocks_of_512_an_sm(double dram_gbps_per_sm, std::optional<int> setting) {
   return dram_gbps_per_sm > kThreeBlocksDramGbpsPerSm ? 3 : 2;
 }
 
-// Read at each launch: a test may change the setting between cases.
-int blocks_of_512_an_sm() { return blocks_of_512_an_sm(device_dram_gbps_per_sm(), rows_in_flight_from_environment()); }
+int blocks_of_512_an_sm() { return blocks_of_512_an_sm(device_dram_gbps_per_sm(), rows_in_flight()); }
 
 }  // namespace nb::rows

@@ -16,7 +16,7 @@ inline constexpr double kThreeBlocksDramGbpsPerSm = 30.0;
 // NORMBENCH_ROWS_IN_FLIGHT, harness/run/rows_in_flight_setting.hpp) says which.
 int blocks_of_512_an_sm(double dram_gbps_per_sm, std::optional<int> setting);
 
-// The same for the current device (its rate asked once) and the environment's setting now.
+// The same for the current device (its rate asked once) and the process's setting.
 int blocks_of_512_an_sm();
 
 }  // namespace nb::rows

@@ -227,11 +227,8 @@ static std::string placement_warning(const nlohmann::json& base, const nlohmann:
 // when both set it alike (a report older than minor 11 let the device choose).
 static std::string rows_in_flight_warning(const nlohmann::json& base, const nlohmann::json& candidate) {
   const auto setting = [](const nlohmann::json& report) {
-    const nlohmann::json* settings = report.contains("settings") ? &report["settings"] : nullptr;
-    if (!settings || !settings->is_object() || !settings->contains("rows_in_flight") ||
-        !(*settings)["rows_in_flight"].is_number_integer())
-      return std::string("the device's choice");
-    return std::to_string((*settings)["rows_in_flight"].get<int>());
+    const std::string s = text_of(report, "settings.rows_in_flight");
+    return s.empty() ? std::string("the device's choice") : s;
   };
   if (setting(base) == setting(candidate)) return "";
   return "the runs set NORMBENCH_ROWS_IN_FLIGHT differently (base: " + setting(base) + ", new: " +

@@ -68,8 +68,8 @@ __device__ __forceinline__ MeanRstd row_mean_rstd(EachPack each_pack, EachCenter
   return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
 }
 
-// The shift of the held rows' sums (row_mean_rstd_one_pass): the mean of the row's first two
-// values, one 32-bit word (a register through the row's loads).
+// The shift of the one-pass sums of a row held in one block (row_mean_rstd_one_pass): the mean of
+// the row's first two values, one 32-bit word (a register through the row's loads).
 template <class T>
 using FirstPair = dev::PackWord<T, 2>;
 

@@ -5,33 +5,25 @@
 // tiny_var), overflowing squares (wide) and NaN/Inf (special).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <optional>
 #include <string>
 
 #include "gpu_harness.hpp"
+#include "harness/run/rows_in_flight_setting.hpp"
 #include "kernels/rows/row_plan.hpp"
 #include "kernels/rows/rows_in_flight.hpp"
 
 namespace nb::test {
 namespace {
 
-constexpr const char* kSetting = "NORMBENCH_ROWS_IN_FLIGHT";
-
-// Sets the variable for the scope, and puts back what was there.
-class ScopedSetting {
+// Sets the process's count for the scope, and puts back what was there.
+class ScopedRowsInFlight {
  public:
-  explicit ScopedSetting(const std::string& value) {
-    if (const char* old = std::getenv(kSetting)) old_ = old;
-    setenv(kSetting, value.c_str(), 1);
-  }
-  ~ScopedSetting() {
-    if (old_) setenv(kSetting, old_->c_str(), 1);
-    else unsetenv(kSetting);
-  }
+  explicit ScopedRowsInFlight(int blocks) : old_(rows_in_flight()) { set_rows_in_flight(blocks); }
+  ~ScopedRowsInFlight() { set_rows_in_flight(old_); }
 
  private:
-  std::optional<std::string> old_;
+  std::optional<int> old_;
 };
 
 struct InFlightCase {
@@ -43,7 +35,7 @@ class LayerNormRowsInFlight : public testing::TestWithParam<InFlightCase> {};
 
 TEST_P(LayerNormRowsInFlight, RowsOf16384PassAtEitherCount) {
   const InFlightCase c = GetParam();
-  const ScopedSetting setting(std::to_string(c.blocks));
+  const ScopedRowsInFlight setting(c.blocks);
   ASSERT_EQ(rows::blocks_of_512_an_sm(), c.blocks);
   // The plan the launch asks for that count: one block of 512 lanes, four 16-byte packs a thread.
   const rows::RowPlan plan = rows::plan_register_row(16384, 2, /*packs16=*/true);

@@ -1,7 +1,7 @@
 // blocks_of_512_an_sm: the device's DRAM rate an SM picks two or three blocks of 512 lanes for
 // LayerNorm's rows of 16384 2-byte values, and NORMBENCH_ROWS_IN_FLIGHT overrides it;
 // parse_rows_in_flight takes "2" or "3" (unset or empty: no setting), and any other value is an
-// error that says what it expects.
+// error that says what it expects; the process's setting is what was set last.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -28,6 +28,17 @@ TEST(RowsInFlight, TheSettingOverridesTheDevice) {
   EXPECT_EQ(blocks_of_512_an_sm(kH200GbpsPerSm, parse_rows_in_flight(std::string("2"))), 2);
   EXPECT_EQ(blocks_of_512_an_sm(kH200GbpsPerSm, parse_rows_in_flight(std::string(""))), 3);
   EXPECT_EQ(blocks_of_512_an_sm(kH100GbpsPerSm, parse_rows_in_flight(std::nullopt)), 2);
+}
+
+TEST(RowsInFlight, TheProcessSettingIsWhatWasSetLast) {
+  const std::optional<int> before = rows_in_flight();
+  set_rows_in_flight(3);
+  EXPECT_EQ(rows_in_flight(), 3);
+  set_rows_in_flight(2);
+  EXPECT_EQ(rows_in_flight(), 2);
+  set_rows_in_flight(std::nullopt);
+  EXPECT_EQ(rows_in_flight(), std::nullopt);
+  set_rows_in_flight(before);
 }
 
 TEST(RowsInFlight, ABadSettingSaysWhatItExpects) {
