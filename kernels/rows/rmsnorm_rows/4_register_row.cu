@@ -21,6 +21,7 @@
 #include "kernels/rows/row_geometry.cuh"
 #include "kernels/rows/row_plan.hpp"
 #include "kernels/rows/row_reducers.cuh"
+#include "kernels/rows/rows_in_flight.hpp"
 #include "kernels/rows/rmsnorm_rows/spec.hpp"
 #include "kernels/rows/rmsnorm_rows/staged_rows.hpp"
 
@@ -56,11 +57,12 @@ __device__ __forceinline__ void store_weighted(T* y, const T* w, const dev::Floa
 
 // Rows past the 32-value budget (bf16 and fp16 rows of up to 32768 at 64 values a thread) are held
 // as stored, two values a register, widened at each of their two passes, with their addresses made
-// in the loop's body (dev::opaque); the others hold their fp32 values.
-template <class T, int VEC, int PPT, class Reducer>
-__global__ void __launch_bounds__(kMaxLanes)
+// in the loop's body (dev::opaque), as are the blocks at three an SM (kThreeBlocks: 512 lanes, 40
+// registers a thread; kernels/rows/rows_in_flight.hpp); the others hold their fp32 values.
+template <class T, int VEC, int PPT, class Reducer, bool kThreeBlocks = false>
+__global__ void __launch_bounds__(kThreeBlocks ? 512 : kMaxLanes, kThreeBlocks ? 3 : 1)
     rmsnorm_rows_register(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
-  constexpr bool kHeld = rows::holds_as_stored(VEC, PPT);
+  constexpr bool kHeld = rows::holds_as_stored(VEC, PPT) || kThreeBlocks;
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   Reducer reduce(scratch, exchange, g.parts);
@@ -147,8 +149,13 @@ void launch_row_grid(Kernel kernel, const RowPlan& plan, const RowGeometry& g, c
 template <class T, int VEC, class Reducer, int PPT = 1>
 void launch_register(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y, cudaStream_t stream) {
   if constexpr (VEC * PPT <= max_held_elements_per_thread(sizeof(T), VEC)) {
-    if (plan.packs_per_thread == PPT)
+    if (plan.packs_per_thread == PPT) {
+      if constexpr (sizeof(T) == 2 && VEC > 1 && PPT == 4) {
+        if (plan.layout == RowLayout::block && plan.lanes == 512 && rows::blocks_of_512_an_sm() == 3)
+          return launch_row_grid(rmsnorm_rows_register<T, VEC, PPT, Reducer, true>, plan, g, x, w, y, stream);
+      }
       return launch_row_grid(rmsnorm_rows_register<T, VEC, PPT, Reducer>, plan, g, x, w, y, stream);
+    }
     return launch_register<T, VEC, Reducer, PPT * 2>(plan, g, x, w, y, stream);
   } else {
     throw std::logic_error("register_row: no kernel for this row plan");
