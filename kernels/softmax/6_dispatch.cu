@@ -10,6 +10,7 @@
 #include "kernels/primitives/held_split_row.cuh"
 #include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/softmax/common.cuh"
+#include "kernels/rows/rows_in_flight.hpp"
 #include "kernels/softmax/onchip.hpp"
 #include "harness/variant.hpp"
 
@@ -80,8 +81,8 @@ __global__ void __launch_bounds__(kMaxLanes) register_rows(Args<T> a, int packs)
 // Rows of 32-64 KB of 2-byte values, a block per row holding its packs as stored (two values a
 // register: 64 a thread in 32 registers, where their fp32 exps would take 64): the max from the
 // widened packs, then the sum of exp(x - max), then exp(x - max) again times 1 / sum at the write.
-template <class T, int VEC, int PPT>
-__global__ void __launch_bounds__(kMaxHeldLanes, 2) held_rows(Args<T> a, int packs) {
+template <class T, int VEC, int PPT, int kMinBlocks = 2>
+__global__ void __launch_bounds__(kMaxHeldLanes, kMinBlocks) held_rows(Args<T> a, int packs) {
   __shared__ float scratch[32];
   const int stride = blockDim.x * VEC;        // elements between one thread's packs
   const int owned = packs - int(threadIdx.x);  // pack k is mine when k * blockDim.x < owned
@@ -184,6 +185,25 @@ void launch_held(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream
   }
 }
 
+// 2-byte rows of 16384 (a block of 512 lanes, four packs a thread) at three blocks an SM where
+// rows_in_flight picks three: held as stored (held_rows) under 40 registers a thread, where the
+// block row's fp32 exps take about 50.
+template <class T, int VEC>
+bool three_blocks_an_sm(const DispatchPlan& plan) {
+  return sizeof(T) == 2 && VEC * sizeof(T) == 16 && plan.path == DispatchPath::block_row &&
+         plan.packs_per_thread == kMaxPacks<T, VEC> && plan.lanes == 512 && rows::blocks_of_512_an_sm() == 3;
+}
+
+template <class T, int VEC>
+void launch_held_three_blocks(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
+  if constexpr (sizeof(T) == 2 && VEC * sizeof(T) == 16) {
+    const long long blocks = std::min<long long>(a.m, 0x7fffffffLL);
+    held_rows<T, VEC, kMaxPacks<T, VEC>, 3><<<unsigned(blocks), plan.lanes, 0, stream>>>(a, int(plan.packs));
+  } else {
+    throw std::logic_error("dispatch: only 16-byte packs of 2-byte values are held as stored");
+  }
+}
+
 // The held split's opt-in to its shared memory, once per storage type; false where the device
 // refuses it (launch then takes the onchip path).
 template <class T>
@@ -208,6 +228,7 @@ void launch_registers(const DispatchPlan& plan, const Args<T>& a, cudaStream_t s
   if (plan.path == DispatchPath::lane_groups) launch_register<T, VEC, LaneGroup, 1>(plan, a, stream);
   else if (plan.path == DispatchPath::held_block) launch_held<T, VEC>(plan, a, stream);
   else if (plan.path == DispatchPath::held_split) launch_held_split<T, VEC>(plan, a, stream);
+  else if (three_blocks_an_sm<T, VEC>(plan)) launch_held_three_blocks<T, VEC>(plan, a, stream);
   else launch_register<T, VEC, WholeBlock, kMaxPacks<T, VEC>>(plan, a, stream);
 }
 
