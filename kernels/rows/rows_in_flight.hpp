@@ -1,10 +1,13 @@
 #pragma once
-// How many blocks of 512 lanes an SM LayerNorm's register rows of 16384 bf16/fp16 values run: two
-// with the registers the kernel asks for (about 60 a thread), or three with 40 and the statistics
-// in one pass (a few bytes spilled). By Little's law an SM must keep its DRAM rate times the
-// latency in flight: on an H200 (36 GB/s an SM by the datasheet) the third row in flight took
-// 16384 x 16384 bf16 from 0.2951 to 0.2764 ms, on an H100 (25 GB/s an SM) from 0.3621 to 0.3783
-// (docs/notes/memory-bound-round3.md, "Twenty-third"). The threshold sits between the two.
+// How many blocks of 512 lanes an SM the register rows of 16384 bf16/fp16 values run (LayerNorm's
+// and RMSNorm's register_row, softmax's dispatch): two with the registers the kernels ask for
+// (about 50-60 a thread), or three with 40 (LayerNorm's statistics in one pass, a few bytes
+// spilled; RMSNorm's and softmax's rows held as stored). By Little's law an SM must keep its DRAM
+// rate times the latency in flight: on an H200 (36 GB/s an SM by the datasheet) the third row in
+// flight took 16384 x 16384 bf16 LayerNorm from 0.2951 to 0.2764 ms, RMSNorm from 0.2680 to 0.2628,
+// softmax from 0.2698 to 0.2617; on an H100 (25 GB/s an SM) it cost 2.7-4.5%, 0.5% and 0.6%
+// (docs/notes/memory-bound-round3.md, "Twenty-third" and "Twenty-fourth"). The threshold sits
+// between the two.
 #include <optional>
 
 namespace nb::rows {
