@@ -5,7 +5,7 @@
 // spilled; RMSNorm's and softmax's rows held as stored). By Little's law an SM must keep its DRAM
 // rate times the latency in flight: on an H200 (36 GB/s an SM by the datasheet) the third row in
 // flight took 16384 x 16384 bf16 LayerNorm from 0.2951 to 0.2764 ms, RMSNorm from 0.2680 to 0.2628,
-// softmax from 0.2698 to 0.2617; on an H100 (25 GB/s an SM) it cost 2.7-4.5%, 0.5% and 0.6%
+// softmax from 0.2698 to 0.2617; on an H100 (25 GB/s an SM) it cost 2.7-4.5%, 0.4-0.5% and 0.6-0.7%
 // (docs/notes/memory-bound-round3.md, "Twenty-third" and "Twenty-fourth"). The threshold sits
 // between the two.
 #include <optional>
