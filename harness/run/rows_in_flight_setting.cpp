@@ -12,7 +12,7 @@ std::optional<int> parse_rows_in_flight(const std::optional<std::string>& text) 
   if (*text == "2") return 2;
   if (*text == "3") return 3;
   throw UsageError(std::string(kRowsInFlightVariable) + "='" + *text +
-                   "': expected 2 or 3 (blocks of 512 lanes an SM for LayerNorm's rows of 16384 bf16/fp16 values)");
+                   "': expected 2 or 3 (blocks of 512 lanes an SM for the row ops' rows of 16384 bf16/fp16 values)");
 }
 
 std::optional<int> rows_in_flight_from_environment() {

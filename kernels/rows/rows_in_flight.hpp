@@ -22,4 +22,8 @@ int blocks_of_512_an_sm(double dram_gbps_per_sm, std::optional<int> setting);
 // The same for the current device (its rate asked once) and the process's setting.
 int blocks_of_512_an_sm();
 
+// Whether a block row of `lanes` lanes launches its three-block instance: 512 lanes where
+// blocks_of_512_an_sm() is 3.
+inline bool launches_three_blocks(int lanes) { return lanes == 512 && blocks_of_512_an_sm() == 3; }
+
 }  // namespace nb::rows

@@ -173,16 +173,22 @@ void launch_register(const DispatchPlan& plan, const Args<T>& a, cudaStream_t st
   }
 }
 
-template <class T, int VEC>
-void launch_held(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
-  constexpr int kPacks = kHeldValuesPerThread / VEC;
+// held_rows over every row, kPacks packs a thread, at least kMinBlocks blocks an SM.
+template <class T, int VEC, int kPacks, int kMinBlocks = 2>
+void launch_held_rows(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
   if constexpr (sizeof(T) == 2 && VEC * sizeof(T) == 16) {
-    if (plan.packs_per_thread != kPacks) throw std::logic_error("dispatch: the held block takes 8 packs a thread");
     const long long blocks = std::min<long long>(a.m, 0x7fffffffLL);
-    held_rows<T, VEC, kPacks><<<unsigned(blocks), plan.lanes, 0, stream>>>(a, int(plan.packs));
+    held_rows<T, VEC, kPacks, kMinBlocks><<<unsigned(blocks), plan.lanes, 0, stream>>>(a, int(plan.packs));
   } else {
     throw std::logic_error("dispatch: only 16-byte packs of 2-byte values are held as stored");
   }
+}
+
+template <class T, int VEC>
+void launch_held(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
+  constexpr int kPacks = kHeldValuesPerThread / VEC;
+  if (plan.packs_per_thread != kPacks) throw std::logic_error("dispatch: the held block takes 8 packs a thread");
+  launch_held_rows<T, VEC, kPacks>(plan, a, stream);
 }
 
 // 2-byte rows of 16384 (a block of 512 lanes, four packs a thread) at three blocks an SM where
@@ -191,17 +197,7 @@ void launch_held(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream
 template <class T, int VEC>
 bool three_blocks_an_sm(const DispatchPlan& plan) {
   return sizeof(T) == 2 && VEC * sizeof(T) == 16 && plan.path == DispatchPath::block_row &&
-         plan.packs_per_thread == kMaxPacks<T, VEC> && plan.lanes == 512 && rows::blocks_of_512_an_sm() == 3;
-}
-
-template <class T, int VEC>
-void launch_held_three_blocks(const DispatchPlan& plan, const Args<T>& a, cudaStream_t stream) {
-  if constexpr (sizeof(T) == 2 && VEC * sizeof(T) == 16) {
-    const long long blocks = std::min<long long>(a.m, 0x7fffffffLL);
-    held_rows<T, VEC, kMaxPacks<T, VEC>, 3><<<unsigned(blocks), plan.lanes, 0, stream>>>(a, int(plan.packs));
-  } else {
-    throw std::logic_error("dispatch: only 16-byte packs of 2-byte values are held as stored");
-  }
+         plan.packs_per_thread == kMaxPacks<T, VEC> && rows::launches_three_blocks(plan.lanes);
 }
 
 // The held split's opt-in to its shared memory, once per storage type; false where the device
@@ -228,7 +224,7 @@ void launch_registers(const DispatchPlan& plan, const Args<T>& a, cudaStream_t s
   if (plan.path == DispatchPath::lane_groups) launch_register<T, VEC, LaneGroup, 1>(plan, a, stream);
   else if (plan.path == DispatchPath::held_block) launch_held<T, VEC>(plan, a, stream);
   else if (plan.path == DispatchPath::held_split) launch_held_split<T, VEC>(plan, a, stream);
-  else if (three_blocks_an_sm<T, VEC>(plan)) launch_held_three_blocks<T, VEC>(plan, a, stream);
+  else if (three_blocks_an_sm<T, VEC>(plan)) launch_held_rows<T, VEC, kMaxPacks<T, VEC>, 3>(plan, a, stream);
   else launch_register<T, VEC, WholeBlock, kMaxPacks<T, VEC>>(plan, a, stream);
 }
 

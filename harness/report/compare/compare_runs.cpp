@@ -232,7 +232,7 @@ static std::string rows_in_flight_warning(const nlohmann::json& base, const nloh
   };
   if (setting(base) == setting(candidate)) return "";
   return "the runs set NORMBENCH_ROWS_IN_FLIGHT differently (base: " + setting(base) + ", new: " +
-         setting(candidate) + "); LayerNorm's rows of 16384 bf16/fp16 values ran different kernels";
+         setting(candidate) + "); the row ops' rows of 16384 bf16/fp16 values ran different kernels";
 }
 
 Comparison compare_reports(const nlohmann::json& base, const nlohmann::json& candidate, const NoiseRule& rule) {

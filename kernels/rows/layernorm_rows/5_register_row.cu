@@ -172,7 +172,7 @@ void launch_register(const RowPlan& plan, const RowGeometry& g, const RowTensors
   if constexpr (VEC * PPT <= max_values_per_thread<T, VEC, Reducer>()) {
     if (plan.packs_per_thread == PPT) {
       if constexpr (sizeof(T) == 2 && VEC > 1 && PPT == 4 && std::is_same_v<Reducer, rows::BlockReducer>) {
-        if (plan.lanes == 512 && rows::blocks_of_512_an_sm() == 3)
+        if (rows::launches_three_blocks(plan.lanes))
           return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer, true>, plan, g, t, stream);
       }
       return launch_row_grid(layernorm_rows_register<T, VEC, PPT, Reducer>, plan, g, t, stream);

@@ -151,7 +151,7 @@ void launch_register(const RowPlan& plan, const RowGeometry& g, const T* x, cons
   if constexpr (VEC * PPT <= max_held_elements_per_thread(sizeof(T), VEC)) {
     if (plan.packs_per_thread == PPT) {
       if constexpr (sizeof(T) == 2 && VEC > 1 && PPT == 4) {
-        if (plan.layout == RowLayout::block && plan.lanes == 512 && rows::blocks_of_512_an_sm() == 3)
+        if (plan.layout == RowLayout::block && rows::launches_three_blocks(plan.lanes))
           return launch_row_grid(rmsnorm_rows_register<T, VEC, PPT, Reducer, true>, plan, g, x, w, y, stream);
       }
       return launch_row_grid(rmsnorm_rows_register<T, VEC, PPT, Reducer>, plan, g, x, w, y, stream);

@@ -50,6 +50,7 @@ TEST_P(RowsInFlight, RowsOf16384PassAtEitherCount) {
   ASSERT_EQ(dispatch.path, softmax::DispatchPath::block_row);
   ASSERT_EQ(dispatch.lanes, 512);
   ASSERT_EQ(dispatch.packs_per_thread, 4);
+  ASSERT_EQ(rows::launches_three_blocks(plan.lanes), c.blocks == 3);  // the launches' own test
   const OpSpec& op = registry().op(c.op);
   const Problem problem = op.make_problem({{"m", 700.0}, {"n", 16384.0}}, c.dtype);
   expect_variants_pass(op, problem, {c.variant},

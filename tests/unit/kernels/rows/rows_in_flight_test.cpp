@@ -1,5 +1,5 @@
 // blocks_of_512_an_sm: the device's DRAM rate an SM picks two or three blocks of 512 lanes for
-// LayerNorm's rows of 16384 2-byte values, and NORMBENCH_ROWS_IN_FLIGHT overrides it;
+// the rows of 16384 2-byte values (LayerNorm, RMSNorm, softmax), and NORMBENCH_ROWS_IN_FLIGHT overrides it;
 // parse_rows_in_flight takes "2" or "3" (unset or empty: no setting), and any other value is an
 // error that says what it expects; the process's setting is what was set last.
 #include <gtest/gtest.h>
