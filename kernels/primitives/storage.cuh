@@ -62,15 +62,28 @@ template <> struct RawWord<2> { using type = unsigned short; };
 template <class T, int VEC>
 using PackWord = typename RawWord<static_cast<int>(sizeof(T)) * VEC>::type;
 
-// A pack's raw bits widened to fp32 in registers.
+// A pack's raw bits widened to fp32 in registers. bf16 is fp32's top half, so each 32-bit word of
+// two gives its values by a shift and a mask, one instruction a value (the conversion intrinsic
+// took two for the upper one: a byte permute, then the shift).
 template <class T, int VEC>
 __device__ __forceinline__ FloatPack<VEC> widen(const PackWord<T, VEC>& raw) {
-  StoredPack<T, VEC> s;
-  *reinterpret_cast<PackWord<T, VEC>*>(&s) = raw;
-  FloatPack<VEC> out;
+  if constexpr (std::is_same_v<T, __nv_bfloat16> && VEC % 2 == 0) {
+    const unsigned* words = reinterpret_cast<const unsigned*>(&raw);
+    FloatPack<VEC> out;
 #pragma unroll
-  for (int i = 0; i < VEC; ++i) out.v[i] = to_float(s.v[i]);
-  return out;
+    for (int i = 0; i < VEC / 2; ++i) {
+      out.v[2 * i] = __uint_as_float(words[i] << 16);
+      out.v[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
+    }
+    return out;
+  } else {
+    StoredPack<T, VEC> s;
+    *reinterpret_cast<PackWord<T, VEC>*>(&s) = raw;
+    FloatPack<VEC> out;
+#pragma unroll
+    for (int i = 0; i < VEC; ++i) out.v[i] = to_float(s.v[i]);
+    return out;
+  }
 }
 
 // widen, in instructions the compiler keeps where they are written: never merged with an earlier

@@ -27,12 +27,22 @@
 namespace nb::rows_bwd {
 namespace {
 
+// Row i's stage (i mod kTmaStages) and the parity of its round through the ring (i / kTmaStages),
+// counted as the rows go rather than divided out of a 64-bit i.
+struct StageRing {
+  int stage = 0;
+  unsigned phase = 0;
+  __device__ void advance() {
+    if (++stage == kTmaStages) stage = 0, phase ^= 1u;
+  }
+};
+
 // blockDim.x = consumers + 32: the last warp is the producer (its first thread copies). Dynamic
 // shared memory from its first kTmaStageAlign-byte boundary: kTmaStages stages of [x, dy][pack of
 // the part], the end's column sums after the loop. Every CTA of a cluster walks the same rows (its
 // band) over its part of them.
 template <bool kLayer, class T, int VEC>
-__global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
+__global__ void __maxnreg__(120)
     fused_tma(Args<T> a, Geometry g, float* __restrict__ partials) {
   using nb::dev::FloatPack;
   using nb::dev::PackWord;
@@ -72,10 +82,11 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
   if (tid >= consumers) {
     if (tid == consumers) {  // row i goes into stage i % kTmaStages once row i - kTmaStages has left it
       const std::uint32_t bytes = std::uint32_t(part_packs) * 16u;
+      StageRing ring;
 #pragma unroll 1
-      for (long long i = 0; i < rows; ++i) {
-        const int s = int(i % kTmaStages);
-        if (i >= kTmaStages) nb::dev::mbarrier_wait(&empty[s], unsigned((i / kTmaStages - 1) & 1));
+      for (long long i = 0; i < rows; ++i, ring.advance()) {
+        const int s = ring.stage;
+        if (i >= kTmaStages) nb::dev::mbarrier_wait(&empty[s], ring.phase ^ 1u);
         const long long offset = (sh.row_begin + i) * a.n + sh.first_pack * VEC;
         nb::dev::mbarrier_arrive_expect_bytes(&full[s], 2 * bytes);
         nb::dev::bulk_load(stage_x(s), a.x + offset, bytes, &full[s]);
@@ -90,12 +101,13 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
     PackWord<T, VEC> w_raw[PPT];
     nb::dev::load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
     dev::RowStats next_stats = rows > 0 ? dev::row_stats<kLayer>(a, sh.row_begin) : dev::RowStats{0.0f, 0.0f};
+    StageRing ring;
 #pragma unroll 1
-    for (long long i = 0; i < rows; ++i) {
-      const int s = int(i % kTmaStages), b = int(i & 1);
+    for (long long i = 0; i < rows; ++i, ring.advance()) {
+      const int s = ring.stage, b = int(i & 1);
       const long long row = sh.row_begin + i;
       const dev::RowStats st = next_stats;
-      nb::dev::mbarrier_wait(&full[s], unsigned((i / kTmaStages) & 1));
+      nb::dev::mbarrier_wait(&full[s], ring.phase);
       PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
 #pragma unroll
       for (int k = 0; k < PPT; ++k)
@@ -106,11 +118,12 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       if (i + 1 < rows) next_stats = dev::row_stats<kLayer>(a, row + 1);
 
       dev::RowSums v{};
+      dev::PackTerms<VEC> terms[PPT];  // xhat and g, held for dx
 #pragma unroll
       for (int k = 0; k < PPT; ++k) {
         if (!mine(k)) continue;
         const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]), w = widen<T, VEC>(w_raw[k]);
-        dev::add_pack<kLayer>(x, dy, w, st, v, dw[k], db[k]);
+        terms[k] = dev::add_pack<kLayer>(x, dy, w, st, v, dw[k], db[k]);
       }
       // The warps' sums meet on a named barrier of the consumers (the producer warp runs on): a
       // warp writes warp_sums[b] again two rows on, after the next row's barrier saw every warp
@@ -140,9 +153,9 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
 #pragma unroll
       for (int k = 0; k < PPT; ++k) {
         if (!mine(k)) continue;
-        const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]), w = widen<T, VEC>(w_raw[k]);
+        if (kLayer) terms[k].g = dev::pack_output_grad(widen<T, VEC>(dy_raw[k]), widen<T, VEC>(w_raw[k]));
         nb::dev::store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride,
-                                          dev::pack_input_grad<kLayer>(x, dy, w, st, mean_g, mean_gx));
+                                          dev::pack_input_grad<VEC>(terms[k], st.rstd, mean_g, mean_gx));
       }
     }
   }

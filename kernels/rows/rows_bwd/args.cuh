@@ -62,6 +62,15 @@ __device__ __forceinline__ float xhat(float x, RowStats s) {
 // kept the product's rounding, and LayerNorm's dx at N = 1 (exactly 0) came out -4.5e-6 at rstd 316.
 __device__ __forceinline__ float output_grad(float dy, float w) { return __fmul_rn(dy, w); }
 
+template <int VEC>
+__device__ __forceinline__ nb::dev::FloatPack<VEC> pack_output_grad(const nb::dev::FloatPack<VEC>& dy,
+                                                                    const nb::dev::FloatPack<VEC>& w) {
+  nb::dev::FloatPack<VEC> g;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) g.v[i] = output_grad(dy.v[i], w.v[i]);
+  return g;
+}
+
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); mean_g is 0 for RMSNorm.
 __device__ __forceinline__ float input_grad(float g, float xh, float rstd, float mean_g, float mean_gx) {
   return rstd * (g - mean_g - xh * mean_gx);
@@ -83,12 +92,19 @@ __device__ __forceinline__ RowSums shfl_xor(const RowSums& s, int offset) {
   return {__shfl_xor_sync(0xffffffffu, s.g, offset), __shfl_xor_sync(0xffffffffu, s.gx, offset)};
 }
 
+// A pack's xhat and g: what dx takes again after the row sums.
+template <int VEC>
+struct PackTerms {
+  nb::dev::FloatPack<VEC> xh, g;
+};
+
 // One pack of a row in fp32: its share of the two row sums into s, and dy * xhat (and dy, for
-// LayerNorm) into the column sums dw (and db).
+// LayerNorm) into the column sums dw (and db); returns the pack's xhat and g.
 template <bool kLayer, int VEC>
-__device__ __forceinline__ void add_pack(const nb::dev::FloatPack<VEC>& x, const nb::dev::FloatPack<VEC>& dy,
-                                         const nb::dev::FloatPack<VEC>& w, RowStats st, RowSums& s,
-                                         nb::dev::FloatPack<VEC>& dw, nb::dev::FloatPack<VEC>& db) {
+__device__ __forceinline__ PackTerms<VEC> add_pack(const nb::dev::FloatPack<VEC>& x, const nb::dev::FloatPack<VEC>& dy,
+                                                   const nb::dev::FloatPack<VEC>& w, RowStats st, RowSums& s,
+                                                   nb::dev::FloatPack<VEC>& dw, nb::dev::FloatPack<VEC>& db) {
+  PackTerms<VEC> t;
 #pragma unroll
   for (int i = 0; i < VEC; ++i) {
     const float xh = xhat<kLayer>(x.v[i], st), gv = output_grad(dy.v[i], w.v[i]);
@@ -96,20 +112,32 @@ __device__ __forceinline__ void add_pack(const nb::dev::FloatPack<VEC>& x, const
     s.gx += gv * xh;
     dw.v[i] += dy.v[i] * xh;
     if (kLayer) db.v[i] += dy.v[i];
+    t.xh.v[i] = xh;
+    t.g.v[i] = gv;
   }
+  return t;
 }
 
-// One pack's dx, from the row's two means.
+// One pack's dx from its xhat and g and the row's two means.
+template <int VEC>
+__device__ __forceinline__ nb::dev::FloatPack<VEC> pack_input_grad(const PackTerms<VEC>& t, float rstd, float mean_g,
+                                                                   float mean_gx) {
+  nb::dev::FloatPack<VEC> dx;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) dx.v[i] = input_grad(t.g.v[i], t.xh.v[i], rstd, mean_g, mean_gx);
+  return dx;
+}
+
+// The same from the pack's inputs.
 template <bool kLayer, int VEC>
 __device__ __forceinline__ nb::dev::FloatPack<VEC> pack_input_grad(const nb::dev::FloatPack<VEC>& x,
                                                                    const nb::dev::FloatPack<VEC>& dy,
                                                                    const nb::dev::FloatPack<VEC>& w, RowStats st,
                                                                    float mean_g, float mean_gx) {
-  nb::dev::FloatPack<VEC> dx;
+  PackTerms<VEC> t;
 #pragma unroll
-  for (int i = 0; i < VEC; ++i)
-    dx.v[i] = input_grad(output_grad(dy.v[i], w.v[i]), xhat<kLayer>(x.v[i], st), st.rstd, mean_g, mean_gx);
-  return dx;
+  for (int i = 0; i < VEC; ++i) t.xh.v[i] = xhat<kLayer>(x.v[i], st), t.g.v[i] = output_grad(dy.v[i], w.v[i]);
+  return pack_input_grad<VEC>(t, st.rstd, mean_g, mean_gx);
 }
 
 }  // namespace dev
