@@ -3,8 +3,8 @@
 // stage's mbarrier), and consumer warps of two 16-byte packs a thread read their packs into
 // registers and do the register kernel's row: the two row sums (shuffles; the stage freed once a
 // warp's sums are formed; one named barrier of the consumer warps, the cluster's exchange), dx
-// from registers, the column sums in registers for the whole band. The rows' bytes in flight take
-// no registers and no issue slots.
+// from the xhat (and RMSNorm's g) each thread kept from the sums, the column sums in registers for
+// the whole band. The rows' bytes in flight take no registers and no issue slots.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -42,7 +42,7 @@ struct StageRing {
 // the part], the end's column sums after the loop. Every CTA of a cluster walks the same rows (its
 // band) over its part of them.
 template <bool kLayer, class T, int VEC>
-__global__ void __maxnreg__(120)
+__global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
     fused_tma(Args<T> a, Geometry g, float* __restrict__ partials) {
   using nb::dev::FloatPack;
   using nb::dev::PackWord;
@@ -97,14 +97,20 @@ __global__ void __maxnreg__(120)
   } else {
     const int owned = part_packs - tid;  // pack tid + k * consumers of the part is mine if k * consumers < owned
     const auto mine = [&](int k) { return k * consumers < owned; };
-    const long long first = (sh.first_pack + tid) * VEC, stride = (long long)consumers * VEC;
+    const long long first = (sh.first_pack + tid) * VEC;
+    const int stride = consumers * VEC;
+    // What dx takes again after the row sums stays in registers: xhat, and g for RMSNorm (LayerNorm's
+    // column sums of dy hold those registers, so it forms g again from dy and w). w stays as stored,
+    // widened at each use: held in fp32 it took 16 more registers. 96 a thread is the most 544
+    // threads launch with (17 warps: five of them share an SM sub-partition's 16K registers); at
+    // 120, no cluster of them was resident.
     PackWord<T, VEC> w_raw[PPT];
     nb::dev::load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
     dev::RowStats next_stats = rows > 0 ? dev::row_stats<kLayer>(a, sh.row_begin) : dev::RowStats{0.0f, 0.0f};
     StageRing ring;
 #pragma unroll 1
-    for (long long i = 0; i < rows; ++i, ring.advance()) {
-      const int s = ring.stage, b = int(i & 1);
+    for (int i = 0; i < rows; ++i, ring.advance()) {  // a band's rows: fewer than m / 66
+      const int s = ring.stage, b = i & 1;
       const long long row = sh.row_begin + i;
       const dev::RowStats st = next_stats;
       nb::dev::mbarrier_wait(&full[s], ring.phase);
@@ -118,12 +124,12 @@ __global__ void __maxnreg__(120)
       if (i + 1 < rows) next_stats = dev::row_stats<kLayer>(a, row + 1);
 
       dev::RowSums v{};
-      dev::PackTerms<VEC> terms[PPT];  // xhat and g, held for dx
+      dev::PackTerms<VEC> terms[PPT];  // xhat and g for dx
 #pragma unroll
       for (int k = 0; k < PPT; ++k) {
         if (!mine(k)) continue;
-        const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]), w = widen<T, VEC>(w_raw[k]);
-        terms[k] = dev::add_pack<kLayer>(x, dy, w, st, v, dw[k], db[k]);
+        const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]);
+        terms[k] = dev::add_pack<kLayer>(x, dy, nb::dev::rewiden<T, VEC>(w_raw[k]), st, v, dw[k], db[k]);
       }
       // The warps' sums meet on a named barrier of the consumers (the producer warp runs on): a
       // warp writes warp_sums[b] again two rows on, after the next row's barrier saw every warp
@@ -150,11 +156,12 @@ __global__ void __maxnreg__(120)
             unsigned(i), g.parts, [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); });
       }
       const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
+      T* const dx_row = a.dx + row * a.n + first;
 #pragma unroll
       for (int k = 0; k < PPT; ++k) {
         if (!mine(k)) continue;
-        if (kLayer) terms[k].g = dev::pack_output_grad(widen<T, VEC>(dy_raw[k]), widen<T, VEC>(w_raw[k]));
-        nb::dev::store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride,
+        if (kLayer) terms[k].g = dev::pack_output_grad(widen<T, VEC>(dy_raw[k]), nb::dev::rewiden<T, VEC>(w_raw[k]));
+        nb::dev::store_from_float<T, VEC>(dx_row + k * stride,
                                           dev::pack_input_grad<VEC>(terms[k], st.rstd, mean_g, mean_gx));
       }
     }
