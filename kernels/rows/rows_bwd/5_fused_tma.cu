@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
     dev::RowStats next_stats = rows > 0 ? dev::row_stats<kLayer>(a, sh.row_begin) : dev::RowStats{0.0f, 0.0f};
     StageRing ring;
 #pragma unroll 1
-    for (int i = 0; i < rows; ++i, ring.advance()) {  // a band's rows: fewer than m / 66
+    for (int i = 0; i < rows; ++i, ring.advance()) {  // a band's rows: m / bands, far below 2^31
       const int s = ring.stage, b = i & 1;
       const long long row = sh.row_begin + i;
       const dev::RowStats st = next_stats;
