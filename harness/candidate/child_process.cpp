@@ -126,8 +126,7 @@ std::optional<ChildEnd> poll_child(const StartedChild& child) {
 
 void signal_child(const StartedChild& child, int signal) {
   if (child.pid <= 0) return;
-  kill(-child.pid, signal);
-  kill(child.pid, signal);
+  if (kill(-child.pid, signal) != 0) kill(child.pid, signal);
 }
 
 namespace {

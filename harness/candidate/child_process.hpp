@@ -43,7 +43,9 @@ StartedChild start_child(const std::vector<std::string>& argv, const std::string
                          const std::vector<std::string>& environment = {}, int* channel_fd = nullptr);
 // How it ended, or nullopt while it still runs (never blocks).
 std::optional<ChildEnd> poll_child(const StartedChild& child);
-// Sends `signal` to the child's whole process group.
+// Sends `signal` to the child's whole process group, once: to the child alone only where its
+// group is gone (a second SIGINT or SIGTERM ends a normbench child at once, without its partial
+// report).
 void signal_child(const StartedChild& child, int signal);
 
 // "SIGSEGV (segmentation fault)".
