@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "child_wait.hpp"
 #include "gpu_harness.hpp"
 #include "harness/candidate/child_process.hpp"
 #include "harness/cli/devices_run.hpp"
@@ -98,12 +99,7 @@ TEST(RunFaults, SigintWritesAPartialReportAndExitsOneThirty) {
   for (int i = 0; i < 600 && read_tail(log).find("[2/") == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   signal_child(child, SIGINT);
-  std::optional<ChildEnd> end;
-  for (int i = 0; i < 1200 && !end; ++i) {
-    end = poll_child(child);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (!end) signal_child(child, SIGKILL);
+  const std::optional<ChildEnd> end = wait_for_end(child, std::chrono::seconds(120));
   ASSERT_TRUE(end.has_value()) << "normbench did not stop within 120 s of SIGINT";
   EXPECT_EQ(end->how, ChildEnd::How::exited) << read_tail(log);
   EXPECT_EQ(end->code, kExitInterrupted) << read_tail(log);

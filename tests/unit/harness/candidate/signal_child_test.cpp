@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "child_wait.hpp"
 #include "harness/candidate/child_process.hpp"
 #include "temp_folder.hpp"
 
@@ -59,12 +60,7 @@ TEST(SignalChild, ReachesTheChildOnce) {
   ASSERT_TRUE(wait_for_file(count_file + ".ready", std::chrono::seconds(60)));
   signal_child(child, SIGRTMIN);
   std::ofstream(count_file + ".sent") << "sent\n";
-  std::optional<ChildEnd> end;
-  for (int i = 0; i < 6000 && !end; ++i) {
-    end = poll_child(child);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (!end) signal_child(child, SIGKILL);
+  const std::optional<ChildEnd> end = test::wait_for_end(child, std::chrono::seconds(60));
   ASSERT_TRUE(end.has_value()) << "the counting child did not end within 60 s";
   EXPECT_EQ(end->how, ChildEnd::How::exited);
   EXPECT_EQ(end->code, 0);

@@ -6,6 +6,7 @@
 
 #include <thread>
 
+#include "child_wait.hpp"
 #include "harness/candidate/child_process.hpp"
 #include "harness/cli/devices_run.hpp"
 #include "harness/errors.hpp"
@@ -55,22 +56,14 @@ TEST(ChildProcess, SideBySideChildrenArePolledAndSignalled) {
   test::TempFolder dir;
   const StartedChild quick = start_child({"/bin/sh", "-c", "echo hi; exit 3"}, dir.file("quick.log"));
   const StartedChild slow = start_child({"/bin/sh", "-c", "sleep 30"}, dir.file("slow.log"));
-  std::optional<ChildEnd> end;
-  for (int i = 0; i < 500 && !end; ++i) {
-    end = poll_child(quick);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const std::optional<ChildEnd> end = test::wait_for_end(quick, std::chrono::seconds(5));
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(end->how, ChildEnd::How::exited);
   EXPECT_EQ(end->code, 3);
   EXPECT_EQ(test::read_text(dir.file("quick.log")), "hi\n");
   EXPECT_FALSE(poll_child(slow).has_value());
   signal_child(slow, SIGTERM);
-  std::optional<ChildEnd> killed;
-  for (int i = 0; i < 500 && !killed; ++i) {
-    killed = poll_child(slow);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const std::optional<ChildEnd> killed = test::wait_for_end(slow, std::chrono::seconds(5));
   ASSERT_TRUE(killed.has_value());
   EXPECT_EQ(killed->how, ChildEnd::How::signaled);
   EXPECT_EQ(killed->code, SIGTERM);
