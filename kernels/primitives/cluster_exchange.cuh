@@ -99,6 +99,23 @@ struct ClusterExchange {
     return total;
   }
 
+  // The same total, from a warp whose every lane calls it, for `ranks` a power of two: lane l reads
+  // rank l % ranks's value and each group of `ranks` lanes folds them pairwise (xor shuffles,
+  // log2(ranks) steps), so no read waits on a merge. Read one by one (receive), each load waited on
+  // the last merge: at 16 ranks that chain held a fifth of the row backward's stall samples
+  // (docs/notes/memory-bound-round3.md). For merges whose result does not depend on the order of
+  // their two arguments (sums): then every lane of every CTA gets the same bits. V needs
+  // shfl_xor(V, int), found by argument-dependent lookup.
+  template <class V, class Merge>
+  __device__ V receive_by_lanes(unsigned round, int ranks, Merge merge) {
+    const unsigned buffer = round & 1;
+    mbarrier_wait(&arrived[buffer], (round >> 1) & 1);
+    V total;
+    memcpy(&total, words[buffer][threadIdx.y][threadIdx.x & unsigned(ranks - 1)], sizeof(V));
+    for (int offset = 1; offset < ranks; offset <<= 1) merge(total, shfl_xor(total, offset));
+    return total;
+  }
+
   // No CTA exits while a peer's push of the last round may still be on its way to it.
   __device__ void leave(int ranks) const {
     if (ranks > 1) cooperative_groups::this_cluster().sync();

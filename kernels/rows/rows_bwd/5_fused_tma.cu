@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       v = nb::dev::warp_merge(v);
       if (g.parts > 1) {
         cluster_sums.send(v, unsigned(i), g.parts);
-        v = cluster_sums.template receive<dev::RowSums>(
+        v = cluster_sums.template receive_by_lanes<dev::RowSums>(
             unsigned(i), g.parts, [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); });
       }
       const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
