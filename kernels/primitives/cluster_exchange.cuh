@@ -86,8 +86,7 @@ struct ClusterExchange {
   // every CTA of the cluster gets the same bits.
   template <class V, class Merge>
   __device__ V receive(unsigned round, int ranks, Merge merge) {
-    const unsigned buffer = round & 1;
-    mbarrier_wait(&arrived[buffer], (round >> 1) & 1);
+    const unsigned buffer = arrived_buffer(round);
     const auto value_of = [&](int rank) {
       V v;
       memcpy(&v, words[buffer][threadIdx.y][rank], sizeof(V));
@@ -108,8 +107,7 @@ struct ClusterExchange {
   // shfl_xor(V, int), found by argument-dependent lookup.
   template <class V, class Merge>
   __device__ V receive_by_lanes(unsigned round, int ranks, Merge merge) {
-    const unsigned buffer = round & 1;
-    mbarrier_wait(&arrived[buffer], (round >> 1) & 1);
+    const unsigned buffer = arrived_buffer(round);
     V total;
     memcpy(&total, words[buffer][threadIdx.y][threadIdx.x & unsigned(ranks - 1)], sizeof(V));
     for (int offset = 1; offset < ranks; offset <<= 1) merge(total, shfl_xor(total, offset));
@@ -119,6 +117,14 @@ struct ClusterExchange {
   // No CTA exits while a peer's push of the last round may still be on its way to it.
   __device__ void leave(int ranks) const {
     if (ranks > 1) cooperative_groups::this_cluster().sync();
+  }
+
+ private:
+  // The round's buffer, once every rank's value has landed in it.
+  __device__ unsigned arrived_buffer(unsigned round) {
+    const unsigned buffer = round & 1;
+    mbarrier_wait(&arrived[buffer], (round >> 1) & 1);
+    return buffer;
   }
 };
 
