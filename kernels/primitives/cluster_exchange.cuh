@@ -46,6 +46,12 @@ __device__ __forceinline__ void push_value(std::uint32_t remote, const V& v, std
   }
 }
 
+// The xor shuffles receive_by_lanes takes for plain floats and float3s (a full warp).
+__device__ __forceinline__ float shfl_xor(float v, int offset) { return __shfl_xor_sync(0xffffffffu, v, offset); }
+__device__ __forceinline__ float3 shfl_xor(const float3& v, int offset) {
+  return make_float3(shfl_xor(v.x, offset), shfl_xor(v.y, offset), shfl_xor(v.z, offset));
+}
+
 // In shared memory, one per CTA: values of up to kWords 32-bit words, of any type from round to
 // round (every CTA of the cluster sends the same type in a round). Slot s is row slot
 // threadIdx.y == s (blockDim.y slots); its threads threadIdx.x < ranks push (so a slot has at
@@ -103,8 +109,8 @@ struct ClusterExchange {
   // log2(ranks) steps), so no read waits on a merge. Read one by one (receive), each load waited on
   // the last merge: at 16 ranks that chain held a fifth of the row backward's stall samples
   // (docs/notes/memory-bound-round3.md). For merges whose result does not depend on the order of
-  // their two arguments (sums): then every lane of every CTA gets the same bits. V needs
-  // shfl_xor(V, int), found by argument-dependent lookup.
+  // their two arguments (sums, maxima): then every lane of every CTA gets the same bits. V needs
+  // shfl_xor(V, int): the float and float3 ones above, or one found by argument-dependent lookup.
   template <class V, class Merge>
   __device__ V receive_by_lanes(unsigned round, int ranks, Merge merge) {
     const unsigned buffer = arrived_buffer(round);

@@ -47,9 +47,10 @@ struct BlockReducer {
 
 // One row per block, or per cluster of `parts` blocks: each block's result goes to every block of
 // the cluster through a RowExchange (st.async pushes onto each block's own mbarrier, no cluster
-// barrier a row), and every block folds them in rank order. One round per reduction, the same
-// sequence in every thread of the cluster; the block reduction's barriers come between one
-// round's reads and the next round's pushes, as the exchange needs. finish() keeps each block
+// barrier a row), and every block folds them: sums and maxima across a warp's lanes
+// (receive_by_lanes: the same bits in every thread), the Welford merge in rank order. One round
+// per reduction, the same sequence in every thread of the cluster; the block reduction's barriers
+// come between one round's reads and the next round's pushes, as the exchange needs. finish() keeps each block
 // resident until its peers' last pushes have landed. blockDim.x is a multiple of 32.
 struct ClusterReducer {
   static constexpr bool kClusters = true;  // block_sum and merge_moments exist; clustered() may be true
@@ -80,7 +81,8 @@ struct ClusterReducer {
     v = dev::block_reduce(v, op, scratch);
     if (parts == 1) return v;
     exchange.send(v, round, parts);
-    return exchange.receive<float>(round++, parts, [op](float& total, float next) { total = op(total, next); });
+    return exchange.receive_by_lanes<float>(round++, parts,
+                                            [op](float& total, float next) { total = op(total, next); });
   }
   __device__ float sum(float v) { return reduce(v, dev::SumOp{}); }
   __device__ float max(float v) { return reduce(v, dev::MaxOp{}); }
@@ -90,7 +92,7 @@ struct ClusterReducer {
     v = dev::block_sum2(v, scratch);
     if (parts == 1) return v;
     exchange.send(make_float3(v.x, v.y, 0.0f), round, parts);
-    const float3 total = exchange.receive<float3>(round++, parts, [](float3& sum, const float3& next) {
+    const float3 total = exchange.receive_by_lanes<float3>(round++, parts, [](float3& sum, const float3& next) {
       sum.x += next.x;
       sum.y += next.y;
     });

@@ -136,8 +136,17 @@ __device__ void write_slice(const T* smem, T* dst, int n, float mx, float scale)
 // exchange carries a row (16 bytes, one st.async).
 struct RowTotals {
   MaxSum slice;
-  long long after;
+  long long after;  // 0 but in rank 0's, a row index: the ranks' maximum is rank 0's
+
+  __device__ void merge(const RowTotals& o) {
+    slice.merge(o.slice);
+    after = after > o.after ? after : o.after;
+  }
 };
+
+__device__ inline RowTotals shfl_xor(const RowTotals& v, int offset) {
+  return {shfl_xor(v.slice, offset), __shfl_xor_sync(dev::kFullMask, v.after, offset)};
+}
 
 // Persistent: the grid holds as many clusters as can be resident, and takes its rows from
 // RowTickets over `next_row` (zero at launch); the next row's first kAhead packs per thread are
@@ -174,10 +183,9 @@ __global__ void __launch_bounds__(kMaxThreads, kMinBlocks)
     if (ranks > 1) exchange.send(total, round, ranks);
     if (tickets.next < a.m) ahead.fetch(a.x + tickets.next * a.n + b, n);
     if (ranks > 1)
-      total = exchange.receive<RowTotals>(round, ranks,
-                                          [](RowTotals& t, const RowTotals& o) { t.slice.merge(o.slice); });
+      total = exchange.receive_by_lanes<RowTotals>(round, ranks, [](RowTotals& t, const RowTotals& o) { t.merge(o); });
     write_slice<T, VEC>(smem, a.y + row * a.n + b, n, mx, expf(mx - total.slice.m) / total.slice.s);
-    tickets.advance(total.after);  // rank 0's: the value a fold in rank order starts from
+    tickets.advance(total.after);  // rank 0's
   }
   exchange.leave(ranks);
 }

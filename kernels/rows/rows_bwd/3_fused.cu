@@ -54,7 +54,8 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
   v = nb::dev::warp_merge(v);
   if (parts == 1) return v;
   c.send(v, round, parts);
-  return c.template receive<RowSums>(round, parts, [](RowSums& total, const RowSums& next) { total.merge(next); });
+  return c.template receive_by_lanes<RowSums>(round, parts,
+                                              [](RowSums& total, const RowSums& next) { total.merge(next); });
 }
 
 // Register mode: PPT packs of VEC elements per thread, blockDim.y row slots. Each slot's next row

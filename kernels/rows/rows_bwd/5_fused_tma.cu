@@ -151,9 +151,10 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       v = lane < warps ? warp_sums[b][lane] : dev::RowSums{};
       v = nb::dev::warp_merge(v);
       if (g.parts > 1) {
+        const auto add = [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); };
         cluster_sums.send(v, unsigned(i), g.parts);
-        v = cluster_sums.template receive_by_lanes<dev::RowSums>(
-            unsigned(i), g.parts, [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); });
+        v = g.parts <= 4 ? cluster_sums.template receive<dev::RowSums>(unsigned(i), g.parts, add)
+                         : cluster_sums.template receive_by_lanes<dev::RowSums>(unsigned(i), g.parts, add);
       }
       const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
       T* const dx_row = a.dx + row * a.n + first;

@@ -61,7 +61,8 @@ struct ConsumerReducer {
     v = block_reduce(v, op);
     if (parts == 1) return v;
     exchange.send(v, round, parts);
-    return exchange.receive<float>(round++, parts, [op](float& total, float next) { total = op(total, next); });
+    return exchange.receive_by_lanes<float>(round++, parts,
+                                            [op](float& total, float next) { total = op(total, next); });
   }
   __device__ float sum(float v) { return reduce(v, dev::SumOp{}); }
   __device__ float max(float v) { return reduce(v, dev::MaxOp{}); }
