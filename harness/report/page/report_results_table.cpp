@@ -3,6 +3,7 @@
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
+#include "harness/report/page/report_kernels.hpp"
 #include "harness/report/report_compute.hpp"
 #include "harness/report/report_format.hpp"
 #include "harness/report/result_classes.hpp"
@@ -192,6 +193,7 @@ HtmlRow result_row(const ComputeCeilings& ceilings, const nlohmann::json& row, b
       verdict_cell(row),
       robust_to_cell(row),
       {render_flag_chips(row), "", ""},
+      kernels_cell(row),
       commands_cell(row),
   };
   return html_row;
@@ -205,6 +207,7 @@ std::vector<HtmlColumn> result_columns(bool compute_bound) {
           rate, share, {"vs_naive", "vs naive", true},
           {"vs_baseline", "vs library", true}, {"verdict", "verdict per distribution"}, {"robust_to", "robust to"},
           {"flags", "flags"},
+          {"kernels", "kernels", true},
           {"commands", "commands"}};
 }
 
