@@ -124,8 +124,8 @@ void add_plan_cache_options(CLI::App* cmd, PlanCacheArgs& a) {
 // --no-launches, as run, eval and eval's workers take it.
 void add_launches_option(CLI::App* cmd, RunOptions& o) {
   cmd->add_flag_callback("--no-launches", [&o] { o.record_launches = false; },
-                "Record no kernels: skip the one untimed launch a case gets after its validation, whose kernels "
-                "(grid, block, cluster, registers, shared memory) CUPTI records for the report");
+                         "Record no kernels: skip the one untimed launch a case gets after its validation, whose "
+                         "kernels (grid, block, cluster, registers, shared memory) CUPTI records for the report");
 }
 
 // The options run and eval share: validation, timing, device, output.

@@ -1,5 +1,7 @@
 // The CUPTI side of launch_capture.hpp: the activity API's buffer callbacks, a session attached
 // at the first capture, and the records of one capture turned into KernelLaunch values.
+#include "harness/launches/launch_capture.hpp"
+
 #include <cupti.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "harness/cuda_check.hpp"
-#include "harness/launches/launch_capture.hpp"
 
 namespace nb {
 namespace {
@@ -124,8 +125,7 @@ class CuptiSession {
     if (attached_ || !failure_.empty()) return failure_;
     // A subscriber of our own, dropped at once, is how CUPTI says another client already holds it.
     CUpti_SubscriberHandle probe = nullptr;
-    if (CUptiResult r = cuptiSubscribe(&probe, &ignore_callback, nullptr);
-        r != CUPTI_SUCCESS)
+    if (CUptiResult r = cuptiSubscribe(&probe, &ignore_callback, nullptr); r != CUPTI_SUCCESS)
       return failure_ = cupti_error("cuptiSubscribe", r);
     if (CUptiResult r = cuptiUnsubscribe(probe); r != CUPTI_SUCCESS) return failure_ = cupti_error("cuptiUnsubscribe", r);
     if (CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
