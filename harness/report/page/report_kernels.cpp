@@ -1,6 +1,7 @@
 #include "harness/report/page/report_kernels.hpp"
 
 #include "harness/report/html_escape.hpp"
+#include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
 #include "harness/report/report_format.hpp"
 
@@ -53,26 +54,25 @@ constexpr const char* kKernelsHeader =
     "benchmark's time\">untimed &micro;s</th></tr>";
 
 // "3 kernels: partials_rows, finalize, normalize_rows" (the first names, then an ellipsis).
-std::string kernels_summary(const nlohmann::json& kernels, long long launched) {
+std::string kernels_summary(const nlohmann::json& kernels, double launched) {
   constexpr std::size_t kNamesShown = 3;
   std::string names;
   for (std::size_t i = 0; i < kernels.size() && i < kNamesShown; ++i)
     names += (names.empty() ? "" : ", ") + text_of(kernels[i], "name");
   if (kernels.size() > kNamesShown) names += ", \u2026";
-  return std::to_string(launched) + (launched == 1 ? " kernel: " : " kernels: ") + names;
+  return format_fixed(launched, 0) + (launched == 1 ? " kernel: " : " kernels: ") + names;
 }
 
 }  // namespace
 
-HtmlCell kernels_cell(const nlohmann::json& row) {
+std::string kernels_details(const nlohmann::json& row) {
   const nlohmann::json* launches = field(row, "launches");
-  if (launches == nullptr || !launches->is_object()) return {kNotMeasured, "", ""};
+  if (launches == nullptr || !launches->is_object()) return "";
   if (boolean_of(*launches, "available") != true)
-    return {"<span class=\"muted\" title=\"" + html_escape(text_of(*launches, "reason")) + "\">not recorded</span>",
-            "", ""};
+    return "<div class=\"muted\" title=\"" + html_escape(text_of(*launches, "reason")) + "\">kernels not recorded</div>";
   const nlohmann::json* kernels = field(*launches, "kernels");
-  if (kernels == nullptr || !kernels->is_array()) return {kNotMeasured, "", ""};
-  const long long launched = static_cast<long long>(number_of(*launches, "kernel_launches").value_or(0));
+  if (kernels == nullptr || !kernels->is_array()) return "";
+  const double launched = number_of(*launches, "kernel_launches").value_or(0);
   std::string html = "<details class=\"kernels\"><summary>" + html_escape(kernels_summary(*kernels, launched)) +
                      "</summary><table class=\"kernels\">" + kKernelsHeader;
   for (const auto& kernel : *kernels) html += kernel_row(kernel);
@@ -80,7 +80,7 @@ HtmlCell kernels_cell(const nlohmann::json& row) {
   if (const auto dropped = number_of(*launches, "dropped_records"); dropped && *dropped > 0)
     html += "<div class=\"failure\">" + html_escape(format_fixed(*dropped, 0)) +
             " activity records dropped by CUPTI: kernels are missing</div>";
-  return {html + "</details>", "", std::to_string(launched)};
+  return html + "</details>";
 }
 
 }  // namespace nb

@@ -5,11 +5,13 @@
 // recorded.
 #include <nlohmann/json.hpp>
 
-#include "harness/report/html_table.hpp"
+#include <string>
 
 namespace nb {
 
-// The row's kernels cell, sorted by the number of kernels launched.
-HtmlCell kernels_cell(const nlohmann::json& row);
+// "3 kernels: partials_rows, finalize, normalize_rows", opening onto a table of one line a
+// kernel; "kernels not recorded" with the reason as its tooltip; "" for a row without a record
+// (a case that did not run, a report before minor 12).
+std::string kernels_details(const nlohmann::json& row);
 
 }  // namespace nb
