@@ -41,7 +41,7 @@ tr.error td { background: #fbd9d6; color: #7a1010; }
 .failure.muted { color: var(--muted); }
 table.results { max-width: 100%; }
 details summary { cursor: pointer; color: var(--accent); font-size: 12px; }
-details.kernels summary { overflow-wrap: anywhere; }
+details.kernels { max-width: 720px; overflow-x: auto; } details.kernels summary { overflow-wrap: anywhere; }
 table.kernels { font-size: 12px; margin: 2px 0 6px; } table.kernels td, table.kernels th { padding: 1px 5px; }
 table.kernels th { cursor: default; } table.kernels td:first-child { overflow-wrap: anywhere; min-width: 12em; }
 details pre { margin: 2px 0 6px; padding: 4px 6px; background: #f4f6f9; border: 1px solid var(--line);

@@ -8,7 +8,7 @@
 namespace nb {
 namespace {
 
-// "1024x1x1" from [1024, 1, 1]; a dash where the field is not three numbers.
+// "1024×1×1" from [1024, 1, 1]; a dash where the field is not three numbers.
 std::string dims_text(const nlohmann::json& kernel, const char* key) {
   const nlohmann::json* dims = field(kernel, key);
   if (dims == nullptr || !dims->is_array() || dims->size() != 3) return kNotMeasured;
