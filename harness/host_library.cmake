@@ -9,7 +9,7 @@ set(NORMBENCH_HOST_SOURCES
   report/report_provenance.cpp report/report_rows.cpp report/result_classes.cpp report/svg_chart.cpp
   report/text_table.cpp
   report/page/html_report.cpp report/page/report_charts.cpp report/page/report_phases.cpp
-  report/page/report_plans.cpp report/page/report_results_table.cpp
+  report/page/report_kernels.cpp report/page/report_plans.cpp report/page/report_results_table.cpp
   report/compare/compare_html.cpp report/compare/compare_output.cpp report/compare/compare_runs.cpp
   report/fleet/fleet.cpp)
 list(TRANSFORM NORMBENCH_HOST_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

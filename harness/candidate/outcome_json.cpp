@@ -1,6 +1,7 @@
 #include "harness/candidate/outcome_json.hpp"
 
 #include "harness/errors.hpp"
+#include "harness/report/json/launches_json.hpp"
 #include "harness/report/json/phases_json.hpp"
 #include "harness/report/json/result_json.hpp"
 
@@ -35,6 +36,7 @@ json outcome_to_json(const CaseOutcome& o) {
           {"containment", o.containment},
           {"validation", validation_result_json(o.validation)},
           {"timing", o.timing ? json(timing_result_json(*o.timing)) : json(nullptr)},
+          {"launches", o.launches ? json(case_launches_json(*o.launches)) : json(nullptr)},
           {"phases", case_phases_json(o.phases)}};
 }
 
@@ -48,6 +50,7 @@ CaseOutcome outcome_from_json(const json& j) {
     o.containment = j.at("containment");
     o.validation = validation_result_from(j.at("validation"));
     if (!j.at("timing").is_null()) o.timing = timing_result_from(j.at("timing"));
+    if (!j.at("launches").is_null()) o.launches = case_launches_from(j.at("launches"));
     o.phases = case_phases_from(j.at("phases"));
     return o;
   } catch (const json::exception& e) {

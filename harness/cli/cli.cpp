@@ -121,12 +121,20 @@ void add_plan_cache_options(CLI::App* cmd, PlanCacheArgs& a) {
       ->type_name("INT");
 }
 
+// --no-launches, as run, eval and eval's workers take it.
+void add_launches_option(CLI::App* cmd, RunOptions& o) {
+  cmd->add_flag_callback("--no-launches", [&o] { o.record_launches = false; },
+                         "Record no kernels: skip the one untimed launch a case gets after its validation, whose "
+                         "kernels (grid, block, cluster, registers, shared memory) CUPTI records for the report");
+}
+
 // The options run and eval share: validation, timing, device, output.
 void add_run_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& distributions, bool& full_validation,
                      std::string& out_root) {
   cmd->add_flag("--validate-only", o.validate_only, "Validate, do not time");
   cmd->add_option("--out", out_root, "Report root folder")->capture_default_str()->check(not_empty());
   add_validation_and_timing_options(cmd, o, distributions, full_validation);
+  add_launches_option(cmd, o);
   cmd->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
 }
 
@@ -198,6 +206,7 @@ void add_run(CLI::App& app, RunArgs& a) {
   run->add_flag("--profile", o.profile, "One launch per case inside its NVTX range (for ncu/nsys)");
   run->add_option("--out", a.command.out_root, "Report root folder")->capture_default_str()->check(not_empty());
   add_validation_and_timing_options(run, o, a.distributions, a.full_validation);
+  add_launches_option(run, o);
   run->add_option("--devices", a.command.devices,
                   "all or 0,2: one worker process per GPU, side by side, then one fleet page")
       ->check(not_empty());

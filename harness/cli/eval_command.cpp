@@ -105,6 +105,7 @@ Worker worker_for(const EvalCommand& c, const ExternalSource& s, const std::stri
   if (o.validate_only) w.argv.push_back("--validate-only");
   if (o.validation.strict) w.argv.push_back("--strict");
   if (o.placement == TensorPlacement::misaligned) w.argv.push_back("--misaligned");
+  if (!o.record_launches) w.argv.push_back("--no-launches");
   return w;
 }
 

@@ -82,11 +82,11 @@ void print_phase_breakdown(const PhaseTotals& t, std::ostream& out) {
   std::snprintf(line, sizeof line,
                 "where the time went: %.1f s in all; set-up %.1f, copy ceiling %.1f, other %.1f\n"
                 "  validation %7.1f s: prepare %.1f, draw %.1f, reference %.1f, audit %.1f (copies %.1f, wait %.1f), "
-                "uploads %.1f, variants %.1f\n"
+                "uploads %.1f, variants %.1f, launches recorded %.1f\n"
                 "    prepare's library plans: %d built or refused in %.1f s, %d loaded from the plan cache in %.1f s\n"
                 "  timing     %7.1f s: buffers %.1f, GEMM ceilings %.1f, samples %.1f, brackets %.1f, rechecks %.1f\n",
                 t.total, t.setup, t.copy_ceiling, t.other(), t.validation, t.prepare, t.draw, t.reference, t.audit(),
-                t.audit_gather, t.audit_wait, t.upload, t.variants, t.plan_misses, t.plan_build, t.plan_hits,
+                t.audit_gather, t.audit_wait, t.upload, t.variants, t.launches, t.plan_misses, t.plan_build, t.plan_hits,
                 t.plan_load, t.timing, t.timing_inputs, t.compute_ceilings, t.samples, t.brackets, t.rechecks);
   out << line;
   const PlanAheadStats& a = t.plans_ahead;

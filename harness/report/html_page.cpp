@@ -41,6 +41,9 @@ tr.error td { background: #fbd9d6; color: #7a1010; }
 .failure.muted { color: var(--muted); }
 table.results { max-width: 100%; }
 details summary { cursor: pointer; color: var(--accent); font-size: 12px; }
+details.kernels { max-width: 720px; overflow-x: auto; } details.kernels summary { overflow-wrap: anywhere; }
+table.kernels { font-size: 12px; margin: 2px 0 6px; } table.kernels td, table.kernels th { padding: 1px 5px; }
+table.kernels th { cursor: default; } table.kernels td:first-child { overflow-wrap: anywhere; min-width: 12em; }
 details pre { margin: 2px 0 6px; padding: 4px 6px; background: #f4f6f9; border: 1px solid var(--line);
               white-space: pre-wrap; word-break: break-all; max-width: 560px; font-size: 12px; }
 .controls { position: sticky; top: 0; background: #fbfcfd; padding: 6px 0; border-bottom: 1px solid var(--line); z-index: 2; }
@@ -73,7 +76,8 @@ window.onerror = function (message, source, line) {
 // #op=rmsnorm_rows&variant=warp&verdict=incorrect&sort=gbps:desc
 const char* const kPageScript = R"JS(
 (function () {
-  var rows = Array.prototype.slice.call(document.querySelectorAll("table.sortable tbody tr"));
+  // Direct children only: a cell may hold a table of its own (a row's kernels).
+  var rows = Array.prototype.slice.call(document.querySelectorAll("table.sortable > tbody > tr"));
   var selects = Array.prototype.slice.call(document.querySelectorAll("select[data-filter]"));
   function sortValue(row, index, numeric) {
     var cell = row.cells[index];
@@ -124,7 +128,7 @@ const char* const kPageScript = R"JS(
       document.querySelectorAll("th[data-key]").forEach(function (th) { if (th.dataset.key === key) sortTable(th, direction); });
     }
   }
-  document.querySelectorAll("table.sortable th").forEach(function (th) {
+  document.querySelectorAll("table.sortable > thead > tr > th").forEach(function (th) {
     th.addEventListener("click", function () {
       sortTable(th, th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending");
     });

@@ -17,7 +17,7 @@ nlohmann::json load_report_file(const std::string& path);
 // compute_ceilings[], null compute peaks, and null tflops / pct_of_compute_ceiling per row (minor
 // 1); null external and validation.after_timing per row (minor 2); interrupted false, aborted null,
 // an empty not_run[] and null not_run_reason per row (minor 3); null phases, of the run and per row
-// (minor 4); null settings.plan_cache (minor 5).
+// (minor 4); null settings.plan_cache (minor 5); null launches and phases.launches_s per row (minor 12).
 // Fields the report has are left alone.
 void fill_fields_of_newer_minors(nlohmann::json& report);
 

@@ -14,9 +14,10 @@ inline constexpr const char* kReportSchema = "normbench.report";
 // persisting_l2, event_timer_mismatch and forged_result, containment forged; the audit's phase
 // split in two, settings.slow_launch_ms; 6: one JSON form for a case's validation and timing;
 // 7: phases.validation.plans_ahead; 8: validation.operand_amplification; 9: the bf16 compute peak,
-// bf16 GEMM pipeline problems; 10: settings.tensor_placement; 11: settings.rows_in_flight); a report without
-// schema_minor_version is minor 0.
+// bf16 GEMM pipeline problems; 10: settings.tensor_placement; 11: settings.rows_in_flight; 12: launches
+// per row, the kernels of one untimed launch recorded by CUPTI, and phases' launches_s); a report
+// without schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
-inline constexpr int kReportSchemaMinorVersion = 11;
+inline constexpr int kReportSchemaMinorVersion = 12;
 
 }  // namespace nb

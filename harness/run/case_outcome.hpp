@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/launches/kernel_launches.hpp"
 #include "harness/run/phase_times.hpp"
 #include "harness/timing/statistics.hpp"
 #include "harness/validation/validation_result.hpp"
@@ -57,6 +58,9 @@ struct CaseOutcome {
   // Cases run in a contained worker process (candidates): completed, crashed or timed_out.
   std::string containment;
   CasePhases phases;  // where its own seconds went
+  // The kernels one untimed launch after the validation put on the GPU (harness/run/launch_recording.hpp),
+  // or why they were not recorded; none for a case that did not run.
+  std::optional<CaseLaunches> launches;
 
   void skip(std::string why) { status = CaseStatus::skipped, reason = std::move(why); }
   void fail(std::string why) { status = CaseStatus::error, reason = std::move(why); }

@@ -56,6 +56,7 @@ PhaseTotals sum_phases(const RunPhases& run, const std::vector<ProblemPhases>& p
     t.samples += c.timing_s;
     t.brackets += c.bracket_s;
     t.rechecks += c.recheck_s;
+    t.launches += c.launches_s;
   }
   return t;
 }

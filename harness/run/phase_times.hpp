@@ -50,10 +50,11 @@ struct CasePhases {
   double timing_s = 0;   // warm-up and the timed samples
   double bracket_s = 0;  // the wall-clock bracket that looks for work escaping the timed stream
   double recheck_s = 0;  // the validated launch after the timed loop
+  double launches_s = 0;  // the untimed launch whose kernels CUPTI recorded, after the validation
 
   void add_validation(Distribution d, double seconds);
   double validation_total() const;
-  double total() const { return validation_total() + timing_s + bracket_s + recheck_s; }
+  double total() const { return validation_total() + timing_s + bracket_s + recheck_s + launches_s; }
 };
 
 // The library plans built ahead on host threads during the validation (run/plan_ahead.hpp).
@@ -80,7 +81,8 @@ struct RunPhases {
 // The run's seconds summed by phase, for the printed breakdown and the report's HTML.
 struct PhaseTotals {
   double total = 0, setup = 0, copy_ceiling = 0;
-  double validation = 0, prepare = 0, draw = 0, reference = 0, audit_gather = 0, audit_wait = 0, upload = 0, variants = 0;
+  double validation = 0, prepare = 0, draw = 0, reference = 0, audit_gather = 0, audit_wait = 0, upload = 0, variants = 0,
+         launches = 0;
   double timing = 0, timing_inputs = 0, compute_ceilings = 0, samples = 0, brackets = 0, rechecks = 0;
   // Inside prepare: library plans built or refused (plan cache misses) and loaded (hits).
   double plan_build = 0, plan_load = 0;

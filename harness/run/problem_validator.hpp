@@ -35,6 +35,9 @@ class ProblemValidator {
   ProblemPhases run(const ValidationPlan& plan, const std::vector<Variant*>& variants, std::vector<CaseOutcome>& outcomes,
                     const ProgressNote& note) const;
 
+  // The buffers the last trial ran in (its inputs drawn): the given ones, or the last fresh set.
+  const ProblemBuffers& buffers() const { return *buffers_; }
+
  private:
   // `payload` (0 or 1, alternating between trials) poisons the outputs and fills the workspace.
   void validate_one(Variant& variant, TrialReference& reference, std::uint64_t seed, int payload,
@@ -43,7 +46,6 @@ class ProblemValidator {
   // The plan's fresh_buffers_per_trial: new buffers, allocated while the last ones still live so
   // that no address repeats between consecutive trials.
   void renew_buffers(const std::vector<Variant*>& variants) const;
-  const ProblemBuffers& buffers() const { return *buffers_; }
 
   const OpSpec& op_;
   const Problem& problem_;

@@ -14,10 +14,12 @@
 #include "harness/cuda_stream.hpp"
 #include "harness/device/nvml_monitor.hpp"
 #include "harness/device/persisting_l2.hpp"
+#include "harness/launches/launch_capture.hpp"
 #include "harness/nvtx_ranges.hpp"
 #include "harness/run/context_loss.hpp"
 #include "harness/run/guarded_launch.hpp"
 #include "harness/run/interrupt.hpp"
+#include "harness/run/launch_recording.hpp"
 #include "harness/run/memory_footprint.hpp"
 #include "harness/run/plan_ahead.hpp"
 #include "harness/run/problem_buffers.hpp"
@@ -159,8 +161,10 @@ void validate_group(RunRecord& r, const std::vector<std::size_t>& group, cudaStr
       ProblemBuffers buffers = ProblemBuffers::allocate(*first.op, first.problem, variants, r.options.placement);
       ValidationPlan plan = plan_validation(buffers.decls, r.options.validation, fit.why_host);
       const double prepare_s = clock.lap();
-      ProblemPhases phases = ProblemValidator(*first.op, first.problem, buffers, stream)
-          .run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
+      const ProblemValidator validator(*first.op, first.problem, buffers, stream);
+      ProblemPhases phases = validator.run(plan, variants, outcomes, [&](const std::string& s) { progress.note(s); });
+      if (r.options.record_launches) record_launches(first.problem, variants, outcomes, validator.buffers(), stream);
+      else mark_launches_not_recorded(outcomes, kLaunchesOff);
       phases.prepare_s = prepare_s;
       phases.plans = std::move(r.phases_of(first.problem.id()).plans);
       r.phases_of(first.problem.id()) = std::move(phases);
@@ -408,6 +412,9 @@ void profile_all(RunRecord& r, const std::vector<std::vector<std::size_t>>& grou
         NB_CUDA_CHECK(cudaStreamSynchronize(stream));
       });
     }
+    std::vector<CaseOutcome> outcomes = outcomes_of(r, group);
+    mark_launches_not_recorded(outcomes, kLaunchesNotInProfileMode);
+    store_outcomes(r, group, outcomes);
   }
 }
 
@@ -469,6 +476,7 @@ RunRecord run_cases(std::vector<RunCase> cases, const RunOptions& options) {
       if (options.measure_copy_ceiling) r.ceiling = measure_bandwidth_ceiling(gpu, stream.get());
       r.phases.copy_ceiling_s = clock.lap();
       r.phases.plans_ahead = validate_all(r, groups, stream.get(), progress);
+      end_launch_capture();  // CUPTI detached: nothing of it stays while the cases are timed
       r.phases.validation_s = clock.lap();
       if (!options.validate_only) {
         L2Flusher flusher(gpu.l2_bytes);

@@ -28,6 +28,9 @@ struct RunOptions {
   bool time_compute_ceilings = true;  // likewise
   // After the timed loop, one more launch on fresh inputs is validated (ValidationResult::after_timing).
   bool recheck_after_timing = false;
+  // After each problem's validation, one untimed launch per case with its kernels recorded by CUPTI
+  // (run/launch_recording.hpp); off with --no-launches. --profile never records them.
+  bool record_launches = true;
   // Where the problem's tensors start (--misaligned: one element past a 256-byte boundary).
   TensorPlacement placement = TensorPlacement::aligned;
   // Where library plans are kept across runs (--plan-cache, --no-plan-cache, else the environment's).

@@ -89,9 +89,9 @@ TEST(Layout, TheTopLevelRoomsDependOneWay) {
 const std::vector<std::string>& harness_layers() {
   static const std::vector<std::string> layers{
       "harness",  // the core contracts: problem, dtype, tensors, variant, op spec, registry, tolerance
-      "harness/files",      "harness/npy",        "harness/device", "harness/timing",
-      "harness/validation", "harness/plan_cache", "harness/run",    "harness/report",
-      "harness/candidate",  "harness/cli",
+      "harness/files",      "harness/npy",        "harness/device",     "harness/timing",
+      "harness/launches",   "harness/validation", "harness/plan_cache", "harness/run",
+      "harness/report",     "harness/candidate",  "harness/cli",
   };
   return layers;
 }

@@ -11,6 +11,7 @@ json case_phases_json(const CasePhases& p) {
           {"timing_s", p.timing_s},
           {"bracket_s", p.bracket_s},
           {"recheck_s", p.recheck_s},
+          {"launches_s", p.launches_s},
           {"total_s", p.total()}};
 }
 
@@ -23,6 +24,7 @@ CasePhases case_phases_from(const nlohmann::json& j) {
   p.timing_s = j.at("timing_s").get<double>();
   p.bracket_s = j.at("bracket_s").get<double>();
   p.recheck_s = j.at("recheck_s").get<double>();
+  p.launches_s = j.at("launches_s").get<double>();
   return p;
 }
 
@@ -79,6 +81,7 @@ json run_phases_json(const RunPhases& run, const PhaseTotals& t, const std::vect
             {"audit_wait_s", t.audit_wait},
             {"upload_s", t.upload},
             {"variants_s", t.variants},
+            {"launches_s", t.launches},
             {"plans_ahead", plans_ahead_json(t.plans_ahead)}}},
           {"timing",
            {{"inputs_s", t.timing_inputs},

@@ -5,6 +5,7 @@
 
 #include "harness/device/compute_peak.hpp"
 #include "harness/nvtx_ranges.hpp"
+#include "harness/report/json/launches_json.hpp"
 #include "harness/report/json/phases_json.hpp"
 #include "harness/report/json/result_json.hpp"
 #include "harness/report/json_nulls.hpp"
@@ -146,6 +147,7 @@ json result_json(const RunCase& c, const CaseOutcome& o, const CaseMetrics& m) {
           {"disposition", disposition_name(reported_disposition(o, m))},
           {"validation", ran ? validation_json(o.validation, storage_type(c.problem.dtype)) : json(nullptr)},
           {"timing", ran ? timing_json(o.timing) : json(nullptr)},
+          {"launches", ran && o.launches ? case_launches_json(*o.launches) : json(nullptr)},
           {"bytes", m.work.bytes},
           {"bytes_formula", m.work.formula},
           {"flops", m.work.flops},

@@ -35,6 +35,7 @@ const std::vector<PhaseLine>& phase_lines() {
       {"the wait for its host part, not hidden by the variants", "validation.audit_wait_s", 2},
       {"uploads and input hashes", "validation.upload_s", 1},
       {"the variants' launches and comparisons", "validation.variants_s", 1},
+      {"one untimed launch a case, its kernels recorded (CUPTI)", "validation.launches_s", 1},
       {"timing", "timing_s", 0},
       {"timing buffers filled", "timing.inputs_s", 1},
       {"compute ceilings (GEMM alone)", "timing.compute_ceilings_s", 1},
@@ -95,6 +96,7 @@ std::string per_problem_html(const nlohmann::json& report) {
     if (const nlohmann::json* per = field_path(row, "phases.validation_s"); per && per->is_object())
       for (const auto& [name, s] : per->items())
         if (s.is_number()) validation += s.get<double>();
+    validation += number_of(row, "phases.launches_s").value_or(0);  // minor 12
     for (const char* key : {"phases.timing_s", "phases.bracket_s", "phases.recheck_s"})
       timing += number_of(row, key).value_or(0);
   }

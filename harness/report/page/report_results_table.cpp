@@ -3,6 +3,7 @@
 #include "harness/report/html_escape.hpp"
 #include "harness/report/html_table.hpp"
 #include "harness/report/json_fields.hpp"
+#include "harness/report/page/report_kernels.hpp"
 #include "harness/report/report_compute.hpp"
 #include "harness/report/report_format.hpp"
 #include "harness/report/result_classes.hpp"
@@ -156,8 +157,9 @@ HtmlCell robust_to_cell(const nlohmann::json& row) {
   return {names.empty() ? kNotMeasured : html_escape(names), "", names};
 }
 
+// The row's kernels (report_kernels.hpp), then the commands that reproduce and profile it.
 HtmlCell commands_cell(const nlohmann::json& row) {
-  std::string html = "<details><summary>reproduce / profile</summary>";
+  std::string html = kernels_details(row) + "<details><summary>reproduce / profile</summary>";
   html += "<div>reproduce</div><pre class=\"reproduce\">" + html_escape(text_of(row, "reproduce")) + "</pre>";
   html += "<div>profile (ncu)</div><pre class=\"profile\">" + html_escape(text_of(row, "profile")) + "</pre>";
   html += "<div>NVTX range <code>" + html_escape(text_of(row, "nvtx_range")) + "</code>, bytes: " +
@@ -205,7 +207,7 @@ std::vector<HtmlColumn> result_columns(bool compute_bound) {
           rate, share, {"vs_naive", "vs naive", true},
           {"vs_baseline", "vs library", true}, {"verdict", "verdict per distribution"}, {"robust_to", "robust to"},
           {"flags", "flags"},
-          {"commands", "commands"}};
+          {"commands", "kernels, commands"}};
 }
 
 std::string throttle_reasons(const nlohmann::json& row) {

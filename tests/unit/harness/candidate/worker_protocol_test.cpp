@@ -42,6 +42,29 @@ TEST(WorkerProtocol, OneOutcomeWhoseSamplesFitTheParentsClockStands) {
   EXPECT_EQ(o.containment, "completed");
 }
 
+TEST(WorkerProtocol, TheWorkersRecordedKernelsReachTheParent) {
+  CaseOutcome recorded = passed_with_samples({});
+  KernelLaunch k;
+  k.mangled_name = "candidate_rmsnorm";
+  k.grid = {70, 1, 1};
+  k.block = {512, 1, 1};
+  k.registers_per_thread = 32;
+  recorded.launches = CaseLaunches::of({k, k});
+  const CaseOutcome back = outcome_from_json(nlohmann::json::parse(outcome_to_json(recorded).dump()));
+  ASSERT_TRUE(back.launches.has_value());
+  ASSERT_EQ(back.launches->kernels.size(), 1u);
+  EXPECT_EQ(back.launches->kernels[0].count, 2);
+  EXPECT_EQ(back.launches->kernels[0].launch.grid, (LaunchDims{70, 1, 1}));
+  EXPECT_EQ(back.launches->kernels[0].launch.block, (LaunchDims{512, 1, 1}));
+  EXPECT_EQ(back.launches->kernels[0].launch.registers_per_thread, 32);
+  recorded.launches = CaseLaunches::unavailable("not recorded (--no-launches)");
+  const CaseOutcome off = outcome_from_json(nlohmann::json::parse(outcome_to_json(recorded).dump()));
+  ASSERT_TRUE(off.launches.has_value());
+  EXPECT_EQ(off.launches->reason, "not recorded (--no-launches)");
+  recorded.launches.reset();
+  EXPECT_FALSE(outcome_from_json(nlohmann::json::parse(outcome_to_json(recorded).dump())).launches.has_value());
+}
+
 TEST(WorkerProtocol, SamplesLongerThanTheLoopTheParentSawAreFlagged) {
   std::vector<ChannelLine> lines = timed_loop(1.0, 1.002);  // 2 ms seen, 60 ms reported
   lines.push_back(line({{"outcome", outcome_to_json(passed_with_samples({20, 20, 20}))}}, 1.1));

@@ -72,6 +72,16 @@ TEST(Cli, MisalignedIsAFlagOfRunAndEval) {
   expect_usage_error({"run", "--misaligned", "--frobnicate"}, "--frobnicate");
 }
 
+TEST(Cli, NoLaunchesIsAFlagOfRunAndEval) {
+  for (const char* command : {"run", "eval"}) {
+    const CliResult help = run_cli({command, "--help"});
+    EXPECT_NE(help.out.find("--no-launches"), std::string::npos) << command << ": " << help.out;
+    EXPECT_NE(help.out.find("CUPTI records"), std::string::npos) << command;
+  }
+  expect_usage_error({"run", "--no-launches", "--frobnicate"}, "--frobnicate");
+  expect_usage_error({"run", "--no-launches=maybe"}, "--no-launches");
+}
+
 TEST(Cli, ListWorksWithoutAGpu) {
   CliResult ops = run_cli({"list", "ops"});
   EXPECT_EQ(ops.status, kExitOk);

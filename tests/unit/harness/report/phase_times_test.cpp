@@ -29,7 +29,7 @@ CasePhases case_phases(double uniform, double normal, double timing) {
   c.add_validation(Distribution::uniform01, uniform);
   c.add_validation(Distribution::normal, normal);
   c.add_validation(Distribution::uniform01, uniform);  // a second trial adds to its distribution
-  c.timing_s = timing, c.bracket_s = 0.5, c.recheck_s = 0.25;
+  c.timing_s = timing, c.bracket_s = 0.5, c.recheck_s = 0.25, c.launches_s = 0.125;
   return c;
 }
 
@@ -48,6 +48,7 @@ TEST(PhaseTimes, TotalsSumEachPhaseOverProblemsAndCases) {
   EXPECT_DOUBLE_EQ(t.samples, 15);
   EXPECT_DOUBLE_EQ(t.brackets, 1);
   EXPECT_DOUBLE_EQ(t.rechecks, 0.5);
+  EXPECT_DOUBLE_EQ(t.launches, 0.25);
   EXPECT_DOUBLE_EQ(t.other(), 100 - 1 - 2 - 60 - 30);
 }
 
@@ -64,6 +65,8 @@ TEST(PhaseTimes, CasePhasesSurviveTheirJsonForm) {
   EXPECT_DOUBLE_EQ(back.timing_s, 10);
   EXPECT_DOUBLE_EQ(back.bracket_s, 0.5);
   EXPECT_DOUBLE_EQ(back.recheck_s, 0.25);
+  EXPECT_DOUBLE_EQ(back.launches_s, 0.125);
+  EXPECT_DOUBLE_EQ(back.total(), 3.0 + 2.25 + 10 + 0.5 + 0.25 + 0.125);
   EXPECT_THROW(case_phases_from(nlohmann::json::object()), nlohmann::json::exception);
 }
 
