@@ -80,9 +80,8 @@ void add_validation_and_timing_options(CLI::App* cmd, RunOptions& o, std::vector
   cmd->add_option("--distributions", distributions, "Distributions to validate (default: by size)")
       ->delimiter(',')->check(not_empty());
   cmd->add_flag("--full-validation", full_validation, "Every distribution at every size");
-  cmd->add_flag(
-      "--misaligned",
-      [&o](std::int64_t) { o.placement = TensorPlacement::misaligned; },
+  cmd->add_flag_callback(
+      "--misaligned", [&o] { o.placement = TensorPlacement::misaligned; },
       "Every tensor one element past a 256-byte boundary (2 bytes in bf16/fp16, 4 in fp32): vector paths must "
       "fall back, or the variant declines the case with a reason");
   cmd->add_flag("--strict", o.validation.strict,
@@ -135,7 +134,7 @@ void add_run_options(CLI::App* cmd, RunOptions& o, std::vector<std::string>& dis
   cmd->add_option("--out", out_root, "Report root folder")->capture_default_str()->check(not_empty());
   add_validation_and_timing_options(cmd, o, distributions, full_validation);
   add_launches_option(cmd, o);
-  cmd->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
+  cmd->add_flag_callback("--quiet", [&o] { o.progress = false; }, "No progress lines");
 }
 
 struct EvalArgs {
@@ -212,7 +211,7 @@ void add_run(CLI::App& app, RunArgs& a) {
       ->check(not_empty());
   run->add_option("--run-id", a.command.run_id, "The report folder's name (default: <UTC time>-<commit>)")
       ->check(not_empty());
-  run->add_flag("--quiet", [&o](std::int64_t) { o.progress = false; }, "No progress lines");
+  run->add_flag_callback("--quiet", [&o] { o.progress = false; }, "No progress lines");
   add_plan_cache_options(run, a.plan_cache);
   run->allow_extras();  // --benchmark_* flags go to Google Benchmark
 }

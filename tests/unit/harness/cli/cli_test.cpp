@@ -82,6 +82,13 @@ TEST(Cli, NoLaunchesIsAFlagOfRunAndEval) {
   expect_usage_error({"run", "--no-launches=maybe"}, "--no-launches");
 }
 
+// A flag given a value it cannot take is a usage error, not an uncaught conversion.
+TEST(Cli, FlagsGivenAValueAreUsageErrors) {
+  expect_usage_error({"run", "--quiet=maybe"}, "--quiet");
+  expect_usage_error({"run", "--misaligned=maybe"}, "--misaligned");
+  expect_usage_error({"eval", "cand.cu", "--op", "softmax", "--quiet=maybe"}, "--quiet");
+}
+
 TEST(Cli, ListWorksWithoutAGpu) {
   CliResult ops = run_cli({"list", "ops"});
   EXPECT_EQ(ops.status, kExitOk);
