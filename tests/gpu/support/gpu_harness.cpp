@@ -24,6 +24,15 @@ ValidationPlan every_distribution(int trials) {
   return plan;
 }
 
+RunOptions validate_only_options(Distribution distribution) {
+  RunOptions o;
+  o.validate_only = true;
+  o.progress = false;
+  o.validation.trials = 1;
+  o.validation.distributions = {distribution};
+  return o;
+}
+
 std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& problem,
                                            const std::vector<Variant*>& variants, const ValidationPlan& plan,
                                            ProblemPhases* phases, TensorPlacement placement) {

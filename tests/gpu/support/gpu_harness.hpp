@@ -12,6 +12,7 @@
 #include "harness/run/case_outcome.hpp"
 #include "harness/run/phase_times.hpp"
 #include "harness/run/run_case.hpp"
+#include "harness/run/runner.hpp"
 #include "harness/validation/validation_plan.hpp"
 
 namespace nb::test {
@@ -27,6 +28,10 @@ std::vector<CaseOutcome> validate_variants(const OpSpec& op, const Problem& prob
                                            TensorPlacement placement = TensorPlacement::aligned);
 
 ValidationPlan every_distribution(int trials = 3);
+
+// The runner's options for a quick validation without timing: one trial of `distribution`, no
+// progress lines.
+RunOptions validate_only_options(Distribution distribution = Distribution::uniform01);
 
 // "uniform01: y: 1 unwritten element ..." for failure messages.
 std::string describe(const CaseOutcome& o);

@@ -13,19 +13,10 @@
 namespace nb::test {
 namespace {
 
-RunOptions validate_only() {
-  RunOptions o;
-  o.validate_only = true;
-  o.progress = false;
-  o.validation.trials = 1;
-  o.validation.distributions = {Distribution::uniform01};
-  return o;
-}
-
 // The one case's record, after a validated run of `variant` on `params`; the test is skipped (with
 // the reason) when another CUPTI client holds CUPTI, as under Nsight or compute-sanitizer.
 CaseLaunches recorded(const std::string& op_name, const std::string& variant, const Params& params,
-                      RunOptions options = validate_only()) {
+                      RunOptions options = validate_only_options()) {
   const OpSpec& op = registry().op(op_name);
   Variant* v = op.find_variant(variant);
   if (v == nullptr) ADD_FAILURE() << op_name << " has no variant " << variant;
@@ -100,7 +91,7 @@ TEST(LaunchRecording, ALibraryBaselinesKernelsAreRecordedLikeOurs) {
 
 TEST(LaunchRecording, NoLaunchesAndProfileModeRecordNothingAndSayWhy) {
   const Params small = {{"n", 2}, {"c", 64}, {"h", 16}, {"w", 16}};
-  RunOptions off = validate_only();
+  RunOptions off = validate_only_options();
   off.record_launches = false;
   const CaseLaunches none = recorded("rmsnorm_nchw", "naive", small, off);
   EXPECT_FALSE(none.available);

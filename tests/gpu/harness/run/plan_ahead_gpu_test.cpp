@@ -27,11 +27,7 @@ struct TempPlanCache {
 };
 
 RunOptions validate_only(const fs::path& cache, int plan_threads) {
-  RunOptions o;
-  o.validate_only = true;
-  o.progress = false;
-  o.validation.trials = 1;
-  o.validation.distributions = {Distribution::normal};
+  RunOptions o = validate_only_options(Distribution::normal);
   o.plan_cache = {cache.string(), "--plan-cache"};
   o.plan_threads = plan_threads;
   return o;

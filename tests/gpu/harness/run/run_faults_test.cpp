@@ -26,15 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-RunOptions validate_only() {
-  RunOptions o;
-  o.validate_only = true;
-  o.progress = false;
-  o.validation.trials = 1;
-  o.validation.distributions = {Distribution::uniform01};
-  return o;
-}
-
 struct TempDir {
   fs::path path = fs::temp_directory_path() / ("normbench-faults-" + std::to_string(::getpid()));
   TempDir() { fs::create_directories(path); }
@@ -49,7 +40,7 @@ TEST(RunFaults, AProblemLargerThanTheGpuIsSkippedWithItsNeedAndTheRunGoesOn) {
   // refused for the host's memory instead.)
   const Problem huge = op.make_problem({{"n", 4096}, {"c", 64}, {"h", 512}, {"w", 512}});
   const Problem small = op.make_problem({{"n", 2}, {"c", 64}, {"h", 16}, {"w", 16}});
-  RunRecord r = run_cases({{&op, naive, huge, {}}, {&op, naive, small, {}}}, validate_only());
+  RunRecord r = run_cases({{&op, naive, huge, {}}, {&op, naive, small, {}}}, validate_only_options());
   EXPECT_EQ(r.outcomes[0].status, CaseStatus::skipped) << describe(r.outcomes[0]);
   EXPECT_NE(r.outcomes[0].reason.find("needs 512."), std::string::npos) << r.outcomes[0].reason;
   EXPECT_NE(r.outcomes[0].reason.find("GiB free"), std::string::npos) << r.outcomes[0].reason;
@@ -62,7 +53,7 @@ TEST(RunFaults, AnAllocationThatFailsAnywayIsThatCasesErrorAndTheRunGoesOn) {
   Variant* correct = op.find_variant("naive");
   const Problem p = op.make_problem({{"m", 64}, {"n", 1000}});
   auto oom = make_planted_variant(Fault::oom_in_prepare, op, *correct, 64, 1000);
-  RunRecord r = run_cases({{&op, oom.get(), p, {}}, {&op, correct, p, {}}}, validate_only());
+  RunRecord r = run_cases({{&op, oom.get(), p, {}}, {&op, correct, p, {}}}, validate_only_options());
   EXPECT_EQ(r.outcomes[0].status, CaseStatus::error);
   EXPECT_NE(r.outcomes[0].reason.find("out of memory"), std::string::npos) << r.outcomes[0].reason;
   EXPECT_EQ(r.outcomes[1].validation.disposition, Disposition::passed) << describe(r.outcomes[1]);
@@ -74,7 +65,8 @@ TEST(RunFaults, ALostContextAbortsTheRunWithAPartialReport) {
   Variant* correct = op.find_variant("naive");
   const Problem a = op.make_problem({{"m", 64}, {"n", 1000}}), b = op.make_problem({{"m", 32}, {"n", 512}});
   auto wild = make_planted_variant(Fault::illegal_address, op, *correct, 64, 1000);
-  RunRecord r = run_cases({{&op, correct, a, {}}, {&op, wild.get(), a, {}}, {&op, correct, b, {}}}, validate_only());
+  RunRecord r =
+      run_cases({{&op, correct, a, {}}, {&op, wild.get(), a, {}}, {&op, correct, b, {}}}, validate_only_options());
   EXPECT_NE(r.aborted.find("the CUDA context was lost"), std::string::npos) << r.aborted;
   EXPECT_EQ(r.outcomes[1].status, CaseStatus::error) << describe(r.outcomes[1]);
   EXPECT_NE(r.outcomes[1].reason.find("illegal"), std::string::npos) << r.outcomes[1].reason;
