@@ -150,6 +150,9 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       nb::dev::named_barrier_sync(1, consumers);
       v = lane < warps ? warp_sums[b][lane] : dev::RowSums{};
       v = nb::dev::warp_merge(v);
+      // Clusters of 2 and 4 fold in rank order (a load and an add a rank), larger ones across lanes:
+      // the lanes' fold cost LayerNorm's 2 parts 1.3% on the H200 and saved 4-13% at 8-16
+      // (docs/notes/memory-bound-round3.md, "Twenty-sixth" and "Twenty-seventh").
       if (g.parts > 1) {
         const auto add = [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); };
         cluster_sums.send(v, unsigned(i), g.parts);
