@@ -5,10 +5,14 @@
 // A cluster barrier's release fence waits on the thread's earlier global stores: the membar
 // stalls of docs/notes/memory-bound-round3.md. The row kernels' cluster reductions use it.
 //
-// Exchanges go in rounds, numbered alike in every CTA, on two buffers used in turn: a CTA pushes
-// round r + 2 into a peer's buffer only after that peer's push of round r + 1 reached it. So the
-// caller must pass a CTA barrier (__syncthreads, as a block reduction has) between reading round
-// r's values and pushing round r + 1; then the peer has read round r before anyone rewrites it.
+// Exchanges go in rounds, numbered alike in every CTA, on kBuffers buffers used in turn. With two,
+// each round received before the next is sent: a CTA pushes round r + 2 into a peer's buffer only
+// after that peer's push of round r + 1 reached it. So the caller must pass a CTA barrier
+// (__syncthreads, as a block reduction has) between reading round r's values and pushing round
+// r + 1; then the peer has read round r before anyone rewrites it. With four, a CTA may send one
+// round ahead of the last it received (send r + 1, then receive r): when it pushes round r + 4 it
+// has received round r + 2, so each peer has sent r + 2, which it did after receiving every round
+// up to r and passing the barrier that follows their reads (the same barrier rule).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -46,8 +50,11 @@ __device__ __forceinline__ void push_value(std::uint32_t remote, const V& v, std
   }
 }
 
-// The xor shuffles receive_by_lanes takes for plain floats and float3s (a full warp).
+// The xor shuffles receive_by_lanes takes for floats, float2s and float3s (a full warp).
 __device__ __forceinline__ float shfl_xor(float v, int offset) { return __shfl_xor_sync(0xffffffffu, v, offset); }
+__device__ __forceinline__ float2 shfl_xor(const float2& v, int offset) {
+  return make_float2(shfl_xor(v.x, offset), shfl_xor(v.y, offset));
+}
 __device__ __forceinline__ float3 shfl_xor(const float3& v, int offset) {
   return make_float3(shfl_xor(v.x, offset), shfl_xor(v.y, offset), shfl_xor(v.z, offset));
 }
@@ -56,18 +63,20 @@ __device__ __forceinline__ float3 shfl_xor(const float3& v, int offset) {
 // round (every CTA of the cluster sends the same type in a round). Slot s is row slot
 // threadIdx.y == s (blockDim.y slots); its threads threadIdx.x < ranks push (so a slot has at
 // least `ranks` threads).
-template <int kWords, int kSlots, int kMaxRanks>
+template <int kWords, int kSlots, int kMaxRanks, int kBuffers = 2>
 struct ClusterExchange {
-  alignas(16) std::uint32_t words[2][kSlots][kMaxRanks][kWords];  // [buffer][slot][sending rank]
-  std::uint64_t arrived[2];
+  static_assert(kBuffers == 2 || kBuffers == 4, "two buffers, or four for a round sent ahead");
+  static constexpr int kWordsPerValue = kWords;
+  alignas(16) std::uint32_t words[kBuffers][kSlots][kMaxRanks][kWords];  // [buffer][slot][sending rank]
+  std::uint64_t arrived[kBuffers];
 
   // Once, by every thread of the CTA before any round: each barrier takes one arrival a phase (its
   // CTA's own, announcing the bytes), initialised where every CTA of the cluster sees it.
   __device__ void enter(int ranks) {
     if (ranks == 1) return;
     if (threadIdx.x == 0 && threadIdx.y == 0) {
-      mbarrier_init(&arrived[0], 1);
-      mbarrier_init(&arrived[1], 1);
+#pragma unroll
+      for (int b = 0; b < kBuffers; ++b) mbarrier_init(&arrived[b], 1);
       fence_barrier_init();
     }
     cooperative_groups::this_cluster().sync();
@@ -79,7 +88,7 @@ struct ClusterExchange {
     static_assert(sizeof(V) <= 4 * kWords, "the value is larger than the exchange's words");
     static_assert((sizeof(V) != 8 || kWords % 2 == 0) && (sizeof(V) != 16 || kWords % 4 == 0),
                   "a vector push needs its value aligned to its size");
-    const unsigned buffer = round & 1;
+    const unsigned buffer = round % kBuffers;
     if (threadIdx.x == 0 && threadIdx.y == 0)
       mbarrier_arrive_expect_bytes(&arrived[buffer], unsigned(ranks) * blockDim.y * unsigned(sizeof(V)));
     if (threadIdx.x < unsigned(ranks)) {  // thread r of the slot pushes to rank r
@@ -128,8 +137,8 @@ struct ClusterExchange {
  private:
   // The round's buffer, once every rank's value has landed in it.
   __device__ unsigned arrived_buffer(unsigned round) {
-    const unsigned buffer = round & 1;
-    mbarrier_wait(&arrived[buffer], (round >> 1) & 1);
+    const unsigned buffer = round % kBuffers;
+    mbarrier_wait(&arrived[buffer], (round / kBuffers) & 1);
     return buffer;
   }
 };

@@ -19,6 +19,7 @@
 #include "kernels/primitives/row_tickets.cuh"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rows/layernorm_rows/row_math.cuh"
+#include "kernels/rows/layernorm_rows/overlapped_rows.hpp"
 #include "kernels/rows/layernorm_rows/spec.hpp"
 #include "kernels/rows/layernorm_rows/staged_rows.hpp"
 #include "kernels/rms/grid.hpp"
@@ -209,8 +210,9 @@ void launch_rows(const Shape& s, const RowTensors<T>& t, unsigned long long* nex
   constexpr rows::RowLayouts kLayouts = rows::RowLayouts{}.without_held_split();
   RowPlan plan = rows::plan_register_row(s.n, kElementBytes, packs16, kLayouts);
   if (plan.staged()) {
-    if (resident_staged_clusters<T>(plan) >= 1)
-      return launch_staged_rows<T>(plan, RowGeometry::of(plan, s.m, s.n, s.eps), t, next_row, stream);
+    const RowGeometry g = RowGeometry::of(plan, s.m, s.n, s.eps);
+    if (launch_overlapped_rows<T>(plan, g, t, stream)) return;
+    if (resident_staged_clusters<T>(plan) >= 1) return launch_staged_rows<T>(plan, g, t, next_row, stream);
     plan = rows::plan_register_row(s.n, kElementBytes, packs16, kLayouts.without_staged());
   }
   const RowGeometry g = RowGeometry::of(plan, s.m, s.n, s.eps);

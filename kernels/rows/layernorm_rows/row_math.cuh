@@ -99,11 +99,11 @@ __device__ __forceinline__ float first_pair_mean(const FirstPair<T>& raw) {
 // NaN or an Inf, an overflow), take the squared deviations from the mean again as row_mean_rstd
 // takes them, with its results. each_pack_mine(f) calls f(pack, mine) on each pack each_pack
 // visits, mine false for the zeros past the row: their sums are dropped a pack at a time (masking
-// each value spilled the held rows' registers). n: the row's length; inv_n: 1 / n.
-template <int VEC, class EachPackMine, class EachCentered, class Reducer>
-__device__ __forceinline__ MeanRstd row_mean_rstd_one_pass(EachPackMine each_pack_mine, EachCentered each_centered,
-                                                           Reducer& reduce, float shift, float n, float inv_n,
-                                                           float eps) {
+// each value spilled the held rows' registers). n: the row's length; inv_n: 1 / n. In two halves
+// for kernels that reduce the sums themselves: this thread's sums (one_pass_sums), and the row's
+// mean and rstd from their totals (mean_rstd_of_sums).
+template <int VEC, class EachPackMine>
+__device__ __forceinline__ float2 one_pass_sums(EachPackMine each_pack_mine, float shift) {
   float2 sums = make_float2(0.0f, 0.0f);  // x, d^2
   each_pack_mine([&](const dev::FloatPack<VEC>& v, bool mine) {
     float2 pack = make_float2(0.0f, 0.0f);
@@ -118,13 +118,26 @@ __device__ __forceinline__ MeanRstd row_mean_rstd_one_pass(EachPackMine each_pac
       sums.y += pack.y;
     }
   });
-  sums = reduce.sum2(sums);
+  return sums;
+}
+
+template <int VEC, class EachCentered, class Reducer>
+__device__ __forceinline__ MeanRstd mean_rstd_of_sums(float2 sums, EachCentered each_centered, Reducer& reduce,
+                                                      float shift, float n, float inv_n, float eps) {
   const float mean = sums.x * inv_n, t = mean - shift;
   const float m2 = fmaf(-t, t * n, sums.y);
   const bool bounded =
       !rms::sum_overflowed(sums.y) && fabsf(t) * fmaf(n, fabsf(shift), sqrtf(n * sums.y)) <= 8.0f * m2;
   if (!reduce.any(!bounded)) return {mean, rms::inv_rms(m2, inv_n, eps)};  // the same in every thread
   return {mean, rows::row_inv_rms<VEC>([&](auto f) { each_centered(mean, f); }, reduce, inv_n, eps)};
+}
+
+template <int VEC, class EachPackMine, class EachCentered, class Reducer>
+__device__ __forceinline__ MeanRstd row_mean_rstd_one_pass(EachPackMine each_pack_mine, EachCentered each_centered,
+                                                           Reducer& reduce, float shift, float n, float inv_n,
+                                                           float eps) {
+  const float2 sums = reduce.sum2(one_pass_sums<VEC>(each_pack_mine, shift));
+  return mean_rstd_of_sums<VEC>(sums, each_centered, reduce, shift, n, inv_n, eps);
 }
 
 // y = (v - mean) * rstd * w + b for one pack of T. Rows stored in 2 bytes take v * rstd - mean *

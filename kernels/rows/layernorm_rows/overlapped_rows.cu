@@ -1,0 +1,154 @@
+// Overlapped rows: staged_rows.cu's slices for 2-byte rows, each row's sums crossing the cluster
+// while the block sums the next row. One block an SM holds a ring of kSlots slices of x (rows by
+// the cluster's fixed share, copied by cp.async kSlots - 2 rows ahead) and w's slice; at row i it
+// sums row i + 1, posts those sums to its peers (four exchange buffers, so one round may wait
+// uncollected), then collects row i's totals, which have had a whole pass to arrive, and writes
+// row i. In staged_rows.cu a block waited on its peers' sums every row (a quarter of its warps'
+// stall samples at 4096 x 65536 bf16: docs/notes/memory-bound-round3.md).
+#include "kernels/rows/layernorm_rows/overlapped_rows.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "harness/cuda_check.hpp"
+#include "kernels/primitives/cluster_occupancy.hpp"
+#include "kernels/primitives/cp_async.cuh"
+#include "kernels/primitives/host_math.hpp"
+#include "kernels/primitives/smem_opt_in.hpp"
+#include "kernels/primitives/storage.cuh"
+#include "kernels/rows/row_reducers.cuh"
+
+namespace nb::layernorm_rows {
+namespace {
+
+using rows::PartRange;
+using rows::RowGeometry;
+using rows::RowPlan;
+using AheadReducer = rows::ClusterReducerOn<rows::RowExchangeAhead>;
+
+constexpr int kPacksPerThread = 4;  // 16-byte packs of each slice a thread copies, sums and writes
+constexpr int kMaxLanes = 512;      // a 32 KB slice
+constexpr std::int64_t kMaxSliceBytes = std::int64_t{kMaxLanes} * kPacksPerThread * rows::kPackBytes;
+
+// Each thread copies, reads and writes its own packs of every slice, p = threadIdx.x + k *
+// blockDim.x (k < kPacksPerThread, p < count): its own cp.async wait makes them visible to it, and
+// no block barrier guards a slice.
+template <class T, int kSlots>
+__global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTensors<T> t, RowGeometry g) {
+  constexpr int VEC = dev::kPack16<T>;
+  extern __shared__ uint4 slices[];  // kSlots slices of x (row i in slot i % kSlots), then w's
+  __shared__ float scratch[32];
+  __shared__ rows::RowExchangeAhead exchange;
+  AheadReducer reduce(scratch, exchange, g.parts);
+  const PartRange part = rows::part_range(g);
+  const int count = part.count();
+  const long long offset = part.first * VEC;  // my block's first element in a row
+  const long long cluster = blockIdx.x / g.parts, clusters = gridDim.x / g.parts;
+  const auto row_of = [&](int i) { return cluster + i * clusters; };  // the cluster's i-th row
+  const auto slot = [&](int i) { return slices + (i % kSlots) * g.packs_per_part; };
+  uint4* const w_slice = slices + kSlots * g.packs_per_part;
+  const auto each_mine = [&](auto f) {
+#pragma unroll
+    for (int k = 0; k < kPacksPerThread; ++k) {
+      const int p = threadIdx.x + k * blockDim.x;
+      if (p < count) f(k, p);
+    }
+  };
+  const auto copy_row = [&](int i) {  // row i's slice into its slot, if the row exists
+    if (row_of(i) >= g.rows) return;
+    const uint4* src = reinterpret_cast<const uint4*>(t.x + row_of(i) * g.n + offset);
+    uint4* dst = slot(i);
+    each_mine([&](int, int p) { dev::cp_async_16(dst + p, src + p); });
+  };
+
+  uint4 b_packs[kPacksPerThread];  // this thread's packs of b, for every row
+  each_mine([&](int k, int p) { b_packs[k] = __ldg(reinterpret_cast<const uint4*>(t.b + offset) + p); });
+  each_mine([&](int, int p) { dev::cp_async_16(w_slice + p, reinterpret_cast<const uint4*>(t.w + offset) + p); });
+#pragma unroll
+  for (int i = 0; i < kSlots - 1; ++i) {  // rows 0 .. kSlots - 2, w with row 0: a group each
+    copy_row(i);
+    dev::cp_async_commit();
+  }
+  const auto sums_of = [&](int i) {  // this thread's one-pass sums of row i (row_math.cuh)
+    const uint4* xs = slot(i);
+    return one_pass_sums<VEC>(
+        [&](auto f) { each_mine([&](int, int p) { f(dev::widen16<T>(xs[p]), true); }); }, 0.0f);
+  };
+
+  unsigned posted = 0;  // the round of row i's sums
+  if (row_of(0) < g.rows) {
+    dev::cp_async_wait<kSlots - 2>();  // w and row 0 have landed
+    posted = reduce.post_sum2(sums_of(0));
+  }
+  for (int i = 0; row_of(i) < g.rows; ++i) {
+    copy_row(i + kSlots - 1);  // into row i - 1's slot, which this thread has finished with
+    dev::cp_async_commit();    // (empty past the last row: every thread commits the same groups)
+    dev::cp_async_wait<kSlots - 2>();  // row i + 1 has landed
+    const unsigned next_posted = row_of(i + 1) < g.rows ? reduce.post_sum2(sums_of(i + 1)) : 0;
+
+    const uint4* xs = slot(i);
+    const auto each_centered = [&](float mean, auto f) {
+      each_mine([&](int, int p) { f(centered(dev::widen16<T>(xs[p]), mean)); });
+    };
+    const MeanRstd st = mean_rstd_of_sums<VEC>(reduce.collect_sum2(posted), each_centered, reduce, 0.0f,
+                                               float(g.n), g.inv_n, g.eps);
+    T* yr = t.y + row_of(i) * g.n + offset;
+    each_mine([&](int k, int p) {
+      dev::store_from_float<T, VEC>(yr + p * VEC, normalized<T>(dev::widen16<T>(xs[p]), dev::widen16<T>(w_slice[p]),
+                                                                dev::widen16<T>(b_packs[k]), st.mean, st.rstd));
+    });
+    if (threadIdx.x == 0 && blockIdx.x % g.parts == 0) {
+      t.mean[row_of(i)] = st.mean;
+      t.rstd[row_of(i)] = st.rstd;
+    }
+    posted = next_posted;
+  }
+  reduce.finish();
+}
+
+template <int kSlots>
+std::size_t smem_bytes(const RowPlan& plan) {
+  return static_cast<std::size_t>((kSlots + 1) * plan.packs_per_part * plan.pack_bytes());
+}
+
+template <class T, int kSlots>
+bool launch_slots(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
+  constexpr auto kernel = layernorm_rows_overlapped<T, kSlots>;
+  if (!dynamic_smem_allowed<kernel, int((kSlots + 1) * kMaxSliceBytes)>()) return false;
+  RowPlan launched = plan;
+  launched.lanes = static_cast<int>(ceil_div(ceil_div(plan.packs_per_part, kPacksPerThread), 32) * 32);
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config = rows::cluster_config(launched, 1, smem_bytes<kSlots>(plan), stream, &cluster);
+  const int resident = resident_clusters(reinterpret_cast<const void*>(kernel), config);
+  if (resident < 1) return false;
+  rows::launch_clusters(kernel, launched, std::min<long long>(g.rows, resident), smem_bytes<kSlots>(plan), stream, t, g);
+  return true;
+}
+
+}  // namespace
+
+template <class T>
+bool launch_overlapped_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
+  if constexpr (sizeof(T) != 2) {
+    return false;
+  } else {
+    if (plan.parts < 2 || plan.packs_per_part * plan.pack_bytes() > kMaxSliceBytes) return false;
+    const char* env = std::getenv("NB_LN_SLOTS");  // experiment: the ring's slots (0: staged_rows.cu)
+    const int slots = env ? std::atoi(env) : 4;
+    switch (slots) {
+      case 3: return launch_slots<T, 3>(plan, g, t, stream);
+      case 4: return launch_slots<T, 4>(plan, g, t, stream);
+      case 6: return launch_slots<T, 6>(plan, g, t, stream);
+      default: return false;
+    }
+  }
+}
+
+#define NB_LAYERNORM_OVERLAPPED_ROWS_FOR(T) \
+  template bool launch_overlapped_rows<T>(const RowPlan&, const RowGeometry&, const RowTensors<T>&, cudaStream_t);
+NB_LAYERNORM_OVERLAPPED_ROWS_FOR(float)
+NB_LAYERNORM_OVERLAPPED_ROWS_FOR(__nv_bfloat16)
+NB_LAYERNORM_OVERLAPPED_ROWS_FOR(__half)
+#undef NB_LAYERNORM_OVERLAPPED_ROWS_FOR
+
+}  // namespace nb::layernorm_rows
