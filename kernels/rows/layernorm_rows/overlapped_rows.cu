@@ -34,12 +34,14 @@ constexpr std::int64_t kMaxSliceBytes = std::int64_t{kMaxLanes} * kPacksPerThrea
 // blockDim.x (k < kPacksPerThread, p < count): its own cp.async wait makes them visible to it, and
 // no block barrier guards a slice.
 template <class T, int kSlots>
-__global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTensors<T> t, RowGeometry g) {
+__global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTensors<T> t, RowGeometry g, bool try_whole) {
   constexpr int VEC = dev::kPack16<T>;
   extern __shared__ uint4 slices[];  // kSlots slices of x (row i in slot i % kSlots), then w's
   __shared__ float scratch[32];
-  __shared__ rows::RowExchangeAhead exchange;
-  AheadReducer reduce(scratch, exchange, g.parts);
+  __shared__ rows::RowExchangeAhead ahead;  // the rows' sums, round i = row i
+  __shared__ rows::RowExchange exchange;    // the guard's second pass, received as sent
+  AheadReducer posts(scratch, ahead, g.parts);
+  rows::ClusterReducer reduce(scratch, exchange, g.parts);
   const PartRange part = rows::part_range(g);
   const int count = part.count();
   const long long offset = part.first * VEC;  // my block's first element in a row
@@ -47,11 +49,19 @@ __global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTen
   const auto row_of = [&](int i) { return cluster + i * clusters; };  // the cluster's i-th row
   const auto slot = [&](int i) { return slices + (i % kSlots) * g.packs_per_part; };
   uint4* const w_slice = slices + kSlots * g.packs_per_part;
+  // A whole slice (every part's but perhaps the last) takes no test a pack, so a pass's shared
+  // loads may all go out before the first is used.
+  const bool whole = count == kPacksPerThread * int(blockDim.x) && try_whole;
   const auto each_mine = [&](auto f) {
+    if (whole) {
 #pragma unroll
-    for (int k = 0; k < kPacksPerThread; ++k) {
-      const int p = threadIdx.x + k * blockDim.x;
-      if (p < count) f(k, p);
+      for (int k = 0; k < kPacksPerThread; ++k) f(k, int(threadIdx.x + k * blockDim.x));
+    } else {
+#pragma unroll
+      for (int k = 0; k < kPacksPerThread; ++k) {
+        const int p = threadIdx.x + k * blockDim.x;
+        if (p < count) f(k, p);
+      }
     }
   };
   const auto copy_row = [&](int i) {  // row i's slice into its slot, if the row exists
@@ -78,19 +88,19 @@ __global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTen
   unsigned posted = 0;  // the round of row i's sums
   if (row_of(0) < g.rows) {
     dev::cp_async_wait<kSlots - 2>();  // w and row 0 have landed
-    posted = reduce.post_sum2(sums_of(0));
+    posted = posts.post_sum2(sums_of(0));
   }
   for (int i = 0; row_of(i) < g.rows; ++i) {
     copy_row(i + kSlots - 1);  // into row i - 1's slot, which this thread has finished with
     dev::cp_async_commit();    // (empty past the last row: every thread commits the same groups)
     dev::cp_async_wait<kSlots - 2>();  // row i + 1 has landed
-    const unsigned next_posted = row_of(i + 1) < g.rows ? reduce.post_sum2(sums_of(i + 1)) : 0;
+    const unsigned next_posted = row_of(i + 1) < g.rows ? posts.post_sum2(sums_of(i + 1)) : 0;
 
     const uint4* xs = slot(i);
     const auto each_centered = [&](float mean, auto f) {
       each_mine([&](int, int p) { f(centered(dev::widen16<T>(xs[p]), mean)); });
     };
-    const MeanRstd st = mean_rstd_of_sums<VEC>(reduce.collect_sum2(posted), each_centered, reduce, 0.0f,
+    const MeanRstd st = mean_rstd_of_sums<VEC>(posts.collect_sum2(posted), each_centered, reduce, 0.0f,
                                                float(g.n), g.inv_n, g.eps);
     T* yr = t.y + row_of(i) * g.n + offset;
     each_mine([&](int k, int p) {
@@ -103,6 +113,7 @@ __global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTen
     }
     posted = next_posted;
   }
+  posts.finish();
   reduce.finish();
 }
 
@@ -121,7 +132,9 @@ bool launch_slots(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>
   const cudaLaunchConfig_t config = rows::cluster_config(launched, 1, smem_bytes<kSlots>(plan), stream, &cluster);
   const int resident = resident_clusters(reinterpret_cast<const void*>(kernel), config);
   if (resident < 1) return false;
-  rows::launch_clusters(kernel, launched, std::min<long long>(g.rows, resident), smem_bytes<kSlots>(plan), stream, t, g);
+  const bool try_whole = std::getenv("NB_LN_GUARDED") == nullptr;  // experiment
+  rows::launch_clusters(kernel, launched, std::min<long long>(g.rows, resident), smem_bytes<kSlots>(plan), stream, t, g,
+                        try_whole);
   return true;
 }
 

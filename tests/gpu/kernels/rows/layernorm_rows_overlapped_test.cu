@@ -17,7 +17,8 @@ class LayerNormOverlappedRows : public testing::TestWithParam<RowsCase> {};
 
 TEST_P(LayerNormOverlappedRows, PostedRoundsCollectedARowLaterPass) {
   const RowsCase& c = GetParam();
-  const rows::RowPlan plan = rows::plan_register_row(c.n, 2, /*packs16=*/true);
+  const rows::RowPlan plan =
+      rows::plan_register_row(c.n, 2, /*packs16=*/true, rows::RowLayouts{}.without_held_split());
   ASSERT_TRUE(plan.staged() && plan.parts > 1 && plan.packs_per_part * plan.pack_bytes() <= 32 * 1024)
       << "not a shape of the overlapped rows";
   const OpSpec& op = registry().op("layernorm_rows");
