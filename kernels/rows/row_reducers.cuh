@@ -53,9 +53,10 @@ struct BlockReducer {
 // barrier a row), and every block folds them: sums and maxima across a warp's lanes
 // (receive_by_lanes: the same bits in every thread), the Welford merge in rank order. One round
 // per reduction, the same sequence in every thread of the cluster; the block reduction's barriers
-// come between one round's reads and the next round's pushes, as the exchange needs. finish() keeps each block
-// resident until its peers' last pushes have landed. blockDim.x is a multiple of 32. On an exchange of
-// four buffers a row's two sums may also be posted before the row before is collected.
+// come between one round's reads and the next round's pushes, as the exchange needs. finish() keeps
+// each block resident until its peers' last pushes have landed. blockDim.x is a multiple of 32. On
+// an exchange of four buffers a row's two sums may also be posted before the row before is
+// collected.
 template <class Exchange>
 struct ClusterReducerOn {
   static constexpr bool kClusters = true;  // block_sum and merge_moments exist; clustered() may be true
@@ -101,16 +102,17 @@ struct ClusterReducerOn {
       return collect_sum2(round++);
     } else {
       exchange.send(make_float3(v.x, v.y, 0.0f), round, parts);
-      const float3 total = exchange.template receive_by_lanes<float3>(round++, parts, [](float3& sum, const float3& next) {
-        sum.x += next.x;
-        sum.y += next.y;
-      });
+      const float3 total =
+          exchange.template receive_by_lanes<float3>(round++, parts, [](float3& sum, const float3& next) {
+            sum.x += next.x;
+            sum.y += next.y;
+          });
       return make_float2(total.x, total.y);
     }
   }
   // sum2 in two halves, for parts > 1 on four buffers: post a row's block sums (one round, its number
-  // returned) and collect the cluster's totals later, after at most one more round posted. The
-  // totals are the same bits in every thread of the cluster.
+  // returned) and collect the cluster's totals later, after at most one more round posted (no other
+  // round on this exchange in between). The totals are the same bits in every thread of the cluster.
   __device__ unsigned post_sum2(float2 v) {
     static_assert(Exchange::kWordsPerValue % 2 == 0, "an 8-byte push");
     exchange.send(dev::block_sum2(v, scratch), round, parts);

@@ -8,7 +8,8 @@
 // shifted by the row's first values where a guard bounds their rounding (row_math.cuh), as do the
 // 2-byte rows of 16384 where the device's DRAM rate asks for three blocks an SM (rows_in_flight.hpp).
 // Longer rows of 16-byte packs are staged in shared memory over a persistent grid of clusters
-// (staged_rows.cu); others split over a cluster of up to 8 blocks in registers
+// (2-byte rows of slices up to 32 KB with each row's cluster round overlapped with the next row's
+// sums: overlapped_rows.cu; others staged_rows.cu); others split over a cluster of up to 8 blocks in registers
 // (DSMEM sums), and rows too long for that stream their part three times. Rescales when
 // (x - mean)^2 overflows (claims `wide`).
 // rmsnorm_rows' register_row, plans and all.
@@ -238,7 +239,9 @@ std::unique_ptr<Variant> make_register_row_variant() {
        "rows <= 16384 (bf16/fp16: 32768) in registers as stored (<= 32 values per thread, 64 in 2-byte packs past "
        "16384), short rows share a block; longer rows "
        "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
-       "next row copied in by cp.async, b's packs in registers; mean, then squared deviations (bf16/fp16 rows past "
+       "next row copied in by cp.async, b's packs in registers (bf16/fp16 slices <= 32 KB: one block an SM, a ring "
+       "of four rows, each row's cluster sums in flight while the next row is summed); mean, then squared "
+       "deviations (bf16/fp16 rows past "
        "16384, and of 16384 at three blocks an SM on GPUs of > 30 GB/s of DRAM an SM: one pass of shifted sums where "
        "a guard bounds their rounding); x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; },

@@ -4,11 +4,12 @@
 // sums row i + 1, posts those sums to its peers (four exchange buffers, so one round may wait
 // uncollected), then collects row i's totals, which have had a whole pass to arrive, and writes
 // row i. In staged_rows.cu a block waited on its peers' sums every row (a quarter of its warps'
-// stall samples at 4096 x 65536 bf16: docs/notes/memory-bound-round3.md).
+// stall samples at 4096 x 65536 bf16: docs/notes/memory-bound-round3.md). Rows the one-pass guard
+// refuses take its second pass on an exchange of their own, received as sent, so its rounds never
+// reach a posted round's buffer. Slices past 32 KB (2-byte rows past 131072) stay in staged_rows.cu.
 #include "kernels/rows/layernorm_rows/overlapped_rows.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
@@ -28,13 +29,17 @@ using AheadReducer = rows::ClusterReducerOn<rows::RowExchangeAhead>;
 
 constexpr int kPacksPerThread = 4;  // 16-byte packs of each slice a thread copies, sums and writes
 constexpr int kMaxLanes = 512;      // a 32 KB slice
+// Slices of x in the ring: row i summed and written, row i + 1 summed, two more rows in flight (32-64
+// KB an SM). Measured on an H200 (4096 x 65536 and 2048 x 131072 bf16, median ms): 3 slots 0.2913 and
+// 0.2947, 4 slots 0.2845 and 0.2887, 6 slots 0.2889 and 0.2928.
+constexpr int kSlots = 4;
 constexpr std::int64_t kMaxSliceBytes = std::int64_t{kMaxLanes} * kPacksPerThread * rows::kPackBytes;
 
 // Each thread copies, reads and writes its own packs of every slice, p = threadIdx.x + k *
 // blockDim.x (k < kPacksPerThread, p < count): its own cp.async wait makes them visible to it, and
 // no block barrier guards a slice.
-template <class T, int kSlots>
-__global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTensors<T> t, RowGeometry g, bool try_whole) {
+template <class T>
+__global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTensors<T> t, RowGeometry g) {
   constexpr int VEC = dev::kPack16<T>;
   extern __shared__ uint4 slices[];  // kSlots slices of x (row i in slot i % kSlots), then w's
   __shared__ float scratch[32];
@@ -49,19 +54,11 @@ __global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTen
   const auto row_of = [&](int i) { return cluster + i * clusters; };  // the cluster's i-th row
   const auto slot = [&](int i) { return slices + (i % kSlots) * g.packs_per_part; };
   uint4* const w_slice = slices + kSlots * g.packs_per_part;
-  // A whole slice (every part's but perhaps the last) takes no test a pack, so a pass's shared
-  // loads may all go out before the first is used.
-  const bool whole = count == kPacksPerThread * int(blockDim.x) && try_whole;
   const auto each_mine = [&](auto f) {
-    if (whole) {
 #pragma unroll
-      for (int k = 0; k < kPacksPerThread; ++k) f(k, int(threadIdx.x + k * blockDim.x));
-    } else {
-#pragma unroll
-      for (int k = 0; k < kPacksPerThread; ++k) {
-        const int p = threadIdx.x + k * blockDim.x;
-        if (p < count) f(k, p);
-      }
+    for (int k = 0; k < kPacksPerThread; ++k) {
+      const int p = threadIdx.x + k * blockDim.x;
+      if (p < count) f(k, p);
     }
   };
   const auto copy_row = [&](int i) {  // row i's slice into its slot, if the row exists
@@ -117,25 +114,8 @@ __global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTen
   reduce.finish();
 }
 
-template <int kSlots>
 std::size_t smem_bytes(const RowPlan& plan) {
   return static_cast<std::size_t>((kSlots + 1) * plan.packs_per_part * plan.pack_bytes());
-}
-
-template <class T, int kSlots>
-bool launch_slots(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
-  constexpr auto kernel = layernorm_rows_overlapped<T, kSlots>;
-  if (!dynamic_smem_allowed<kernel, int((kSlots + 1) * kMaxSliceBytes)>()) return false;
-  RowPlan launched = plan;
-  launched.lanes = static_cast<int>(ceil_div(ceil_div(plan.packs_per_part, kPacksPerThread), 32) * 32);
-  cudaLaunchAttribute cluster;
-  const cudaLaunchConfig_t config = rows::cluster_config(launched, 1, smem_bytes<kSlots>(plan), stream, &cluster);
-  const int resident = resident_clusters(reinterpret_cast<const void*>(kernel), config);
-  if (resident < 1) return false;
-  const bool try_whole = std::getenv("NB_LN_GUARDED") == nullptr;  // experiment
-  rows::launch_clusters(kernel, launched, std::min<long long>(g.rows, resident), smem_bytes<kSlots>(plan), stream, t, g,
-                        try_whole);
-  return true;
 }
 
 }  // namespace
@@ -145,15 +125,17 @@ bool launch_overlapped_rows(const RowPlan& plan, const RowGeometry& g, const Row
   if constexpr (sizeof(T) != 2) {
     return false;
   } else {
+    constexpr auto kernel = layernorm_rows_overlapped<T>;
     if (plan.parts < 2 || plan.packs_per_part * plan.pack_bytes() > kMaxSliceBytes) return false;
-    const char* env = std::getenv("NB_LN_SLOTS");  // experiment: the ring's slots (0: staged_rows.cu)
-    const int slots = env ? std::atoi(env) : 4;
-    switch (slots) {
-      case 3: return launch_slots<T, 3>(plan, g, t, stream);
-      case 4: return launch_slots<T, 4>(plan, g, t, stream);
-      case 6: return launch_slots<T, 6>(plan, g, t, stream);
-      default: return false;
-    }
+    if (!dynamic_smem_allowed<kernel, int((kSlots + 1) * kMaxSliceBytes)>()) return false;
+    RowPlan launched = plan;
+    launched.lanes = static_cast<int>(ceil_div(ceil_div(plan.packs_per_part, kPacksPerThread), 32) * 32);
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t config = rows::cluster_config(launched, 1, smem_bytes(plan), stream, &cluster);
+    const int resident = resident_clusters(reinterpret_cast<const void*>(kernel), config);
+    if (resident < 1) return false;
+    rows::launch_clusters(kernel, launched, std::min<long long>(g.rows, resident), smem_bytes(plan), stream, t, g);
+    return true;
   }
 }
 

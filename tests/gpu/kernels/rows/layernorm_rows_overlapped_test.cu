@@ -30,9 +30,9 @@ TEST_P(LayerNormOverlappedRows, PostedRoundsCollectedARowLaterPass) {
 INSTANTIATE_TEST_SUITE_P(LayerNormRows, LayerNormOverlappedRows,
                          testing::Values(RowsCase{DType::bf16, 1, 65536},      // one row, one cluster
                                          RowsCase{DType::bf16, 3001, 65536},   // clusters of 4, rows % clusters != 0
-                                         RowsCase{DType::f16, 997, 32776},     // 4 parts of 1025 packs (288 lanes), the last 1022
-                                         RowsCase{DType::bf16, 333, 131072},   // clusters of 8
-                                         RowsCase{DType::f16, 515, 20000}),    // clusters of 2, 1250 packs, 320 lanes
+                                         RowsCase{DType::f16, 997, 32776},     // 4 x 1025 packs, the last 1022
+                                         RowsCase{DType::bf16, 333, 131072},   // clusters of 8 x 32 KB
+                                         RowsCase{DType::bf16, 515, 65544}),   // 8 x 1025 packs, the last 1018
                          [](const testing::TestParamInfo<RowsCase>& info) { return rows_case_name(info.param); });
 
 }  // namespace
