@@ -41,7 +41,7 @@ constexpr std::int64_t kMaxSliceBytes = std::int64_t{kMaxLanes} * kPacksPerThrea
 template <class T>
 __global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTensors<T> t, RowGeometry g) {
   constexpr int VEC = dev::kPack16<T>;
-  extern __shared__ uint4 slices[];  // kSlots slices of x (row i in slot i % kSlots), then w's
+  extern __shared__ __align__(128) uint4 slices[];  // kSlots slices of x (row i in slot i % kSlots), then w's
   __shared__ float scratch[32];
   __shared__ rows::RowExchangeAhead ahead;  // the rows' sums, round i = row i
   __shared__ rows::RowExchange exchange;    // the guard's second pass, received as sent

@@ -40,7 +40,7 @@ template <class T, bool kByCounter>
 __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     layernorm_rows_staged(RowTensors<T> t, RowGeometry g, unsigned long long* next_row) {
   constexpr int VEC = dev::kPack16<T>;
-  extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
+  extern __shared__ __align__(128) uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   __shared__ dev::ClusterBroadcast row_after_next;
