@@ -8,10 +8,10 @@
 // shifted by the row's first values where a guard bounds their rounding (row_math.cuh), as do the
 // 2-byte rows of 16384 where the device's DRAM rate asks for three blocks an SM (rows_in_flight.hpp).
 // Longer rows of 16-byte packs are staged in shared memory over a persistent grid of clusters
-// (2-byte rows of slices up to 32 KB with each row's cluster round overlapped with the next row's
-// sums: overlapped_rows.cu; others staged_rows.cu); others split over a cluster of up to 8 blocks in registers
-// (DSMEM sums), and rows too long for that stream their part three times. Rescales when
-// (x - mean)^2 overflows (claims `wide`).
+// (overlapped_rows.cu for 2-byte rows of slices up to 32 KB, each row's cluster round overlapped
+// with the next row's sums; staged_rows.cu for the rest); other rows split over a cluster of up to
+// 8 blocks in registers (DSMEM sums), and rows too long for that stream their part three times.
+// Rescales when (x - mean)^2 overflows (claims `wide`).
 // rmsnorm_rows' register_row, plans and all.
 #include <stdexcept>
 #include <type_traits>
