@@ -120,28 +120,41 @@ std::size_t smem_bytes(const RowPlan& plan) {
   return static_cast<std::size_t>((kSlots + 1) * plan.packs_per_part * plan.pack_bytes());
 }
 
+// The staged plan as this kernel launches it: kPacksPerThread packs a lane.
+RowPlan launched_plan(const RowPlan& plan) {
+  RowPlan launched = plan;
+  launched.lanes = static_cast<int>(ceil_div(ceil_div(plan.packs_per_part, kPacksPerThread), 32) * 32);
+  return launched;
+}
+
 }  // namespace
 
 template <class T>
-bool launch_overlapped_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
+int resident_overlapped_clusters(const RowPlan& plan) {
   if constexpr (sizeof(T) != 2) {
-    return false;
+    return 0;
   } else {
     constexpr auto kernel = layernorm_rows_overlapped<T>;
-    if (plan.parts < 2 || plan.packs_per_part * plan.pack_bytes() > kMaxSliceBytes) return false;
-    if (!dynamic_smem_allowed<kernel, int((kSlots + 1) * kMaxSliceBytes)>()) return false;
-    RowPlan launched = plan;
-    launched.lanes = static_cast<int>(ceil_div(ceil_div(plan.packs_per_part, kPacksPerThread), 32) * 32);
+    if (plan.parts < 2 || plan.packs_per_part * plan.pack_bytes() > kMaxSliceBytes) return 0;
+    if (!dynamic_smem_allowed<kernel, int((kSlots + 1) * kMaxSliceBytes)>()) return 0;
     cudaLaunchAttribute cluster;
-    const cudaLaunchConfig_t config = rows::cluster_config(launched, 1, smem_bytes(plan), stream, &cluster);
-    const int resident = resident_clusters(reinterpret_cast<const void*>(kernel), config);
-    if (resident < 1) return false;
-    rows::launch_clusters(kernel, launched, std::min<long long>(g.rows, resident), smem_bytes(plan), stream, t, g);
-    return true;
+    const cudaLaunchConfig_t config = rows::cluster_config(launched_plan(plan), 1, smem_bytes(plan), nullptr, &cluster);
+    return resident_clusters(reinterpret_cast<const void*>(kernel), config);
   }
 }
 
-#define NB_LAYERNORM_OVERLAPPED_ROWS_FOR(T) \
+template <class T>
+bool launch_overlapped_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
+  const int resident = resident_overlapped_clusters<T>(plan);
+  if (resident < 1) return false;
+  if constexpr (sizeof(T) == 2)
+    rows::launch_clusters(layernorm_rows_overlapped<T>, launched_plan(plan), std::min<long long>(g.rows, resident),
+                          smem_bytes(plan), stream, t, g);
+  return true;
+}
+
+#define NB_LAYERNORM_OVERLAPPED_ROWS_FOR(T)                             \
+  template int resident_overlapped_clusters<T>(const RowPlan&);         \
   template bool launch_overlapped_rows<T>(const RowPlan&, const RowGeometry&, const RowTensors<T>&, cudaStream_t);
 NB_LAYERNORM_OVERLAPPED_ROWS_FOR(float)
 NB_LAYERNORM_OVERLAPPED_ROWS_FOR(__nv_bfloat16)

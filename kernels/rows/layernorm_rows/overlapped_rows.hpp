@@ -9,9 +9,14 @@
 
 namespace nb::layernorm_rows {
 
-// Launches the overlapped rows of a staged plan on `stream` and returns true, or returns false
-// (nothing launched) where the plan does not fit them: storage of 4 bytes (fp32 takes two rounds a
-// row), one block a row, slices past 32 KB, or no cluster resident.
+// Clusters of the overlapped rows that can be resident at once for a staged plan with storage T;
+// 0 where the plan does not fit them: storage of 4 bytes (fp32 takes two rounds a row), one block a
+// row, slices past 32 KB, or no cluster resident.
+template <class T>
+int resident_overlapped_clusters(const rows::RowPlan& plan);
+
+// Launches min(rows, resident clusters) clusters of the overlapped rows on `stream` and returns
+// true, or returns false (nothing launched) where resident_overlapped_clusters is 0.
 template <class T>
 bool launch_overlapped_rows(const rows::RowPlan& plan, const rows::RowGeometry& g, const RowTensors<T>& t,
                             cudaStream_t stream);

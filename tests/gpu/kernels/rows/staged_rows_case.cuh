@@ -14,14 +14,15 @@
 namespace nb::test {
 
 // resident(T{}, plan): how many of the op's staged clusters fit at once for storage type T.
+// layouts: the layouts the op's register_row may take besides registers (its plans').
 template <class Resident>
 void expect_staged_rows_pass(const std::string& op_name, const RowsCase& c, Resident resident,
-                             const std::vector<Distribution>& distributions) {
+                             const std::vector<Distribution>& distributions, rows::RowLayouts layouts = {}) {
   const OpSpec& op = registry().op(op_name);
   const Problem problem = op.make_problem({{"m", double(c.m)}, {"n", double(c.n)}}, c.dtype);
   const int clusters = dispatch_storage(c.dtype, [&](auto type) {
     const rows::RowPlan plan =
-        rows::plan_register_row(c.n, sizeof(decltype(type)), /*packs16=*/true);
+        rows::plan_register_row(c.n, sizeof(decltype(type)), /*packs16=*/true, layouts);
     EXPECT_TRUE(plan.staged()) << problem.id();
     return resident(type, plan);
   });
