@@ -97,7 +97,7 @@ template <class T>
 __global__ void __launch_bounds__(rows::kMaxRegisterBlockLanes, 2)
     rmsnorm_rows_held_split(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
   constexpr int kVec = dev::kPack16<T>;
-  extern __shared__ uint4 slots[];
+  extern __shared__ __align__(128) uint4 slots[];  // past 336 bytes of statics (16 mod 32)
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;  // unused by BlockReducer
   rows::BlockReducer reduce(scratch, exchange, 1);

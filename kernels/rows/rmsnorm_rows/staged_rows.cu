@@ -45,7 +45,9 @@ __global__ void __launch_bounds__(kMaxLanes) rmsnorm_rows_staged(const T* __rest
                                                                  T* __restrict__ y, RowGeometry g,
                                                                  unsigned long long* next_row) {
   constexpr int VEC = dev::kPack16<T>;
-  extern __shared__ uint4 slices[];  // x of one row, x of the next, w: packs_per_part packs each
+  // x of one row, x of the next, w: packs_per_part packs each. Aligned past the statics (368 bytes of
+  // them would put the slices 16 bytes into a 32-byte sector, as they did LayerNorm's staged rows).
+  extern __shared__ __align__(128) uint4 slices[];
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
   __shared__ dev::ClusterBroadcast row_after_next;
