@@ -111,6 +111,15 @@ struct RowPlan {
   std::int64_t held_split_smem_bytes() const;
 };
 
+// Staged rows take their rows from a counter where two blocks share an SM (slices of <= 32 KB), by
+// the cluster's fixed share where one 64 KB block fills it. Measured on the H100 (layernorm_rows
+// bf16 unless said, both orders in one call, docs/notes/memory-bound-round3.md): at 1024 x 262144
+// (64 KB slices) the counter took 0.4933 ms and the share 0.4064; at 32 KB slices the share lost 6% at
+// 8192 x 32768, 4096 x 65536 and fp32 4096 x 65536 and gained 1.6% at 2048 x 131072.
+inline bool staged_rows_by_counter(const RowPlan& plan) {
+  return plan.packs_per_part * plan.pack_bytes() <= kStagedSliceBytes;
+}
+
 // element_bytes: the storage size. packs16: the row length is a whole number of 16-byte packs
 // and x, w, y are 16-byte aligned. allowed: the layouts the kernel family may take besides
 // registers (without them the plan keeps the row in registers or streams it).

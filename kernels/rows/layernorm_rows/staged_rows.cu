@@ -1,6 +1,6 @@
 // Staged rows: a persistent grid of clusters (up to 8 blocks) takes rows as a counter hands them
 // out (row_tickets.cuh: a cluster that shares its SMs with others takes fewer), or by a fixed share
-// where one block fills an SM (rows_by_counter below); each block's slice
+// where one block fills an SM (rows::staged_rows_by_counter); each block's slice
 // of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead, so DRAM keeps reading
 // through the reductions and cluster exchanges of the row before. The row's statistics come from
 // the slices: fp32 rows take each block's mean and then its squared deviations (row_mean_rstd, two
@@ -113,15 +113,6 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
   reduce.finish();
 }
 
-// Rows from the counter where two blocks share an SM (slices of <= 32 KB); by the fixed share where
-// one 64 KB block fills it. Measured on the H100 (bf16 unless said, both orders in one call,
-// docs/notes/memory-bound-round3.md): at 1024 x 262144 (64 KB slices) the counter took 0.4933 ms and
-// the share 0.4064; at 32 KB slices the share lost 6% at 8192 x 32768, 4096 x 65536 and fp32
-// 4096 x 65536 and gained 1.6% at 2048 x 131072.
-bool rows_by_counter(const RowPlan& plan) {
-  return plan.packs_per_part * plan.pack_bytes() <= rows::kStagedSliceBytes;
-}
-
 }  // namespace
 
 template <class T>
@@ -135,7 +126,8 @@ int resident_staged_clusters(const RowPlan& plan) {
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config = rows::cluster_config(
       plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
-  const auto kernel = rows_by_counter(plan) ? layernorm_rows_staged<T, true> : layernorm_rows_staged<T, false>;
+  const auto kernel =
+      rows::staged_rows_by_counter(plan) ? layernorm_rows_staged<T, true> : layernorm_rows_staged<T, false>;
   return resident_clusters(reinterpret_cast<const void*>(kernel), config);  // the instance launch_staged_rows runs
 }
 
@@ -144,7 +136,7 @@ void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const RowTens
                         cudaStream_t stream) {
   const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
   const auto smem = static_cast<std::size_t>(plan.staged_smem_bytes());
-  if (!rows_by_counter(plan))
+  if (!rows::staged_rows_by_counter(plan))
     return rows::launch_clusters(layernorm_rows_staged<T, false>, plan, clusters, smem, stream, t, g, next_row);
   NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
   rows::launch_clusters(layernorm_rows_staged<T, true>, plan, clusters, smem, stream, t, g, next_row);

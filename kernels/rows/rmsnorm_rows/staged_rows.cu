@@ -1,5 +1,6 @@
 // Staged rows: a persistent grid of clusters (up to 8 blocks) takes rows as a counter hands them
-// out (row_tickets.cuh: a cluster that shares its SMs with others takes fewer); each block's slice
+// out (row_tickets.cuh: a cluster that shares its SMs with others takes fewer), or by a fixed share
+// where one block fills an SM (rows::staged_rows_by_counter); each block's slice
 // of a row (<= 64 KB) is copied into shared memory by cp.async one row ahead, so DRAM keeps reading
 // through the reductions and cluster exchanges of the row before. x is read from DRAM once (its
 // slice stays in shared memory until y is written), w's slice is copied once.
@@ -40,7 +41,7 @@ __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int coun
   for (int p = threadIdx.x; p < count; p += blockDim.x) dev::cp_async_16(dst + p, s + p);
 }
 
-template <class T>
+template <class T, bool kByCounter>
 __global__ void __launch_bounds__(kMaxLanes) rmsnorm_rows_staged(const T* __restrict__ x, const T* __restrict__ w,
                                                                  T* __restrict__ y, RowGeometry g,
                                                                  unsigned long long* next_row) {
@@ -58,7 +59,7 @@ __global__ void __launch_bounds__(kMaxLanes) rmsnorm_rows_staged(const T* __rest
   const long long offset = part.first * VEC;  // my block's first element in a row
   uint4* const w_slice = slices + 2 * g.packs_per_part;
   dev::RowTickets tickets(blockIdx.x / g.parts, gridDim.x / g.parts);
-  const bool draws = threadIdx.x == 0 && blockIdx.x % g.parts == 0;
+  const bool draws = threadIdx.x == 0 && blockIdx.x % g.parts == 0;  // rank 0's thread 0 (kByCounter)
 
   copy_slice(w_slice, w + offset, count);
   if (tickets.row < g.rows) copy_slice(slices, x + tickets.row * g.n + offset, count);
@@ -70,14 +71,15 @@ __global__ void __launch_bounds__(kMaxLanes) rmsnorm_rows_staged(const T* __rest
       copy_slice(slices + (buffer ^ 1) * g.packs_per_part, x + tickets.next * g.n + offset, count);
     dev::cp_async_commit();   // (empty past the last row: every thread commits the same groups)
     dev::cp_async_wait<1>();  // everything but the next row has landed: w and this row
-    const long long after = draws ? tickets.draw(next_row) : 0;  // its latency runs under the first pass
+    // The row after next: drawn (its latency runs under the first pass), or the share's.
+    const long long after = kByCounter ? (draws ? tickets.draw(next_row) : 0) : tickets.after_next_by_share();
     const uint4* x_slice = slices + buffer * g.packs_per_part;
     const auto each_pack = [&](auto f) {
 #pragma unroll 4
       for (int p = threadIdx.x; p < count; p += blockDim.x) f(dev::widen16<T>(x_slice[p]));
     };
     const float inv = row_inv_rms<VEC>(each_pack, reduce, g.inv_n, g.eps);
-    row_after_next.send(after, round, g.parts);
+    if (kByCounter) row_after_next.send(after, round, g.parts);
     T* yr = y + row * g.n + offset;
 #pragma unroll 4
     for (int p = threadIdx.x; p < count; p += blockDim.x) {
@@ -87,7 +89,7 @@ __global__ void __launch_bounds__(kMaxLanes) rmsnorm_rows_staged(const T* __rest
       for (int i = 0; i < VEC; ++i) out.v[i] = v.v[i] * inv * wp.v[i];
       dev::store_from_float<T, VEC>(yr + p * VEC, out);
     }
-    tickets.advance(row_after_next.receive(round));
+    tickets.advance(kByCounter ? row_after_next.receive(round) : after);
   }
   row_after_next.leave();
   reduce.finish();
@@ -98,23 +100,27 @@ __global__ void __launch_bounds__(kMaxLanes) rmsnorm_rows_staged(const T* __rest
 template <class T>
 int resident_staged_clusters(const RowPlan& plan) {
   try {
-    allow_dynamic_smem<rmsnorm_rows_staged<T>, int(kStagedSlices * kMaxStagedSliceBytes)>();
+    allow_dynamic_smem<rmsnorm_rows_staged<T, true>, int(kStagedSlices * kMaxStagedSliceBytes)>();
+    allow_dynamic_smem<rmsnorm_rows_staged<T, false>, int(kStagedSlices * kMaxStagedSliceBytes)>();
   } catch (const DeviceError&) {
     return 0;  // the caller keeps the row in registers instead
   }
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config =
       cluster_config(plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
-  return resident_clusters(reinterpret_cast<const void*>(rmsnorm_rows_staged<T>), config);
+  const auto kernel = rows::staged_rows_by_counter(plan) ? rmsnorm_rows_staged<T, true> : rmsnorm_rows_staged<T, false>;
+  return resident_clusters(reinterpret_cast<const void*>(kernel), config);  // the instance launch_staged_rows runs
 }
 
 template <class T>
 void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const T* x, const T* w, T* y,
                         unsigned long long* next_row, cudaStream_t stream) {
   const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
+  const auto smem = static_cast<std::size_t>(plan.staged_smem_bytes());
+  if (!rows::staged_rows_by_counter(plan))
+    return launch_clusters(rmsnorm_rows_staged<T, false>, plan, clusters, smem, stream, x, w, y, g, next_row);
   NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
-  launch_clusters(rmsnorm_rows_staged<T>, plan, clusters, static_cast<std::size_t>(plan.staged_smem_bytes()), stream,
-                  x, w, y, g, next_row);
+  launch_clusters(rmsnorm_rows_staged<T, true>, plan, clusters, smem, stream, x, w, y, g, next_row);
 }
 
 #define NB_STAGED_ROWS_FOR(T)                                                                                     \
