@@ -4,12 +4,10 @@
 // (and dy) to column sums kept for the whole band (in registers, or shared memory). One fp32
 // partial row per band goes to the workspace, and a second small kernel adds the bands in order:
 // no atomics, so the result is the same bits on every launch. Rows too long for registers stream
-// twice (the second pass from L2), the column sums in shared memory. Rows of one CTA and one pack
-// a thread take the posted rows (posted_rows.cuh): no CTA barrier a row. `fused_tma` is the same design
+// twice (the second pass from L2), the column sums in shared memory. `fused_tma` is the same design
 // with its rows fed into shared memory by TMA (5_fused_tma.cu).
 #include <cooperative_groups.h>
 
-#include <cstdlib>
 #include <stdexcept>
 #include <type_traits>
 
@@ -17,12 +15,10 @@
 #include "kernels/primitives/cluster_exchange.cuh"
 #include "kernels/primitives/merge.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
-#include "kernels/rows/rows_bwd/band_partials.cuh"
 #include "kernels/rows/rows_bwd/column_totals.hpp"
 #include "kernels/rows/rows_bwd/fused_geometry.cuh"
 #include "kernels/rows/rows_bwd/fused_plan.hpp"
 #include "kernels/rows/rows_bwd/fused_variant.cuh"
-#include "kernels/rows/rows_bwd/posted_rows.cuh"
 
 namespace nb::rows_bwd {
 namespace {
@@ -155,7 +151,26 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
   cluster_sums.leave(g.parts);
 
   // The band's partial rows: each slot's column sums, added over the slots in order.
-  write_band_partials<kSums, kSharedSums, VEC>(dw, db, slot_sums, per_slot, a, g, sh, partials);
+  const long long part_elements = (sh.end_pack - sh.first_pack) * VEC;
+  const int threads = blockDim.x * blockDim.y;
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+#pragma unroll
+  for (int sum = 0; sum < kSums; ++sum) {
+    const float* sums = slot_sums + (kSharedSums ? sum * int(blockDim.y) * per_slot : 0);
+    if constexpr (!kSharedSums) {
+      const FloatPack<VEC>* held = sum == 0 ? dw : db;
+#pragma unroll
+      for (int k = 0; k < PPT; ++k) *my_sums(0, k) = held[k];
+    }
+    float* out = partials + (sum * g.bands + sh.band) * a.n + sh.first_pack * VEC;
+    __syncthreads();
+    for (long long e = tid; e < part_elements; e += threads) {
+      float total = sums[e];
+      for (int slot = 1; slot < int(blockDim.y); ++slot) total += sums[slot * per_slot + e];
+      out[e] = total;
+    }
+    if (!kSharedSums) __syncthreads();  // before the next sum overwrites the buffer
+  }
 }
 
 // Streamed mode: rows too long for registers. One row at a time per CTA; its part of the row is
@@ -236,8 +251,7 @@ struct RegisterDesign {
   static std::string name() { return "fused"; }
   static std::string idea() {
     return "a band of rows per CTA (cluster for long rows): dx from registers, dw/db column sums in registers "
-           "over the band, one fp32 partial row per band added in order by a second kernel (no atomics); rows of "
-           "one CTA and one pack a thread post their sums and collect them a row later (no CTA barrier a row)";
+           "over the band, one fp32 partial row per band added in order by a second kernel (no atomics)";
   }
   static FusedPlan plan(const Layout& layout, const Problem& p, int vec) {
     return plan_fused(p.dim("n"), vec, layout.column_sums());
@@ -247,13 +261,6 @@ struct RegisterDesign {
     constexpr int kVec = kPack16<T>;
     if (plan.vec == kVec) {
       if (plan.streamed()) return f(Kernel<T>(fused_streamed<kLayer, T, kVec>));
-      if constexpr (sizeof(T) == 2) {
-        const char* e = std::getenv("NB_BWD_POSTED");
-        const std::string mode = e ? e : "64";
-        if (posted_rows_fit(plan) && mode == "64") return f(Kernel<T>(fused_posted<kLayer, T, kVec, 64>));
-        if (posted_rows_fit(plan) && mode == "80") return f(Kernel<T>(fused_posted<kLayer, T, kVec, 80>));
-        if (posted_rows_fit(plan) && mode == "96") return f(Kernel<T>(fused_posted<kLayer, T, kVec, 96>));
-      }
       return with_register_kernel<kLayer, T, kVec>(plan, f);
     }
     if (plan.streamed()) return f(Kernel<T>(fused_streamed<kLayer, T, 1>));

@@ -53,11 +53,6 @@ inline constexpr int kTmaPacksPerThread = 2;
 inline constexpr int kTmaMaxConsumers = 512;
 inline constexpr int kTmaStages = 3;
 inline constexpr unsigned kTmaStageAlign = 128;
-// Posted rows (posted_rows.cuh): register plans of 2-byte rows with one CTA a row and one pack a
-// thread, in slots of at least two warps (a slot of one warp sums by shuffles alone), at most
-// kMaxPostedSlots a CTA and kMaxPostedThreads (a row of 4096) in all.
-inline constexpr int kMaxPostedSlots = kBlockThreads / 64;
-inline constexpr int kMaxPostedThreads = 512;
 // Bands: each row slot sees at least kMinBandRounds rows of its band; never more than kMaxBands.
 inline constexpr std::int64_t kMinBandRounds = 4;
 inline constexpr std::int64_t kMaxBands = 2048;
@@ -79,12 +74,6 @@ struct FusedPlan {
   std::int64_t part_elements() const { return packs_per_part * vec; }
   int threads() const { return lanes * rows_per_block; }
 };
-
-// Whether a register plan takes the posted rows.
-inline bool posted_rows_fit(const FusedPlan& plan) {
-  return !plan.streamed() && plan.vec == 8 && plan.parts == 1 && plan.packs_per_thread == 1 && plan.lanes >= 64 &&
-         plan.rows_per_block <= kMaxPostedSlots && plan.threads() <= kMaxPostedThreads;
-}
 
 // column_sums: 1 (dw) or 2 (dw and db).
 FusedPlan plan_fused(std::int64_t n, int vec, int column_sums);
