@@ -207,6 +207,11 @@ TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
   EXPECT_EQ(longest_staged.parts, 8);
   EXPECT_EQ(longest_staged.lanes, 512);
   EXPECT_EQ(longest_staged.packs_per_thread, 8);
+  // Rows from the counter where two blocks share an SM, by the fixed share where one fills it.
+  EXPECT_TRUE(staged_rows_by_counter(past_split));
+  EXPECT_TRUE(staged_rows_by_counter(hidden131072)) << "32 KB slices";
+  EXPECT_FALSE(staged_rows_by_counter(longest_staged)) << "64 KB slices";
+  EXPECT_FALSE(staged_rows_by_counter(plan_register_row(131072, 4, true))) << "fp32: 64 KB slices";
 
   EXPECT_TRUE(plan_register_row(524288, 2, true).streamed());  // 32 per thread x 1024 x 8 = 262144 < N
 
