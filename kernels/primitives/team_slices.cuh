@@ -178,7 +178,7 @@ __device__ __forceinline__ PivotedWelford merge_team(const PivotedWelford* slots
 template <int VEC, class Geom, class Finish>
 __device__ __forceinline__ void team_slice_pipeline(const float* x, long long sets, const Geom& g, TeamSlices t,
                                                     PivotedWelford* partials, unsigned* arrivals, Finish finish) {
-  extern __shared__ __align__(128) float4 team_slice_smem[];  // past 176 bytes of statics (16 mod 32)
+  extern __shared__ __align__(128) float4 team_slice_smem[];  // past 176 bytes of statics; measured level
   __shared__ float scratch[2][kDataWarps];
   __shared__ PivotedWelford handed_stats, handed_merge;
   __shared__ std::uint64_t data_bars[kDataBarriers];

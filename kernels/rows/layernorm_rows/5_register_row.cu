@@ -238,7 +238,8 @@ std::unique_ptr<Variant> make_register_row_variant() {
       {"register_row", "register",
        "rows <= 16384 (bf16/fp16: 32768) in registers as stored (<= 32 values per thread, 64 in 2-byte packs past "
        "16384), short rows share a block; longer rows "
-       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
+       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter (by "
+       "a fixed share at 64 KB slices), the "
        "next row copied in by cp.async, b's packs in registers (bf16/fp16 slices <= 32 KB: one block an SM, a ring "
        "of four rows, each row's cluster sums in flight while the next row is summed); mean, then squared "
        "deviations (bf16/fp16 rows past "

@@ -97,7 +97,7 @@ template <class T>
 __global__ void __launch_bounds__(rows::kMaxRegisterBlockLanes, 2)
     rmsnorm_rows_held_split(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y, RowGeometry g) {
   constexpr int kVec = dev::kPack16<T>;
-  extern __shared__ __align__(128) uint4 slots[];  // past 336 bytes of statics (16 mod 32)
+  extern __shared__ __align__(128) uint4 slots[];  // past 336 bytes of statics (16 mod 32); measured level
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;  // unused by BlockReducer
   rows::BlockReducer reduce(scratch, exchange, 1);
@@ -229,7 +229,8 @@ std::unique_ptr<Variant> make_register_row_variant() {
        "rows <= 16384 (bf16/fp16: 32768) in registers (<= 32 fp32 values per thread; 2-byte rows past 16384 as "
        "stored, 64 a thread), short rows share a block; bf16/fp16 rows <= 65536 a block each, 64 values a thread "
        "held as stored and 64 in its shared-memory slots; longer rows "
-       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter, the "
+       "in shared-memory slices over a persistent grid of clusters (<= 8 blocks) that take rows from a counter (by "
+       "a fixed share at 64 KB slices), the "
        "next row copied in by cp.async; x read once",
        launch, nullptr, [](const Problem&) { return dev::kRowCounterBytes; }, {Distribution::wide}});
 }

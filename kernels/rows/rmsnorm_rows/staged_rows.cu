@@ -47,7 +47,8 @@ __global__ void __launch_bounds__(kMaxLanes) rmsnorm_rows_staged(const T* __rest
                                                                  unsigned long long* next_row) {
   constexpr int VEC = dev::kPack16<T>;
   // x of one row, x of the next, w: packs_per_part packs each. Aligned past the statics (368 bytes of
-  // them would put the slices 16 bytes into a 32-byte sector, as they did LayerNorm's staged rows).
+  // them put the slices 16 bytes into a 32-byte sector: 1024 x 262144 bf16 took 0.3398-0.3404 ms on
+  // an H200, aligned 0.3040-0.3046).
   extern __shared__ __align__(128) uint4 slices[];
   __shared__ float scratch[32];
   __shared__ rows::RowExchange exchange;
