@@ -72,10 +72,11 @@ step_bench() {
 }
 
 # The same suite from a base tree and this one, compared (scripts/device/ab.sh): NB_AB_BASE is the
-# base tree's archive, NB_AB_ARGS the run's options (default --suite quick).
+# base tree's archive or the change as a patch (this tree less it, rebuilt in place), NB_AB_ARGS the
+# run's options (default --suite quick), NB_AB_ROUNDS the alternated rounds (default 1).
 step_ab() {
   local start=$SECONDS
-  "$NB_ROOT/scripts/device/ab.sh" "${NB_AB_BASE:?NB_AB_BASE: the base tree archive}" ${NB_AB_ARGS:-} 2>&1 | tee "$OUT/ab.log"
+  "$NB_ROOT/scripts/device/ab.sh" "${NB_AB_BASE:?NB_AB_BASE: the base tree archive or patch}" ${NB_AB_ARGS:-} 2>&1 | tee "$OUT/ab.log"
   local s=${PIPESTATUS[0]}
   summary+=("ab (${NB_AB_ARGS:---suite quick}): exit $s in $((SECONDS - start)) s, $(sed -n 's/^\([0-9]* verdict changes.*\)/\1/p' "$OUT/ab.log")")
 }
