@@ -57,7 +57,7 @@ archive_sum=$(sha256sum "$base_archive" | cut -d' ' -f1)
 # base is this tree's commit less the change.
 case "$base_archive" in
   *.patch | *.diff)
-    base_commit="${NORMBENCH_GIT_COMMIT:-$(git -C "$NB_ROOT" rev-parse --short HEAD 2>/dev/null)}-base" ;;
+    base_commit="${NORMBENCH_GIT_COMMIT:-$(git -C "$NB_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)}-base" ;;
   *) base_commit=$(gzip -dc "$base_archive" | git get-tar-commit-id 2>/dev/null) ;;
 esac
 base_bin="$base_src/build/release/normbench"
