@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
   __shared__ ClusterSums<kMaxLanes / 32, kMaxRegisterParts> cluster_sums;
   // The column sums of every slot, [sum][slot][pack of the part][i]: the whole band's (dynamic,
   // kSharedSums), or one sum's at a time at the band's end.
-  // Aligned past 784-41488 bytes of statics (16 mod 32), as the staged rows' slices; measured level here.
+  // Aligned past 784-41488 bytes of statics (16 mod 32), as the staged rows' slices.
   extern __shared__ __align__(128) float4 dynamic_sums[];
   __shared__ float end_sums[kSharedSums ? 1 : kMaxLanes * PPT * VEC];
   float* const slot_sums = kSharedSums ? reinterpret_cast<float*>(dynamic_sums) : end_sums;
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
 template <bool kLayer, class T, int VEC>
 __global__ void __launch_bounds__(kStreamLanes)
     fused_streamed(Args<T> a, Geometry g, float* __restrict__ partials) {
-  // [sum][i][pack of the part]: sum_at(p, i); aligned past the statics (16 mod 32 bytes), measured level.
+  // [sum][i][pack of the part]: sum_at(p, i); aligned past the statics (16 mod 32 bytes).
   extern __shared__ __align__(128) float column_sums[];
   __shared__ RowSums warp_scratch[2][kStreamLanes / 32];  // row_slot_sum's two buffers
   __shared__ ClusterSums<1, kMaxStreamParts> cluster_sums;
