@@ -76,7 +76,6 @@ build_base() {
 build_base_from_patch() {
   local start=$SECONDS kept="$NB_ROOT/build/ab-new-normbench"
   local key; key="$archive_sum $(sha256sum "$new_bin" | cut -d' ' -f1)"
-  base_bin="$NB_ROOT/build/ab-base-patch/normbench"
   [ "$(cat "$base_bin.key" 2>/dev/null)" = "$key" ] && return 0
   patch -R -p1 --dry-run -s -d "$NB_ROOT" < "$base_archive" > "$out/base-build.log" 2>&1 ||
     nb_die "$base_archive does not come out of this tree ($out/base-build.log)"
@@ -91,7 +90,10 @@ build_base_from_patch() {
   nb_say "base built from the patch in $((SECONDS - start)) s"
 }
 case "$base_archive" in
-  *.patch | *.diff) base_build=build_base_from_patch ;;
+  *.patch | *.diff)
+    base_build=build_base_from_patch
+    base_bin="$NB_ROOT/build/ab-base-patch/normbench"
+    ;;
   *)
     base_build=build_base
     if [ "$(cat "$base_src/.archive-sha256" 2>/dev/null)" != "$archive_sum" ]; then
