@@ -29,27 +29,33 @@ __device__ inline void mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
 }
 
-// Waits until the phase of parity `parity` has completed. A wait that lasts ~10 s of SM clock
-// traps: a pipeline that lost an arrival fails its launch with an error instead of hanging the
-// process (and a test run) for good.
+// Waits until the phase of parity `parity` has completed. Each try suspends the warp until the
+// phase completes or the hint's 10 ms pass (CUTLASS's figure), so a waiting warp takes no issue
+// slots from the warps at work. A wait that lasts ~10 s of SM clock traps: a pipeline that lost an
+// arrival fails its launch with an error instead of hanging the process (and a test run) for good.
+// The clock is read once every 64 tries, not every try: its read and 64-bit compare were in every
+// waiting warp's loop.
 __device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
   constexpr long long kGiveUpCycles = 20'000'000'000LL;
+  constexpr std::uint32_t kSuspendHintNs = 10'000'000, kTriesPerClockRead = 64;
   long long start = 0;
-  for (;;) {
+  for (std::uint32_t tries = 1;; ++tries) {
     std::uint32_t done = 0;
     asm volatile(
         "{\n"
         ".reg .pred complete;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2, %3;\n"
         "selp.u32 %0, 1, 0, complete;\n"
         "}\n"
         : "=r"(done)
-        : "r"(shared_address(bar)), "r"(parity)
+        : "r"(shared_address(bar)), "r"(parity), "r"(kSuspendHintNs)
         : "memory");
     if (done) return;
+    if (tries % kTriesPerClockRead != 0) continue;
+    const long long now = clock64();
     if (start == 0) {
-      start = clock64();
-    } else if (clock64() - start > kGiveUpCycles) {
+      start = now;
+    } else if (now - start > kGiveUpCycles) {
       __trap();
     }
   }
