@@ -13,12 +13,12 @@
 
 #include "kernels/primitives/alignment.cuh"
 #include "kernels/primitives/cluster_exchange.cuh"
-#include "kernels/primitives/merge.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
 #include "kernels/rows/rows_bwd/column_totals.hpp"
 #include "kernels/rows/rows_bwd/fused_geometry.cuh"
 #include "kernels/rows/rows_bwd/fused_plan.hpp"
 #include "kernels/rows/rows_bwd/fused_variant.cuh"
+#include "kernels/rows/rows_bwd/warp_row_sums.cuh"
 
 namespace nb::rows_bwd {
 namespace {
@@ -39,19 +39,18 @@ using nb::dev::store_from_float;
 // written again two rows on, after that barrier, so one CTA barrier a row suffices (and it is the
 // one the exchange needs between a round's reads and the next round's pushes). A CTA of a
 // cluster calls c.leave() before it exits.
-template <int kSlots, int kParts>
+template <bool kLayer, int kSlots, int kParts>
 __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch, ClusterSums<kSlots, kParts>& c,
                                                 unsigned round, int parts) {
   if (blockDim.x <= 32) {  // lane groups: shuffles within the slot (never a cluster)
     for (int offset = blockDim.x >> 1; offset > 0; offset >>= 1) v.merge(shfl_xor(v, offset));
     return v;
   }
-  const int lane = threadIdx.x & 31, warps_per_slot = blockDim.x >> 5;
-  v = nb::dev::warp_merge(v);
-  if (lane == 0) warp_scratch[threadIdx.y * warps_per_slot + (threadIdx.x >> 5)] = v;
+  const int warps_per_slot = blockDim.x >> 5;
+  RowSums* const slot_scratch = warp_scratch + threadIdx.y * warps_per_slot;
+  store_warp_row_sums<kLayer>(v, slot_scratch + (threadIdx.x >> 5));
   __syncthreads();
-  v = lane < warps_per_slot ? warp_scratch[threadIdx.y * warps_per_slot + lane] : RowSums{};
-  v = nb::dev::warp_merge(v);
+  v = add_warp_row_sums<kLayer>(slot_scratch, warps_per_slot);
   if (parts == 1) return v;
   c.send(v, round, parts);
   return c.template receive_by_lanes<RowSums>(round, parts,
@@ -128,7 +127,7 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
       if (kLayer) db_sums = dbk;
     }
     load_row(row + blockDim.y, std::integral_constant<int, 1 - b>{});
-    s = row_slot_sum(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
+    s = row_slot_sum<kLayer>(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
@@ -211,7 +210,7 @@ __global__ void __launch_bounds__(kStreamLanes)
       }
     }
     const unsigned round = unsigned(row - sh.row_begin);
-    s = row_slot_sum(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
+    s = row_slot_sum<kLayer>(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
     for (long long pack = sh.first_pack + threadIdx.x; pack < sh.end_pack; pack += blockDim.x) {
       const FloatPack<VEC> xp = load_as_float<T, VEC>(x + pack * VEC), dyp = load_as_float<T, VEC>(dy + pack * VEC);

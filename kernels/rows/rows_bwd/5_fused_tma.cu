@@ -15,7 +15,6 @@
 
 #include "kernels/primitives/bulk_copy.cuh"
 #include "kernels/primitives/mbarrier.cuh"
-#include "kernels/primitives/merge.cuh"
 #include "kernels/primitives/named_barrier.cuh"
 #include "kernels/primitives/shared_align.cuh"
 #include "kernels/primitives/storage.cuh"
@@ -23,6 +22,7 @@
 #include "kernels/rows/rows_bwd/fused_geometry.cuh"
 #include "kernels/rows/rows_bwd/fused_plan.hpp"
 #include "kernels/rows/rows_bwd/fused_variant.cuh"
+#include "kernels/rows/rows_bwd/warp_row_sums.cuh"
 
 namespace nb::rows_bwd {
 namespace {
@@ -142,14 +142,10 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       // 131072 x 2048 bf16), and not in two runs since. The likely cause: the mbarrier orders the
       // loads for generic-proxy writers, and a bulk copy, an async-proxy writer, can land before a
       // late load has read the stage.
-      v = nb::dev::warp_merge(v);
-      if (lane == 0) {
-        warp_sums[b][tid >> 5] = v;
-        nb::dev::mbarrier_arrive(&empty[s]);
-      }
+      dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
+      if (lane == 0) nb::dev::mbarrier_arrive(&empty[s]);
       nb::dev::named_barrier_sync(1, consumers);
-      v = lane < warps ? warp_sums[b][lane] : dev::RowSums{};
-      v = nb::dev::warp_merge(v);
+      v = dev::add_warp_row_sums<kLayer>(warp_sums[b], warps);
       // Clusters of 2 and 4 fold in rank order (a load and an add a rank), larger ones across lanes:
       // the lanes' fold cost LayerNorm's 2 parts 1.3% on the H200 and saved 4-13% at 8-16
       // (docs/notes/memory-bound-round3.md, "Twenty-sixth" and "Twenty-seventh").

@@ -1,0 +1,48 @@
+#pragma once
+// A row's two sums across a CTA's warps in half the shuffles of two butterflies: each warp folds
+// its lanes onto two lanes (the first step trades halves, so every later step moves one float),
+// stores them in its slot, and after the caller's barrier every thread adds the slots in warp
+// order with broadcast loads. RMSNorm, which has no sum of g, folds and adds gx alone.
+#include <cuda_runtime.h>
+
+#include "kernels/rows/rows_bwd/args.cuh"
+
+namespace nb::rows_bwd::dev {
+
+// Stores the warp's sums of v into *slot: g from lane 0, gx from lane 16 (LayerNorm), or gx from
+// lane 0 (RMSNorm). Five shuffles: lanes 0-15 keep g and send gx across, 16-31 the reverse, then
+// four steps fold each half. Every lane's values reach the storing lanes through the shuffles, so a
+// storing lane's store issues after every lane's inputs to v have arrived. Call from whole warps.
+template <bool kLayer>
+__device__ __forceinline__ void store_warp_row_sums(const RowSums& v, RowSums* slot) {
+  const int lane = int(threadIdx.x) & 31;
+  const bool upper = lane >= 16;
+  float s = kLayer ? (upper ? v.gx : v.g) : v.gx;
+  const float across = kLayer ? (upper ? v.g : v.gx) : v.gx;
+  s += __shfl_xor_sync(0xffffffffu, across, 16);
+#pragma unroll
+  for (int offset = 8; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
+  if (lane == 0) {
+    if (kLayer) {
+      slot->g = s;
+    } else {
+      slot->gx = s;
+    }
+  }
+  if (kLayer && lane == 16) slot->gx = s;
+}
+
+// The sums of slots[0, warps) added in warp order: every thread gets the same bits. RMSNorm's g
+// stays 0.
+template <bool kLayer>
+__device__ __forceinline__ RowSums add_warp_row_sums(const RowSums* slots, int warps) {
+  RowSums total{0.0f, 0.0f};
+#pragma unroll 1
+  for (int w = 0; w < warps; ++w) {
+    if (kLayer) total.g += slots[w].g;
+    total.gx += slots[w].gx;
+  }
+  return total;
+}
+
+}  // namespace nb::rows_bwd::dev
