@@ -1,8 +1,8 @@
 #pragma once
 // A row's two sums across a CTA's warps in half the shuffles of two butterflies: each warp folds
 // its lanes onto two lanes (the first step trades halves, so every later step moves one float),
-// stores them in its slot, and after the caller's barrier every thread adds the slots in warp
-// order with broadcast loads. RMSNorm, which has no sum of g, folds and adds gx alone.
+// stores them in its slot, and after the caller's barrier the slots are added across the lanes in
+// log2(warps) steps instead of five. RMSNorm, which has no sum of g, folds and adds gx alone.
 #include <cuda_runtime.h>
 
 #include "kernels/rows/rows_bwd/args.cuh"
@@ -32,15 +32,19 @@ __device__ __forceinline__ void store_warp_row_sums(const RowSums& v, RowSums* s
   if (kLayer && lane == 16) slot->gx = s;
 }
 
-// The sums of slots[0, warps) added in warp order: every thread gets the same bits. RMSNorm's g
-// stays 0.
+// The sums of slots[0, warps) (warps <= 32) in every thread: lane l loads slot l mod P (P the power of
+// two at or above warps; slots past warps count 0), and log2(P) butterfly steps add them, each lane
+// adding the same pairs in the same tree, so every thread gets the same bits.
 template <bool kLayer>
 __device__ __forceinline__ RowSums add_warp_row_sums(const RowSums* slots, int warps) {
-  RowSums total{0.0f, 0.0f};
-#pragma unroll 1
-  for (int w = 0; w < warps; ++w) {
-    if (kLayer) total.g += slots[w].g;
-    total.gx += slots[w].gx;
+  const unsigned span_mask = warps > 1 ? 0xffffffffu >> __clz(warps - 1) : 0u;  // P - 1
+  const int slot = int(threadIdx.x & span_mask);
+  RowSums total = slot < warps ? slots[slot] : RowSums{0.0f, 0.0f};
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    if (offset >= warps) continue;  // the steps below P
+    if (kLayer) total.g += __shfl_xor_sync(0xffffffffu, total.g, offset);
+    total.gx += __shfl_xor_sync(0xffffffffu, total.gx, offset);
   }
   return total;
 }
