@@ -60,6 +60,8 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
   uint4* const stages = nb::dev::align_shared_up<kTmaStageAlign>(dynamic_shared);
   const int consumers = int(blockDim.x) - 32, warps = consumers / 32;
   const int tid = int(threadIdx.x), lane = tid & 31;
+  for (int w = warps + tid; w < kTmaMaxConsumers / 32; w += int(blockDim.x))  // the padding's zeros
+    warp_sums[0][w] = warp_sums[1][w] = dev::RowSums{0.0f, 0.0f};
   if (tid == 0) {
     for (int s = 0; s < kTmaStages; ++s) {
       nb::dev::mbarrier_init(&full[s], 1);
@@ -145,7 +147,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
       if (lane == 0) nb::dev::mbarrier_arrive(&empty[s]);
       nb::dev::named_barrier_sync(1, consumers);
-      v = dev::add_warp_row_sums<kLayer>(warp_sums[b], warps);
+      v = dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[b]);
       // Clusters of 2 and 4 fold in rank order (a load and an add a rank), larger ones across lanes:
       // the lanes' fold cost LayerNorm's 2 parts 1.3% on the H200 and saved 4-13% at 8-16
       // (docs/notes/memory-bound-round3.md, "Twenty-sixth" and "Twenty-seventh").
