@@ -7,8 +7,8 @@
 # BASE is the base tree, made where git is, either as an archive (built whole beside this tree):
 #   git archive REV -- . ':!reports' ':!docs' | gzip > ab-base.tar.gz
 # or as the change itself (BASE ending in .patch or .diff: this tree less the change, built in
-# place by ninja, which recompiles only the files the change touches; the tree and its normbench
-# are put back after):
+# place by ninja, which recompiles only the files the change touches; the tree is put back and
+# rebuilt after):
 #   git diff REV -- kernels harness > ab.patch
 # (ignored by git: name it among the paths a remote run carries). The new tree is this one, built
 # by gpu-session.sh's build step first. The runs go base, new (NB_AB_SIDES picks them), NB_AB_ROUNDS
@@ -70,24 +70,32 @@ build_base() {
   nb_say "base built in $((SECONDS - start)) s"
 }
 # A patch base: the change taken out of this tree, normbench rebuilt and kept aside as the base's,
-# the change put back, and this tree's normbench restored (ninja rebuilds the touched files at the
-# next build, their sources being newer than the base's objects).
+# then the change put back and this tree rebuilt again, so that the build folder's objects and
+# libraries are this tree's once more. (Copying back only this tree's normbench left the base's
+# objects in the folder, and a later call on the same machine, its sources copied in with the times
+# they had where they came from, older than those objects, built and ran the base as the new tree:
+# ninja saw nothing to do.)
 # A base built by an earlier call on this machine is kept for the same patch over the same tree.
 build_base_from_patch() {
-  local start=$SECONDS kept="$NB_ROOT/build/ab-new-normbench"
+  local start=$SECONDS
   local key; key="$archive_sum $(sha256sum "$new_bin" | cut -d' ' -f1)"
   [ "$(cat "$base_bin.key" 2>/dev/null)" = "$key" ] && return 0
   patch -R -p1 --dry-run -s -d "$NB_ROOT" < "$base_archive" > "$out/base-build.log" 2>&1 ||
     nb_die "$base_archive does not come out of this tree ($out/base-build.log)"
-  cp "$new_bin" "$kept" && patch -R -p1 -s -d "$NB_ROOT" < "$base_archive" || nb_die "cannot take $base_archive out"
+  patch -R -p1 -s -d "$NB_ROOT" < "$base_archive" || nb_die "cannot take $base_archive out"
   (cd "$NB_ROOT" && export NORMBENCH_GIT_COMMIT="$base_commit" NORMBENCH_GIT_DIRTY=0 &&
     cmake --build --preset release -j "$(nb_jobs)" --target normbench) >> "$out/base-build.log" 2>&1
   local built=$?
   mkdir -p "$(dirname "$base_bin")" && { [ $built -ne 0 ] || cp "$new_bin" "$base_bin"; }
-  patch -p1 -s -d "$NB_ROOT" < "$base_archive" && cp "$kept" "$new_bin" || nb_die "cannot put $base_archive back"
+  patch -p1 -s -d "$NB_ROOT" < "$base_archive" || nb_die "cannot put $base_archive back"
+  # The restored sources are touched so that ninja rebuilds them whatever times patch gave them.
+  grep -E '^\+\+\+ b/' "$base_archive" | sed 's|^+++ b/||' | (cd "$NB_ROOT" && xargs -r touch)
+  cmake --build --preset release -j "$(nb_jobs)" > "$out/new-rebuild.log" 2>&1 ||
+    nb_die "this tree did not build again after the base ($out/new-rebuild.log)"
   [ $built -eq 0 ] || nb_die "the base did not build ($out/base-build.log)"
+  key="$archive_sum $(sha256sum "$new_bin" | cut -d' ' -f1)"
   echo "$key" > "$base_bin.key"
-  nb_say "base built from the patch in $((SECONDS - start)) s"
+  nb_say "base built from the patch, and this tree again, in $((SECONDS - start)) s"
 }
 case "$base_archive" in
   *.patch | *.diff)
