@@ -17,8 +17,8 @@ declare -A PROVIDES=(
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [libcli11-dev]=/usr/include/CLI/CLI.hpp
 )
-# Wanted but not required: the browser test skips itself without it.
-OPTIONAL=(chromium fonts-liberation fonts-dejavu-core python3)
+# Wanted but not required: the browser test and ab.sh's (patch) skip themselves without them.
+OPTIONAL=(chromium fonts-liberation fonts-dejavu-core python3 patch)
 case "${1:-}" in
   "") ;;
   --required-only) OPTIONAL=() ;;
@@ -32,6 +32,7 @@ present() {
   [ "$pkg" = ninja-build ] && command -v ninja >/dev/null 2>&1 && return 0
   [ "$pkg" = chromium ] && command -v chromium >/dev/null 2>&1 && return 0
   [ "$pkg" = python3 ] && command -v python3 >/dev/null 2>&1 && return 0
+  [ "$pkg" = patch ] && command -v patch >/dev/null 2>&1 && return 0
   [ "$pkg" = fonts-liberation ] && [ -d /usr/share/fonts/truetype/liberation ] && return 0
   [ "$pkg" = fonts-dejavu-core ] && [ -d /usr/share/fonts/truetype/dejavu ] && return 0
   dpkg -s "$pkg" >/dev/null 2>&1
