@@ -29,12 +29,12 @@ __device__ inline void mbarrier_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
 }
 
-// Waits until the phase of parity `parity` has completed. Each try suspends the warp until the
-// phase completes or the hint's 10 ms pass (CUTLASS's figure), so a waiting warp takes no issue
-// slots from the warps at work. A wait that lasts ~10 s of SM clock traps: a pipeline that lost an
-// arrival fails its launch with an error instead of hanging the process (and a test run) for good.
-// The clock is read once every 64 tries, not every try: its read and 64-bit compare were in every
-// waiting warp's loop.
+// Waits until the phase of parity `parity` has completed. Each try may suspend the warp until the
+// phase completes or the hint's 10 ms pass (CUTLASS's figure) instead of spinning. A wait that lasts
+// ~10 s of SM clock traps: a pipeline that lost an arrival fails its launch with an error instead of
+// hanging the process (and a test run) for good. The clock is read once every 64 tries, not every
+// try, where its read and 64-bit compare sat in every waiting warp's loop. (Against the plain spin,
+// every user measured level on the H200: docs/notes/memory-bound-round3.md, "Thirtieth".)
 __device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
   constexpr long long kGiveUpCycles = 20'000'000'000LL;
   constexpr std::uint32_t kSuspendHintNs = 10'000'000, kTriesPerClockRead = 64;
