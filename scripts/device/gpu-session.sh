@@ -46,7 +46,8 @@ record_unreached_tests() {
   summary+=("ctest: $(echo "$unreached" | tr , '\n' | wc -l) tests not reached (ctest-unreached.txt)")
 }
 # compute-sanitizer over the whole quick suite, one process per op side by side
-# (scripts/device/sanitize.sh; NB_SANITIZE_OPS narrows the ops, NB_SANITIZE_JOB_S bounds each
+# (scripts/device/sanitize.sh; NB_SANITIZE_OPS narrows the ops, NB_SANITIZE_VARIANTS the variants,
+# NB_SANITIZE_CHUNK=N splits each job into jobs of N quick problems, NB_SANITIZE_JOB_S bounds each
 # job). NB_SANITIZERS picks the tools, NB_SANITIZE_ARGS the run's options:
 # by default one trial of one distribution, since no kernel here computes an address from a value
 # (memcheck of all six took over 290 s for 2 of 13 ops on the H100); "--trials 1" alone for all.
