@@ -88,8 +88,6 @@ build_base_from_patch() {
   local built=$?
   mkdir -p "$(dirname "$base_bin")" && { [ $built -ne 0 ] || cp "$new_bin" "$base_bin"; }
   patch -p1 -s -d "$NB_ROOT" < "$base_archive" || nb_die "cannot put $base_archive back"
-  # The restored sources are touched so that ninja rebuilds them whatever times patch gave them.
-  grep -E '^\+\+\+ b/' "$base_archive" | sed 's|^+++ b/||' | (cd "$NB_ROOT" && xargs -r touch)
   (cd "$NB_ROOT" && cmake --build --preset release -j "$(nb_jobs)") > "$out/new-rebuild.log" 2>&1 ||
     nb_die "this tree did not build again after the base ($out/new-rebuild.log)"
   [ $built -eq 0 ] || nb_die "the base did not build ($out/base-build.log)"

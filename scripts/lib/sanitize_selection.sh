@@ -1,6 +1,7 @@
 # What scripts/device/sanitize.sh runs, one job per line: "OP" (every variant of the op) or
-# "OP VARIANT", or with NB_SANITIZE_CHUNK "OP VARIANT PROBLEM,PROBLEM,..." (below). racecheck runs the variants whose kernels are ours, one job each (one slow variant
-# then holds up only itself, and its log names it): the listing's rows less the library kinds
+# "OP VARIANT", or with NB_SANITIZE_CHUNK "OP VARIANT PROBLEM,PROBLEM,..." (below). racecheck runs
+# the variants whose kernels are ours, one job each (one slow variant then holds up only itself,
+# and its log names it): the listing's rows less the library kinds
 # (cudnn, cublas: their kernels are not this project's to fix) and the n/a rows (a variant an op
 # explains it does not have, shown in parentheses: not a name `run --variant` takes).
 nb_own_variants() {  # nb_own_variants NORMBENCH OP: one name per line

@@ -22,13 +22,7 @@ __device__ __forceinline__ void store_warp_row_sums(const RowSums& v, RowSums* s
   s += __shfl_xor_sync(0xffffffffu, across, 16);
 #pragma unroll
   for (int offset = 8; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
-  if (lane == 0) {
-    if (kLayer) {
-      slot->g = s;
-    } else {
-      slot->gx = s;
-    }
-  }
+  if (lane == 0) (kLayer ? slot->g : slot->gx) = s;
   if (kLayer && lane == 16) slot->gx = s;
 }
 
