@@ -1,5 +1,5 @@
-// Fused: each CTA (or cluster of CTAs, for long rows) owns a band of contiguous rows and reads x
-// and dy once. Per row, its threads keep x and dy of their share in registers, add the two row
+// Fused: each CTA (or cluster of CTAs, for long rows) owns a band of rows (every bands-th row,
+// fused_geometry.cuh) and reads x and dy once. Per row, its threads keep x and dy of their share in registers, add the two row
 // sums over the row (shuffles, shared memory, DSMEM across the cluster), write dx, and add dy * xhat
 // (and dy) to column sums kept for the whole band (in registers, or shared memory). One fp32
 // partial row per band goes to the workspace, and a second small kernel adds the bands in order:
@@ -13,6 +13,7 @@
 
 #include "kernels/primitives/alignment.cuh"
 #include "kernels/primitives/cluster_exchange.cuh"
+#include "kernels/primitives/named_barrier.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
 #include "kernels/rows/rows_bwd/column_totals.hpp"
 #include "kernels/rows/rows_bwd/fused_geometry.cuh"
@@ -36,9 +37,10 @@ using nb::dev::store_from_float;
 // then across the cluster's CTAs in rank order. Every thread of the slot gets the same sums.
 // warp_scratch: one RowSums per warp, one of two buffers in turn from row to row (`round`): a
 // thread reaches the next row's barrier only after reading this row's buffer, and the buffer is
-// written again two rows on, after that barrier, so one CTA barrier a row suffices (and it is the
-// one the exchange needs between a round's reads and the next round's pushes). A CTA of a
-// cluster calls c.leave() before it exits.
+// written again two rows on, after that barrier, so one barrier of the slot's warps a row suffices
+// (a named one: the slots of a CTA never wait on each other, 0.2-1% faster at N = 512-1024 on the
+// H200; a cluster's CTA has one slot, and its barrier is the one the exchange needs between a
+// round's reads and the next round's pushes). A CTA of a cluster calls c.leave() before it exits.
 template <bool kLayer, int kSlots, int kParts>
 __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch, ClusterSums<kSlots, kParts>& c,
                                                 unsigned round, int parts) {
@@ -49,7 +51,7 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
   const int warps_per_slot = blockDim.x >> 5;
   RowSums* const slot_scratch = warp_scratch + threadIdx.y * warps_per_slot;
   store_warp_row_sums<kLayer>(v, slot_scratch + (threadIdx.x >> 5));
-  __syncthreads();
+  nb::dev::named_barrier_sync(1 + int(threadIdx.y), int(blockDim.x));  // the slot's warps alone
   v = add_warp_row_sums<kLayer>(slot_scratch, warps_per_slot);
   if (parts == 1) return v;
   c.send(v, round, parts);
@@ -95,25 +97,27 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
     for (int k = 0; k < PPT; ++k)
       for (int sum = 0; sum < kSums; ++sum) *my_sums(sum, k) = nb::dev::zero_float_pack<VEC>();
   }
-  const auto mine_in = [&](long long row, int k) { return row < sh.row_end && k * int(blockDim.x) < owned; };
+  // r counts the band's rows (Share::row gives the row of x).
+  const auto mine_in = [&](long long r, int k) { return r < sh.rows && k * int(blockDim.x) < owned; };
   PackWord<T, VEC> w_raw[PPT];
   load_pack_words<T, VEC>(a.w + first, stride, [&](int k) { return k * int(blockDim.x) < owned; }, w_raw);
 
   PackWord<T, VEC> x_raw[2][PPT], dy_raw[2][PPT];
   RowStats stats[2];
-  const auto load_row = [&](long long row, auto buffer) {
+  const auto load_row = [&](long long r, auto buffer) {
     constexpr int b = decltype(buffer)::value;
-    const auto mine = [&](int k) { return mine_in(row, k); };
+    const auto mine = [&](int k) { return mine_in(r, k); };
+    const long long row = sh.row(r);
     load_pack_words<T, VEC>(a.x + row * a.n + first, stride, mine, x_raw[b]);
     load_pack_words<T, VEC>(a.dy + row * a.n + first, stride, mine, dy_raw[b]);
-    stats[b] = row < sh.row_end ? row_stats<kLayer>(a, row) : RowStats{0.0f, 0.0f};
+    stats[b] = r < sh.rows ? row_stats<kLayer>(a, row) : RowStats{0.0f, 0.0f};
   };
   // One row of the slot from buffer b, the slot's next row loaded into the other.
-  const auto row_step = [&](long long row, unsigned round, auto buffer) {
+  const auto row_step = [&](long long r, unsigned round, auto buffer) {
     constexpr int b = decltype(buffer)::value;
-    const bool active = row < sh.row_end;  // slots past the band's end still take part in the sums
+    const bool active = r < sh.rows;  // slots past the band's end still take part in the sums
     const RowStats st = stats[b];
-    const auto mine = [&](int k) { return mine_in(row, k); };
+    const auto mine = [&](int k) { return mine_in(r, k); };
     RowSums s{};
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
@@ -126,25 +130,25 @@ __global__ void __launch_bounds__(kMaxLanes, 1)
       dw_sums = dwk;
       if (kLayer) db_sums = dbk;
     }
-    load_row(row + blockDim.y, std::integral_constant<int, 1 - b>{});
+    load_row(r + blockDim.y, std::integral_constant<int, 1 - b>{});
     s = row_slot_sum<kLayer>(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
 #pragma unroll
     for (int k = 0; k < PPT; ++k) {
       if (!active || k * int(blockDim.x) >= owned) continue;
       const FloatPack<VEC> x = widen<T, VEC>(x_raw[b][k]), dy = widen<T, VEC>(dy_raw[b][k]), w = widen<T, VEC>(w_raw[k]);
-      store_from_float<T, VEC>(a.dx + row * a.n + first + k * stride,
+      store_from_float<T, VEC>(a.dx + sh.row(r) * a.n + first + k * stride,
                                pack_input_grad<kLayer>(x, dy, w, st, mean_g, mean_gx));
     }
   };
 
-  load_row(sh.row_begin + threadIdx.y, std::integral_constant<int, 0>{});
+  load_row(threadIdx.y, std::integral_constant<int, 0>{});
   // Every slot takes the same number of rounds (the sums' barriers): the loop runs on the band's base.
   unsigned round = 0;
-  for (long long base = sh.row_begin; base < sh.row_end; base += blockDim.y, ++round) {
+  for (long long base = 0; base < sh.rows; base += blockDim.y, ++round) {
     row_step(base + threadIdx.y, round, std::integral_constant<int, 0>{});
     base += blockDim.y, ++round;
-    if (base >= sh.row_end) break;
+    if (base >= sh.rows) break;
     row_step(base + threadIdx.y, round, std::integral_constant<int, 1>{});
   }
 
@@ -191,7 +195,8 @@ __global__ void __launch_bounds__(kStreamLanes)
   for (long long e = threadIdx.x; e < ppp * VEC * (kLayer ? 2 : 1); e += blockDim.x) column_sums[e] = 0.0f;
   __syncthreads();
 
-  for (long long row = sh.row_begin; row < sh.row_end; ++row) {
+  for (long long r = 0; r < sh.rows; ++r) {
+    const long long row = sh.row(r);
     const RowStats st = row_stats<kLayer>(a, row);
     const T* x = a.x + row * a.n;
     const T* dy = a.dy + row * a.n;
@@ -209,7 +214,7 @@ __global__ void __launch_bounds__(kStreamLanes)
         if (kLayer) db_sums[i * ppp + p] += dyp.v[i];
       }
     }
-    const unsigned round = unsigned(row - sh.row_begin);
+    const unsigned round = unsigned(r);
     s = row_slot_sum<kLayer>(s, warp_scratch[round & 1], cluster_sums, round, g.parts);
     const float mean_g = kLayer ? s.g * g.inv_n : 0.0f, mean_gx = s.gx * g.inv_n;
     for (long long pack = sh.first_pack + threadIdx.x; pack < sh.end_pack; pack += blockDim.x) {

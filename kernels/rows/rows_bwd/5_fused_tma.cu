@@ -74,7 +74,6 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
   const Share sh = share_of(g, a.m);
   const long long ppp = g.packs_per_part;
   const int part_packs = int(sh.end_pack - sh.first_pack);
-  const long long rows = sh.row_end - sh.row_begin;
   const auto stage_x = [&](int s) { return stages + std::size_t(2 * s) * ppp; };
   const auto stage_dy = [&](int s) { return stages + std::size_t(2 * s + 1) * ppp; };
   FloatPack<VEC> dw[PPT], db[PPT];
@@ -86,10 +85,10 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
       const std::uint32_t bytes = std::uint32_t(part_packs) * 16u;
       StageRing ring;
 #pragma unroll 1
-      for (long long i = 0; i < rows; ++i, ring.advance()) {
+      for (long long i = 0; i < sh.rows; ++i, ring.advance()) {
         const int s = ring.stage;
         if (i >= kTmaStages) nb::dev::mbarrier_wait(&empty[s], ring.phase ^ 1u);
-        const long long offset = (sh.row_begin + i) * a.n + sh.first_pack * VEC;
+        const long long offset = sh.row(i) * a.n + sh.first_pack * VEC;
         nb::dev::mbarrier_arrive_expect_bytes(&full[s], 2 * bytes);
         nb::dev::bulk_load(stage_x(s), a.x + offset, bytes, &full[s]);
         nb::dev::bulk_load(stage_dy(s), a.dy + offset, bytes, &full[s]);
@@ -108,12 +107,12 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
     // 120, no cluster of them was resident.
     PackWord<T, VEC> w_raw[PPT];
     nb::dev::load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
-    dev::RowStats next_stats = rows > 0 ? dev::row_stats<kLayer>(a, sh.row_begin) : dev::RowStats{0.0f, 0.0f};
+    dev::RowStats next_stats = sh.rows > 0 ? dev::row_stats<kLayer>(a, sh.row(0)) : dev::RowStats{0.0f, 0.0f};
     StageRing ring;
 #pragma unroll 1
-    for (int i = 0; i < rows; ++i, ring.advance()) {  // a band's rows: m / bands, far below 2^31
+    for (int i = 0; i < sh.rows; ++i, ring.advance()) {  // a band's rows: m / bands, far below 2^31
       const int s = ring.stage, b = i & 1;
-      const long long row = sh.row_begin + i;
+      const long long row = sh.row(i);
       const dev::RowStats st = next_stats;
       nb::dev::mbarrier_wait(&full[s], ring.phase);
       PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
@@ -123,7 +122,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
           x_raw[k] = reinterpret_cast<const PackWord<T, VEC>*>(stage_x(s))[tid + k * consumers];
           dy_raw[k] = reinterpret_cast<const PackWord<T, VEC>*>(stage_dy(s))[tid + k * consumers];
         }
-      if (i + 1 < rows) next_stats = dev::row_stats<kLayer>(a, row + 1);
+      if (i + 1 < sh.rows) next_stats = dev::row_stats<kLayer>(a, sh.row(i + 1));
 
       dev::RowSums v{};
       dev::PackTerms<VEC> terms[PPT];  // xhat and g for dx

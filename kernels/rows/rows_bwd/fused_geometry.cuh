@@ -15,16 +15,20 @@ struct Geometry {
   float inv_n;
 };
 
-// The rows and packs one CTA works on: its cluster's band, its part of each row.
+// The rows and packs one CTA works on: its cluster's band, its part of each row. Band b holds rows
+// b, b + bands, b + 2 bands, ...: the clusters resident at once read neighbouring rows, not rows a
+// band apart (contiguous bands measured 3-10% slower on the H200, RMSNorm and LayerNorm at N =
+// 512-32768: docs/notes/memory-bound-round3.md, "Thirty-first").
 struct Share {
-  long long row_begin, row_end, first_pack, end_pack, band;
+  long long rows, first_pack, end_pack, band, bands;
+  __device__ long long row(long long r) const { return band + r * bands; }  // the band's row r in x
 };
 
 __device__ __forceinline__ Share share_of(const Geometry& g, long long m) {
   const long long band = blockIdx.x / g.parts, part = blockIdx.x % g.parts;
   const long long first = part * g.packs_per_part;
-  return {band * m / g.bands, (band + 1) * m / g.bands, first,
-          first + g.packs_per_part < g.packs ? first + g.packs_per_part : g.packs, band};
+  return {band < m ? (m - band + g.bands - 1) / g.bands : 0, first,
+          first + g.packs_per_part < g.packs ? first + g.packs_per_part : g.packs, band, g.bands};
 }
 
 // A cluster's row sums go through a ClusterExchange (kernels/primitives/cluster_exchange.cuh):

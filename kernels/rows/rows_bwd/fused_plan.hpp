@@ -5,8 +5,8 @@
 // row in registers (at most kMaxElementsPerThread per thread) with `rows_per_block` rows in
 // flight at once, one per row slot of `lanes` threads. Rows too long for the registers of a
 // cluster of 8 (N > 32768) are streamed twice (the second pass from L2), the column sums in
-// shared memory, over a cluster of up to 16. The rows are cut into bands, one partial row of
-// column sums each.
+// shared memory, over a cluster of up to 16. The rows are dealt into bands (every bands-th row a
+// band), one partial row of column sums each.
 // Host code, so the unit tests can check that every row length gets a plan that covers it.
 #include <cstddef>
 #include <cstdint>
