@@ -1,5 +1,5 @@
-// Fused: each CTA (or cluster of CTAs, for long rows) owns a band of rows (every bands-th row,
-// fused_geometry.cuh) and reads x and dy once. Per row, its threads keep x and dy of their share in registers, add the two row
+// Fused: each CTA (or cluster of CTAs, for long rows) owns a band of rows (fused_geometry.cuh)
+// and reads x and dy once. Per row, its threads keep x and dy of their share in registers, add the two row
 // sums over the row (shuffles, shared memory, DSMEM across the cluster), write dx, and add dy * xhat
 // (and dy) to column sums kept for the whole band (in registers, or shared memory). One fp32
 // partial row per band goes to the workspace, and a second small kernel adds the bands in order:
@@ -13,7 +13,6 @@
 
 #include "kernels/primitives/alignment.cuh"
 #include "kernels/primitives/cluster_exchange.cuh"
-#include "kernels/primitives/named_barrier.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
 #include "kernels/rows/rows_bwd/column_totals.hpp"
 #include "kernels/rows/rows_bwd/fused_geometry.cuh"
@@ -37,10 +36,11 @@ using nb::dev::store_from_float;
 // then across the cluster's CTAs in rank order. Every thread of the slot gets the same sums.
 // warp_scratch: one RowSums per warp, one of two buffers in turn from row to row (`round`): a
 // thread reaches the next row's barrier only after reading this row's buffer, and the buffer is
-// written again two rows on, after that barrier, so one barrier of the slot's warps a row suffices
-// (a named one: the slots of a CTA never wait on each other, 0.2-1% faster at N = 512-1024 on the
-// H200; a cluster's CTA has one slot, and its barrier is the one the exchange needs between a
-// round's reads and the next round's pushes). A CTA of a cluster calls c.leave() before it exits.
+// written again two rows on, after that barrier, so one CTA barrier a row suffices (and it is the
+// one the exchange needs between a round's reads and the next round's pushes). A CTA of a
+// cluster calls c.leave() before it exits. (A named barrier a slot measured 0.2-1% faster at N =
+// 512-1024 on the H200, but racecheck does not follow a named barrier beside __syncthreads:
+// docs/sanitizers.md.)
 template <bool kLayer, int kSlots, int kParts>
 __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch, ClusterSums<kSlots, kParts>& c,
                                                 unsigned round, int parts) {
@@ -51,7 +51,7 @@ __device__ __forceinline__ RowSums row_slot_sum(RowSums v, RowSums* warp_scratch
   const int warps_per_slot = blockDim.x >> 5;
   RowSums* const slot_scratch = warp_scratch + threadIdx.y * warps_per_slot;
   store_warp_row_sums<kLayer>(v, slot_scratch + (threadIdx.x >> 5));
-  nb::dev::named_barrier_sync(1 + int(threadIdx.y), int(blockDim.x));  // the slot's warps alone
+  __syncthreads();
   v = add_warp_row_sums<kLayer>(slot_scratch, warps_per_slot);
   if (parts == 1) return v;
   c.send(v, round, parts);
