@@ -1,11 +1,12 @@
-// Fused: each CTA (or cluster of CTAs, for long rows) owns a band of rows (fused_geometry.cuh)
-// and reads x and dy once. Per row, its threads keep x and dy of their share in registers, add the two row
-// sums over the row (shuffles, shared memory, DSMEM across the cluster), write dx, and add dy * xhat
-// (and dy) to column sums kept for the whole band (in registers, or shared memory). One fp32
-// partial row per band goes to the workspace, and a second small kernel adds the bands in order:
-// no atomics, so the result is the same bits on every launch. Rows too long for registers stream
-// twice (the second pass from L2), the column sums in shared memory. `fused_tma` is the same design
-// with its rows fed into shared memory by TMA (5_fused_tma.cu).
+// Fused: each CTA (or cluster of CTAs, for long rows) owns a band of rows (every bands-th row:
+// fused_geometry.cuh) and reads x and dy once. Per row, its threads keep x and dy of their share in
+// registers, add the two row sums over the row (shuffles, shared memory, DSMEM across the
+// cluster), write dx, and add dy * xhat (and dy) to column sums kept for the whole band (in
+// registers, or shared memory). One fp32 partial row per band goes to the workspace, and a second
+// small kernel adds the bands in order: no atomics, so the result is the same bits on every
+// launch. Rows too long for registers stream twice (the second pass from L2), the column sums in
+// shared memory. `fused_tma` is the same design with its rows fed into shared memory by TMA
+// (5_fused_tma.cu).
 #include <cooperative_groups.h>
 
 #include <stdexcept>

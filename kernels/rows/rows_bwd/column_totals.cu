@@ -1,6 +1,5 @@
-// Column totals: a block per 32 columns; its 32 thread rows each add every 32nd partial row in
-// order (32 consecutive floats per warp load, kDepth loads in flight), then warp c adds column c's
-// 32 slice sums in a butterfly. A fixed order: the same partials give the same bits.
+// Column totals: a block per 32 columns; its 8 thread rows each add every 8th partial row in
+// order (32 consecutive floats per warp load), then one thread row adds the 8 results in order.
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rms/grid.hpp"
@@ -9,10 +8,7 @@
 namespace nb::rows_bwd {
 namespace {
 
-// 32 slices: at 792 bands (fused_tma's at N = 1024 on the H200) 8 slices, each thread's 99 loads
-// one after another, took 8.3 us of a 0.43 ms backward; 32 slices with 8 loads in flight made the
-// whole backward 0.3-0.5% faster (docs/notes/memory-bound-round3.md, "Thirty-first").
-constexpr int kColumns = 32, kSlices = 32, kDepth = 8;
+constexpr int kColumns = 32, kSlices = 8;
 
 template <class T>
 __global__ void __launch_bounds__(kColumns* kSlices)
@@ -24,24 +20,16 @@ __global__ void __launch_bounds__(kColumns* kSlices)
   for (long long first = blockIdx.x * (long long)kColumns; first < n; first += gridDim.x * (long long)kColumns) {
     const long long col = first + threadIdx.x;
     float s = 0.0f;
-    if (col < n) {
-      long long b = threadIdx.y;
-      for (; b + (kDepth - 1) * kSlices < bands; b += kDepth * kSlices) {
-        float v[kDepth];
-#pragma unroll
-        for (int k = 0; k < kDepth; ++k) v[k] = sums[(b + k * kSlices) * n + col];
-#pragma unroll
-        for (int k = 0; k < kDepth; ++k) s += v[k];
-      }
-      for (; b < bands; b += kSlices) s += sums[b * n + col];
-    }
+    if (col < n)
+      for (long long b = threadIdx.y; b < bands; b += kSlices) s += sums[b * n + col];
     slice_sums[threadIdx.y][threadIdx.x] = s;
     __syncthreads();
-    float total = slice_sums[threadIdx.x][threadIdx.y];  // warp y: column first + y, a slice a lane
-#pragma unroll
-    for (int offset = kSlices / 2; offset > 0; offset >>= 1) total += __shfl_xor_sync(0xffffffffu, total, offset);
-    if (threadIdx.x == 0 && first + threadIdx.y < n) out[first + threadIdx.y] = dev::from_float<T>(total);
-    __syncthreads();  // before the next columns' slice sums
+    if (threadIdx.y == 0 && col < n) {
+      float total = slice_sums[0][threadIdx.x];
+      for (int k = 1; k < kSlices; ++k) total += slice_sums[k][threadIdx.x];
+      out[col] = dev::from_float<T>(total);
+    }
+    __syncthreads();
   }
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The second phase of the split column sums (2_warp.cu, 3_fused.cu): `bands` partial rows of fp32
-// column sums, [bands][n] per sum, added in a fixed order and written in the storage type. No
+// column sums, [bands][n] per sum, added in band order and written in the storage type. No
 // atomics: the same partials give the same bits on every launch.
 #include <cuda_runtime.h>
 

@@ -13,26 +13,24 @@ struct Geometry {
   long long bands, packs, packs_per_part;
   int parts;
   float inv_n;
-  int dealt;  // 1: band b holds rows b, b + bands, ...; 0: rows [b m / bands, (b + 1) m / bands)
 };
 
-// The rows and packs one CTA works on: its cluster's band, its part of each row. Dealt bands (band
-// b: rows b, b + bands, b + 2 bands, ...) have the CTAs resident at once read neighbouring rows,
-// not rows a band apart: contiguous bands measured 3-10% slower on the H200 for rows of one CTA
-// (RMSNorm and LayerNorm, N = 512-8192); rows over a cluster keep contiguous bands
-// (docs/notes/memory-bound-round3.md, "Thirty-first").
+// The rows and packs one CTA works on: its cluster's band, its part of each row. Band b holds rows
+// b, b + bands, b + 2 bands, ...: the clusters resident at once read neighbouring rows, not rows a
+// band apart as contiguous bands had them. Dealt against contiguous in one call (H200, bf16):
+// `fused_tma` 3-10% faster at N = 2048-8192, RMSNorm's 7% at 1024 and 4-8% at 16384-32768, level
+// past that; `fused` 0.5-2.5% faster to 16384, level past (docs/notes/memory-bound-round3.md,
+// "Thirty-first").
 struct Share {
-  long long rows, first_pack, end_pack, band, first_row, row_step;
-  __device__ long long row(long long r) const { return first_row + r * row_step; }  // the band's row r in x
+  long long rows, first_pack, end_pack, band, bands;
+  __device__ long long row(long long r) const { return band + r * bands; }  // the band's row r in x
 };
 
 __device__ __forceinline__ Share share_of(const Geometry& g, long long m) {
   const long long band = blockIdx.x / g.parts, part = blockIdx.x % g.parts;
   const long long first = part * g.packs_per_part;
-  const long long end = first + g.packs_per_part < g.packs ? first + g.packs_per_part : g.packs;
-  if (g.dealt) return {band < m ? (m - band + g.bands - 1) / g.bands : 0, first, end, band, band, g.bands};
-  const long long begin = band * m / g.bands;
-  return {(band + 1) * m / g.bands - begin, first, end, band, begin, 1};
+  return {band < m ? (m - band + g.bands - 1) / g.bands : 0, first,
+          first + g.packs_per_part < g.packs ? first + g.packs_per_part : g.packs, band, g.bands};
 }
 
 // A cluster's row sums go through a ClusterExchange (kernels/primitives/cluster_exchange.cuh):

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdlib>
 #include <string>
 
 #include "harness/cuda_check.hpp"
@@ -65,12 +64,6 @@ long long resident_clusters(Kernel<T> kernel, const FusedPlan& plan, const std::
                       std::to_string(plan.threads()) + " threads with " + std::to_string(plan.shared_bytes) +
                       " bytes of shared memory");
   return count;
-}
-
-// Dealt bands (fused_geometry.cuh) for rows of one CTA, contiguous ones for rows over a cluster.
-inline int dealt_bands(const FusedPlan& plan) {
-  if (const char* e = std::getenv("NB_X_BANDS")) return e[0] == 'd' ? 1 : e[0] == 'c' ? 0 : plan.parts == 1;  // EXPLORATION
-  return plan.parts == 1 ? 1 : 0;
 }
 
 // 16-byte packs when N and every row pointer allow them.
@@ -151,8 +144,7 @@ class FusedVariant final : public Variant {
   template <bool kLayer, class T>
   void run(const Problem& p, const Args<T>& a, float* partials, cudaStream_t stream) {
     const Cached& c = launch_plan(p, packs_fit(a));
-    const Geometry g{c.bands, c.plan.packs, c.plan.packs_per_part, c.plan.parts, 1.0f / float(a.n),
-                     dealt_bands(c.plan)};
+    const Geometry g{c.bands, c.plan.packs, c.plan.packs_per_part, c.plan.parts, 1.0f / float(a.n)};
     Design::template with_kernel<kLayer, T>(c.plan, [&](Kernel<T> kernel) {
       cudaLaunchAttribute cluster;
       const cudaLaunchConfig_t config = launch_config(c.plan, c.bands, stream, cluster);
