@@ -6,6 +6,7 @@
 
 #include "kernels/primitives/cluster_exchange.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
+#include "kernels/rows/rows_bwd/fused_plan.hpp"
 
 namespace nb::rows_bwd {
 
@@ -29,7 +30,7 @@ struct Share {
 __device__ __forceinline__ Share share_of(const Geometry& g, long long m) {
   const long long band = blockIdx.x / g.parts, part = blockIdx.x % g.parts;
   const long long first = part * g.packs_per_part;
-  return {band < m ? (m - band + g.bands - 1) / g.bands : 0, first,
+  return {band_rows(m, band, g.bands), first,
           first + g.packs_per_part < g.packs ? first + g.packs_per_part : g.packs, band, g.bands};
 }
 

@@ -3,6 +3,9 @@
 // and the band counts stay within the workspace; the same for the TMA-fed mode's plans.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "kernels/rows/rows_bwd/fused_plan.hpp"
 
 namespace nb::rows_bwd {
@@ -174,6 +177,31 @@ TEST(RowsBwdFusedPlan, BandsFitTheWorkspaceAndEveryBandHasRows) {
     }
   EXPECT_EQ(model_bands(32768), kModelBands);
   EXPECT_EQ(model_bands(7), 7);
+}
+
+// Dealt bands (band b: rows b, b + bands, ...) take every row once, and their counts differ by at
+// most one, so no CTA of the grid waits long on the others at the end.
+TEST(RowsBwdFusedPlan, DealtBandsTakeEveryRowOnce) {
+  for (std::int64_t m : {1LL, 2LL, 7LL, 100LL, 3000LL, 4099LL, 262144LL})
+    for (std::int64_t bands : {1LL, 2LL, 3LL, 7LL, 132LL, 792LL, 2048LL}) {
+      if (bands > m) continue;  // band_count never gives a band without rows
+      SCOPED_TRACE("m=" + std::to_string(m) + " bands=" + std::to_string(bands));
+      std::vector<int> taken(std::size_t(m), 0);
+      std::int64_t fewest = m, most = 0;
+      for (std::int64_t band = 0; band < bands; ++band) {
+        const std::int64_t rows = band_rows(m, band, bands);
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const std::int64_t row = band + r * bands;
+          ASSERT_LT(row, m);
+          ++taken[std::size_t(row)];
+        }
+        EXPECT_GE(band + rows * bands, m) << "band " << band << " stops before its last row";
+        fewest = std::min(fewest, rows), most = std::max(most, rows);
+      }
+      EXPECT_EQ(std::count(taken.begin(), taken.end(), 1), m) << "every row once";
+      EXPECT_LE(most - fewest, 1);
+    }
+  EXPECT_EQ(band_rows(5, 7, 8), 0) << "a band past the rows has none";
 }
 
 }  // namespace
