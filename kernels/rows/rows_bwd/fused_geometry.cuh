@@ -20,8 +20,8 @@ struct Geometry {
 // b, b + bands, b + 2 bands, ...: the clusters resident at once read neighbouring rows, not rows a
 // band apart as contiguous bands had them. Dealt against contiguous in one call (H200, bf16):
 // `fused_tma` 3-10% faster at N = 2048-8192, RMSNorm's 7% at 1024 and 4-8% at 16384-32768, level
-// past that; `fused` 0.5-2.5% faster to 16384, level past (docs/notes/memory-bound-round3.md,
-// "Thirty-first").
+// past that; `fused` 0.5-2.5% faster to 8192 (RMSNorm's to 16384), level past
+// (docs/notes/memory-bound-round3.md, "Thirty-first").
 struct Share {
   long long rows, first_pack, end_pack, band, bands;
   __device__ long long row(long long r) const { return band + r * bands; }  // the band's row r in x
