@@ -9,6 +9,7 @@
 # when any job reported an error, ran out of time or its run failed. NB_SANITIZE_OPS="op op ..."
 # narrows the ops (default: all), NB_SANITIZE_VARIANTS="name ..." the variants (one job each),
 # NB_SANITIZE_CHUNK=N splits each job into jobs of N quick problems (scripts/lib/sanitize_selection.sh).
+# NB_SANITIZE_PARALLEL=N runs at most N jobs at once (default: nb_jobs).
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 tool="${1:?usage: sanitize.sh TOOL OUT_DIR [normbench run options]}"
