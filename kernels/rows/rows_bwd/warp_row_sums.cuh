@@ -26,22 +26,29 @@ __device__ __forceinline__ void store_warp_row_sums(const RowSums& v, RowSums* s
   if (kLayer && lane == 16) slot->gx = s;
 }
 
-// The sums of slots[0, warps) (warps <= 32) in every thread: lane l loads slot l mod P (P the power of
-// two at or above warps; slots past warps count 0), and log2(P) butterfly steps add them, each lane
-// adding the same pairs in the same tree, so every thread gets the same bits. (Adding the slots
-// one after another in each thread made every add wait on its load: `fused` took up to 55% longer
-// on long rows, H200.)
+// Adds `total` across each group of `span` lanes (a power of two) by butterfly steps; every lane
+// adds the same pairs in the same tree, so every lane of a group gets the same bits. RMSNorm's
+// slots hold no g: its g comes back 0.
 template <bool kLayer>
-__device__ __forceinline__ RowSums add_warp_row_sums(const RowSums* slots, int warps) {
-  const int span = warps > 1 ? 2 << (31 - __clz(warps - 1)) : 1;
-  const int slot = int(threadIdx.x) & (span - 1);
-  RowSums total = slot < warps ? slots[slot] : RowSums{0.0f, 0.0f};
+__device__ __forceinline__ RowSums add_across_lanes(RowSums total, int span) {
   for (int offset = span >> 1; offset > 0; offset >>= 1) {
     if (kLayer) total.g += __shfl_xor_sync(0xffffffffu, total.g, offset);
     total.gx += __shfl_xor_sync(0xffffffffu, total.gx, offset);
   }
-  if (!kLayer) total.g = 0.0f;  // RMSNorm's slots hold no g
+  if (!kLayer) total.g = 0.0f;
   return total;
+}
+
+// The sums of slots[0, warps) (warps <= 32) in every thread: lane l loads slot l mod P (P the power of
+// two at or above warps; slots past warps count 0), and log2(P) butterfly steps add them.
+// (Adding the slots one after another in each thread made every add wait on its load: `fused`
+// took up to 55% longer on long rows, H200.)
+template <bool kLayer>
+__device__ __forceinline__ RowSums add_warp_row_sums(const RowSums* slots, int warps) {
+  const int span = warps > 1 ? 2 << (31 - __clz(warps - 1)) : 1;
+  const int slot = int(threadIdx.x) & (span - 1);
+  const RowSums mine = slot < warps ? slots[slot] : RowSums{0.0f, 0.0f};
+  return add_across_lanes<kLayer>(mine, span);
 }
 
 // The same over kSpan slots (a power of two at or above the warps), those past the warps holding
@@ -49,14 +56,7 @@ __device__ __forceinline__ RowSums add_warp_row_sums(const RowSums* slots, int w
 template <bool kLayer, int kSpan>
 __device__ __forceinline__ RowSums add_padded_warp_row_sums(const RowSums* slots) {
   static_assert(kSpan > 0 && kSpan <= 32 && (kSpan & (kSpan - 1)) == 0, "kSpan: a power of two up to 32");
-  RowSums total = slots[threadIdx.x & (kSpan - 1)];
-#pragma unroll
-  for (int offset = kSpan / 2; offset > 0; offset >>= 1) {
-    if (kLayer) total.g += __shfl_xor_sync(0xffffffffu, total.g, offset);
-    total.gx += __shfl_xor_sync(0xffffffffu, total.gx, offset);
-  }
-  if (!kLayer) total.g = 0.0f;  // RMSNorm's slots hold no g
-  return total;
+  return add_across_lanes<kLayer>(slots[threadIdx.x & (kSpan - 1)], kSpan);
 }
 
 }  // namespace nb::rows_bwd::dev
