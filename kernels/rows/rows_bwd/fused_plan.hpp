@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/rows/dealt_bands.hpp"
+
 namespace nb::rows_bwd {
 
 // The byte model's count of partial rows: one band per SM of an H100 (132), fewer when M is.
@@ -81,11 +83,7 @@ FusedPlan plan_fused(std::int64_t n, int vec, int column_sums);
 // are the consumer threads and a producer warp, one row slot a CTA.
 FusedPlan plan_fused_tma(std::int64_t n, int vec);
 
-// The rows of band `band` of `bands` dealt over m rows (band b: rows b, b + bands, ...; the
-// kernels' Share, fused_geometry.cuh): the r with band + r * bands < m.
-constexpr std::int64_t band_rows(std::int64_t m, std::int64_t band, std::int64_t bands) {
-  return band < m ? (m - band + bands - 1) / bands : 0;
-}
+using rows::band_rows;  // the bands' rows, dealt (kernels/rows/dealt_bands.hpp)
 
 // Bands for `resident` clusters that run at once: as many as there are, as long as each row slot
 // gets kMinBandRounds rows, at least 1 and at most kMaxBands.

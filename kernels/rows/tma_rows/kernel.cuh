@@ -17,6 +17,7 @@
 #include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/shared_align.cuh"
 #include "kernels/primitives/storage.cuh"
+#include "kernels/rows/dealt_bands.hpp"
 #include "kernels/rows/tma_rows/consumer_reducer.cuh"
 #include "kernels/rows/tma_rows/plan.hpp"
 
@@ -29,7 +30,8 @@ struct Geometry {
 };
 
 // blockDim.x = consumers + 32: the last warp is the producer (its first thread copies). Each
-// cluster walks a band of rows, each of its CTAs over its part of them. Dynamic shared memory from
+// cluster walks a band of rows dealt over the bands (kernels/rows/dealt_bands.hpp: band b takes
+// rows b, b + bands, ...), each of its CTAs over its part of them. Dynamic shared memory from
 // its first kStageAlign-byte boundary: kStages stages of the part's packs.
 template <template <class, int, int> class Norm, class T>
 __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
@@ -54,7 +56,8 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
   __syncthreads();
   exchange.enter(g.parts);
   const long long band = blockIdx.x / g.parts, part = blockIdx.x % g.parts;
-  const long long row_begin = band * g.rows / g.bands, rows = (band + 1) * g.rows / g.bands - row_begin;
+  const long long rows = band_rows(g.rows, band, g.bands);
+  const auto row = [&](long long i) { return band + i * g.bands; };  // the band's row i
   const long long first_pack = part * g.packs_per_part;
   const int part_packs = int(first_pack + g.packs_per_part < g.packs ? g.packs_per_part : g.packs - first_pack);
   const auto stage = [&](int s) { return stages + std::size_t(s) * g.packs_per_part; };
@@ -67,7 +70,7 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
         const int s = int(i % kStages);
         if (i >= kStages) dev::mbarrier_wait(&empty[s], unsigned((i / kStages - 1) & 1));
         dev::mbarrier_arrive_expect_bytes(&full[s], bytes);
-        dev::bulk_load(stage(s), t.x + (row_begin + i) * g.n + first_pack * VEC, bytes, &full[s]);
+        dev::bulk_load(stage(s), t.x + row(i) * g.n + first_pack * VEC, bytes, &full[s]);
       }
     }
     __syncwarp();
@@ -86,7 +89,7 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
 #pragma unroll
       for (int k = 0; k < PPT; ++k) x[k] = mine(k) ? packs[tid + k * consumers] : Word{};
       reduce.free_after_next_reduction(&empty[s]);
-      norm.row(t, g, row_begin + i, x, mine, first, stride, reduce);
+      norm.row(t, g, row(i), x, mine, first, stride, reduce);
     }
   }
   __syncthreads();  // every copy landed and every stage read before the CTA may leave
