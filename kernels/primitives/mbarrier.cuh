@@ -31,12 +31,15 @@ __device__ inline void mbarrier_arrive(std::uint64_t* bar) {
 
 // Waits until the phase of parity `parity` has completed. Each try may suspend the warp until the
 // phase completes or the hint's 10 ms pass (CUTLASS's figure) instead of spinning. A wait that lasts
-// ~10 s of SM clock traps: a pipeline that lost an arrival fails its launch with an error instead of
-// hanging the process (and a test run) for good. The clock is read once every 64 tries, not every
+// ~100 s of SM clock (2e11 cycles) traps: a pipeline that lost an arrival fails its launch with an
+// error instead of hanging the process (and a test run) for good. The SM clock runs on while other
+// contexts hold the GPU: under compute-sanitizer, sixteen racecheck processes side by side, a
+// cluster's waits on a crawling peer passed the first limit's 10 s (unspecified launch failures,
+// docs/sanitizers.md); one process alone ran clean. The clock is read once every 64 tries, not every
 // try, where its read and 64-bit compare sat in every waiting warp's loop. (Against the plain spin,
 // every user measured level on the H200: docs/notes/memory-bound-round3.md, "Thirtieth".)
 __device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) {
-  constexpr long long kGiveUpCycles = 20'000'000'000LL;
+  constexpr long long kGiveUpCycles = 200'000'000'000LL;
   constexpr std::uint32_t kSuspendHintNs = 10'000'000, kTriesPerClockRead = 64;
   long long start = 0;
   for (std::uint32_t tries = 1;; ++tries) {
