@@ -17,10 +17,10 @@ struct Geometry {
 };
 
 // The rows and packs one CTA works on: its cluster's band, its part of each row. The bands are
-// dealt (kernels/rows/dealt_bands.hpp): band b holds rows b, b + bands, b + 2 bands, ... Dealt against contiguous in one call (H200, bf16):
-// `fused_tma` 3-10% faster at N = 2048-8192, RMSNorm's 7% at 1024 and 4-8% at 16384-32768, level
-// past that; `fused` 0.5-2.5% faster to 8192 (RMSNorm's to 16384), level past
-// (docs/notes/memory-bound-round3.md, "Thirty-first").
+// dealt (kernels/rows/dealt_bands.hpp): band b holds rows b, b + bands, b + 2 bands, ... Dealt
+// against contiguous in one call (H200, bf16): `fused_tma` 3-10% faster at N = 2048-8192, RMSNorm's
+// 7% at 1024 and 4-8% at 16384-32768, level past that; `fused` 0.5-2.5% faster to 8192 (RMSNorm's
+// to 16384), level past (docs/notes/memory-bound-round3.md, "Thirty-first" and "Thirty-second").
 struct Share {
   long long rows, first_pack, end_pack, band, bands;
   __device__ long long row(long long r) const { return band + r * bands; }  // the band's row r in x
