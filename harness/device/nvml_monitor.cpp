@@ -13,6 +13,12 @@ using nvmlReturn = int;
 using nvmlDevice = void*;
 constexpr int kNvmlClockSm = 1;
 constexpr nvmlReturn kNvmlSuccess = 0;
+constexpr int kNvmlPerfPolicyPower = 0, kNvmlPerfPolicyThermal = 1;  // nvmlPerfPolicyType_t
+
+// nvmlViolationTime_t: a CPU timestamp (us), and the time the policy held the clocks down (ns).
+struct ViolationTime {
+  unsigned long long reference_us, violation_ns;
+};
 
 struct ReasonBit {
   unsigned long long bit;
@@ -33,6 +39,8 @@ struct NvmlMonitor::Api {
   nvmlReturn (*clock_info)(nvmlDevice, int, unsigned*) = nullptr;
   nvmlReturn (*driver_version)(char*, unsigned) = nullptr;
   nvmlReturn (*reasons)(nvmlDevice, unsigned long long*) = nullptr;
+  nvmlReturn (*energy)(nvmlDevice, unsigned long long*) = nullptr;
+  nvmlReturn (*violation)(nvmlDevice, int, ViolationTime*) = nullptr;
 };
 
 NvmlMonitor::NvmlMonitor(int cuda_device) {
@@ -49,6 +57,8 @@ NvmlMonitor::NvmlMonitor(int cuda_device) {
   load(api_->driver_version, "nvmlSystemGetDriverVersion");
   load(api_->reasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (!api_->reasons) load(api_->reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  load(api_->energy, "nvmlDeviceGetTotalEnergyConsumption");
+  load(api_->violation, "nvmlDeviceGetViolationStatus");
   if (!api_->init || !api_->by_pci_bus_id || api_->init() != kNvmlSuccess) return;
   char bus_id[64] = {0};
   if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, cuda_device) != cudaSuccess) return;
@@ -83,6 +93,19 @@ std::vector<std::string> NvmlMonitor::throttle_reasons() const {
   for (const auto& r : kReasons)
     if (mask & r.bit) names.emplace_back(r.name);
   return names;
+}
+
+NvmlMonitor::Counters NvmlMonitor::counters() const {
+  Counters c;
+  if (!device_) return c;
+  unsigned long long mj = 0;
+  if (api_->energy && api_->energy(device_, &mj) == kNvmlSuccess) c.energy_mj = mj;
+  ViolationTime v{};
+  if (api_->violation && api_->violation(device_, kNvmlPerfPolicyPower, &v) == kNvmlSuccess)
+    c.power_capped_ns = v.violation_ns;
+  if (api_->violation && api_->violation(device_, kNvmlPerfPolicyThermal, &v) == kNvmlSuccess)
+    c.thermal_capped_ns = v.violation_ns;
+  return c;
 }
 
 bool NvmlMonitor::is_slowdown(const std::string& reason) {

@@ -15,9 +15,10 @@ inline constexpr const char* kReportSchema = "normbench.report";
 // split in two, settings.slow_launch_ms; 6: one JSON form for a case's validation and timing;
 // 7: phases.validation.plans_ahead; 8: validation.operand_amplification; 9: the bf16 compute peak,
 // bf16 GEMM pipeline problems; 10: settings.tensor_placement; 11: settings.rows_in_flight; 12: launches
-// per row, the kernels of one untimed launch recorded by CUPTI, and phases' launches_s); a report
-// without schema_minor_version is minor 0.
+// per row, the kernels of one untimed launch recorded by CUPTI, and phases' launches_s; 13:
+// timing.board, the board's mean power and clock caps over the samples); a report without
+// schema_minor_version is minor 0.
 inline constexpr int kReportSchemaVersion = 1;
-inline constexpr int kReportSchemaMinorVersion = 12;
+inline constexpr int kReportSchemaMinorVersion = 13;
 
 }  // namespace nb

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/device/board_window.hpp"
 #include "harness/launches/kernel_launches.hpp"
 #include "harness/run/phase_times.hpp"
 #include "harness/timing/statistics.hpp"
@@ -44,6 +45,8 @@ struct TimingResult {
   std::string output_mismatch;
   // The median of the GPU clock's time across each sample's events (harness/device/device_clock.hpp).
   double device_ms_per_sample = 0;
+  // The board's power and clock caps over the samples (NVML's counters); empty where NVML is absent.
+  std::optional<BoardWindow> board;
 };
 
 struct CaseOutcome {

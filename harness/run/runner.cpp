@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -274,6 +275,8 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     watch.start(timer, outcome);
     TimingResult& t = outcome.timing ? *outcome.timing : outcome.timing.emplace();
     t.sm_clock_before_mhz = ctx.nvml.sm_clock_mhz();
+    const NvmlMonitor::Counters counters_before = ctx.nvml.counters();
+    const auto samples_begin = std::chrono::steady_clock::now();
     {
       NvtxRange range(c.nvtx_name());
       NvtxRange phase("timed");
@@ -281,6 +284,10 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
       if (mark) mark("samples_begin");
       sample_into(state, timer, t.samples_ms);
       if (mark) mark("samples_end");
+    }
+    if (ctx.nvml.available()) {
+      const std::chrono::duration<double, std::milli> window = std::chrono::steady_clock::now() - samples_begin;
+      t.board = board_window(counters_before, ctx.nvml.counters(), window.count());
     }
     if (interrupt_requested()) {
       outcome.timing.reset();

@@ -117,6 +117,29 @@ ojson fragile_json(const ValidationResult& v) {
   return out;
 }
 
+ojson board_window_json(const std::optional<BoardWindow>& w) {
+  if (!w) return nullptr;
+  return {{"window_ms", w->window_ms},
+          {"avg_power_w", optional_json(w->avg_power_w)},
+          {"power_capped_ms", optional_json(w->power_capped_ms)},
+          {"thermal_capped_ms", optional_json(w->thermal_capped_ms)}};
+}
+
+std::optional<double> optional_number(const json& j) {
+  if (j.is_null()) return std::nullopt;
+  return number(j);
+}
+
+std::optional<BoardWindow> board_window_from(const json& j) {
+  if (j.is_null()) return std::nullopt;
+  BoardWindow w;
+  w.window_ms = number(j.at("window_ms"));
+  w.avg_power_w = optional_number(j.at("avg_power_w"));
+  w.power_capped_ms = optional_number(j.at("power_capped_ms"));
+  w.thermal_capped_ms = optional_number(j.at("thermal_capped_ms"));
+  return w;
+}
+
 }  // namespace
 
 ojson hidden_shape_json(const HiddenShapeVerdict& v) {
@@ -177,6 +200,7 @@ ojson timing_result_json(const TimingResult& t) {
           {"sm_clock_after_mhz", optional_json(t.sm_clock_after_mhz)},
           {"throttle_reasons", t.throttle_reasons},
           {"device_ms_per_sample", t.device_ms_per_sample > 0 ? ojson(t.device_ms_per_sample) : ojson(nullptr)},
+          {"board", board_window_json(t.board)},
           {"output_check",
            {{"compared", text_or_null(t.output_check)},
             {"note", text_or_null(t.output_check_note)},
@@ -194,6 +218,7 @@ TimingResult timing_result_from(const json& j) {
   t.throttle_reasons = j.at("throttle_reasons").get<std::vector<std::string>>();
   const json& device_ms = j.at("device_ms_per_sample");
   t.device_ms_per_sample = device_ms.is_null() ? 0 : device_ms.get<double>();
+  t.board = j.contains("board") ? board_window_from(j.at("board")) : std::nullopt;  // minor 13
   const json& check = j.at("output_check");
   t.output_check = text(check.at("compared"));
   t.output_check_note = text(check.at("note"));

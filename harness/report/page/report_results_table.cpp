@@ -157,13 +157,28 @@ HtmlCell robust_to_cell(const nlohmann::json& row) {
   return {names.empty() ? kNotMeasured : html_escape(names), "", names};
 }
 
+// What the board did over the samples (timing.board, minor 13), or "" where not recorded.
+std::string board_line(const nlohmann::json& row) {
+  const auto window = number_of(row, "timing.board.window_ms");
+  if (!window) return "";
+  const auto power = number_of(row, "timing.board.avg_power_w");
+  const auto capped = [&](const char* field) {
+    const auto ms = number_of(row, std::string("timing.board.") + field);
+    return ms ? format_fixed(*ms, 1) + " ms" : std::string("not reported");
+  };
+  return "<div>board over the samples (" + format_fixed(*window, 0) + " ms): " +
+         (power ? format_fixed(*power, 0) + " W mean" : std::string("power not reported")) +
+         ", clocks held by the power cap " + capped("power_capped_ms") + ", by heat " + capped("thermal_capped_ms") +
+         "</div>";
+}
+
 // The row's kernels (report_kernels.hpp), then the commands that reproduce and profile it.
 HtmlCell commands_cell(const nlohmann::json& row) {
   std::string html = kernels_details(row) + "<details><summary>reproduce / profile</summary>";
   html += "<div>reproduce</div><pre class=\"reproduce\">" + html_escape(text_of(row, "reproduce")) + "</pre>";
   html += "<div>profile (ncu)</div><pre class=\"profile\">" + html_escape(text_of(row, "profile")) + "</pre>";
   html += "<div>NVTX range <code>" + html_escape(text_of(row, "nvtx_range")) + "</code>, bytes: " +
-          html_escape(text_of(row, "bytes_formula")) + "</div>";
+          html_escape(text_of(row, "bytes_formula")) + "</div>" + board_line(row);
   return {html + validation_details(row) + "</details>", "", ""};
 }
 

@@ -82,6 +82,20 @@ TEST_F(ReportHtml, AFailedRowShowsItsFailureMessage) {
   EXPECT_NE(page.find("uniform01: normwise error 3.1e-01 &gt; bound 1.0e-05 &lt;b&gt;"), std::string::npos);
 }
 
+// What the board did over a row's samples reads in its details; an older report's rows (no
+// timing.board) say nothing of it.
+TEST_F(ReportHtml, TheBoardsWindowReadsInTheRowsDetails) {
+  EXPECT_EQ(html.find("board over the samples"), std::string::npos);
+  nlohmann::json with_board = report;
+  with_board["results"][0]["timing"]["board"] = {
+      {"window_ms", 118.4}, {"avg_power_w", 655.2}, {"power_capped_ms", 3.31}, {"thermal_capped_ms", nullptr}};
+  const std::string page = render_report_html(with_board);
+  EXPECT_NE(page.find("board over the samples (118 ms): 655 W mean, clocks held by the power cap 3.3 ms, by heat "
+                      "not reported"),
+            std::string::npos);
+  EXPECT_EQ(count_of(page, "board over the samples"), 1u);
+}
+
 TEST_F(ReportHtml, EveryResultRowAppearsOnce) {
   ASSERT_EQ(report["results"].size(), 24u);
   EXPECT_EQ(count_of(html, "<tr class=") + count_of(html, "<tr data-op="), report["results"].size());

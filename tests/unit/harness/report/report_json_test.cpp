@@ -183,6 +183,34 @@ TEST_F(ReportJson, ARowsValidationAndTimingReadBackAsAWorkersOutcomeDoes) {
   EXPECT_EQ(t.samples_ms, record.outcomes[1].timing->samples_ms);
   EXPECT_DOUBLE_EQ(t.stats.median, 0.4);
   EXPECT_EQ(t.sm_clock_before_mhz, 1980);
+  EXPECT_FALSE(t.board) << "no NVML counters in the test's timing: null, read back as none";
+}
+
+// The board's window over the samples (minor 13): written, read back, and null in an older report.
+TEST_F(ReportJson, TheBoardsWindowReadsBackAndIsNullInOlderReports) {
+  BoardWindow board;
+  board.window_ms = 120.5;
+  board.avg_power_w = 655.0;
+  board.power_capped_ms = 3.25;  // thermal_capped_ms not reported by the board
+  record.outcomes[1].timing->board = board;
+  nlohmann::json report = nlohmann::json::parse(build_report_json(record, compute_metrics(record)).dump());
+  const nlohmann::json& written = report["results"][1]["timing"]["board"];
+  EXPECT_EQ(written["window_ms"], 120.5);
+  EXPECT_TRUE(written["thermal_capped_ms"].is_null());
+  const TimingResult t = timing_result_from(report["results"][1]["timing"]);
+  ASSERT_TRUE(t.board);
+  EXPECT_DOUBLE_EQ(t.board->window_ms, 120.5);
+  EXPECT_EQ(t.board->avg_power_w, 655.0);
+  EXPECT_EQ(t.board->power_capped_ms, 3.25);
+  EXPECT_FALSE(t.board->thermal_capped_ms);
+
+  report["schema_minor_version"] = 12;
+  for (auto& row : report["results"])
+    if (row["timing"].is_object()) row["timing"].erase("board");
+  fill_fields_of_newer_minors(report);
+  EXPECT_TRUE(report["results"][1]["timing"].contains("board"));
+  EXPECT_TRUE(report["results"][1]["timing"]["board"].is_null());
+  EXPECT_FALSE(timing_result_from(report["results"][1]["timing"]).board);
 }
 
 }  // namespace
