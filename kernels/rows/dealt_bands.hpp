@@ -7,7 +7,10 @@
 
 namespace nb::rows {
 
-// The rows of band `band`: the r with band + r * bands < m.
+// The row of x that is band `band`'s row r.
+constexpr std::int64_t band_row(std::int64_t band, std::int64_t bands, std::int64_t r) { return band + r * bands; }
+
+// The rows of band `band`: the r with band_row(band, bands, r) < m.
 constexpr std::int64_t band_rows(std::int64_t m, std::int64_t band, std::int64_t bands) {
   return band < m ? (m - band + bands - 1) / bands : 0;
 }

@@ -23,7 +23,7 @@ struct Geometry {
 // to 16384), level past (docs/notes/memory-bound-round3.md, "Thirty-first" and "Thirty-second").
 struct Share {
   long long rows, first_pack, end_pack, band, bands;
-  __device__ long long row(long long r) const { return band + r * bands; }  // the band's row r in x
+  __device__ long long row(long long r) const { return band_row(band, bands, r); }  // the band's row r in x
 };
 
 __device__ __forceinline__ Share share_of(const Geometry& g, long long m) {

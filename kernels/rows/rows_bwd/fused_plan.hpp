@@ -83,7 +83,8 @@ FusedPlan plan_fused(std::int64_t n, int vec, int column_sums);
 // are the consumer threads and a producer warp, one row slot a CTA.
 FusedPlan plan_fused_tma(std::int64_t n, int vec);
 
-using rows::band_rows;  // the bands' rows, dealt (kernels/rows/dealt_bands.hpp)
+using rows::band_row;  // the bands' rows, dealt (kernels/rows/dealt_bands.hpp)
+using rows::band_rows;
 
 // Bands for `resident` clusters that run at once: as many as there are, as long as each row slot
 // gets kMinBandRounds rows, at least 1 and at most kMaxBands.

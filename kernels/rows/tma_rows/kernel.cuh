@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
   exchange.enter(g.parts);
   const long long band = blockIdx.x / g.parts, part = blockIdx.x % g.parts;
   const long long rows = band_rows(g.rows, band, g.bands);
-  const auto row = [&](long long i) { return band + i * g.bands; };  // the band's row i
+  const auto row = [&](long long i) { return band_row(band, g.bands, i); };  // the band's row i
   const long long first_pack = part * g.packs_per_part;
   const int part_packs = int(first_pack + g.packs_per_part < g.packs ? g.packs_per_part : g.packs - first_pack);
   const auto stage = [&](int s) { return stages + std::size_t(s) * g.packs_per_part; };

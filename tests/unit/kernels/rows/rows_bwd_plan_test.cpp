@@ -191,11 +191,11 @@ TEST(RowsBwdFusedPlan, DealtBandsTakeEveryRowOnce) {
       for (std::int64_t band = 0; band < bands; ++band) {
         const std::int64_t rows = band_rows(m, band, bands);
         for (std::int64_t r = 0; r < rows; ++r) {
-          const std::int64_t row = band + r * bands;
+          const std::int64_t row = band_row(band, bands, r);
           ASSERT_LT(row, m);
           ++taken[std::size_t(row)];
         }
-        EXPECT_GE(band + rows * bands, m) << "band " << band << " stops before its last row";
+        EXPECT_GE(band_row(band, bands, rows), m) << "band " << band << " stops before its last row";
         fewest = std::min(fewest, rows), most = std::max(most, rows);
       }
       EXPECT_EQ(std::count(taken.begin(), taken.end(), 1), m) << "every row once";
