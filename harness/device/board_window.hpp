@@ -7,6 +7,13 @@
 
 namespace nb {
 
+// Counters that only grow (NvmlMonitor::counters): the board's energy since the driver loaded, and
+// the time its clocks were held down by the power or the thermal policy (NVML's violation
+// counters). Each is empty where NVML or the board does not report it.
+struct BoardCounters {
+  std::optional<unsigned long long> energy_mj, power_capped_ns, thermal_capped_ns;
+};
+
 struct BoardWindow {
   double window_ms = 0;                // host wall time of the samples (the L2 flushes between them included)
   std::optional<double> avg_power_w;   // energy in the window over its time (the counter's own
@@ -16,11 +23,11 @@ struct BoardWindow {
 
 // The readings' differences over a window of window_ms; a counter missing on either side, or one
 // that went backwards (a driver reload between the readings), gives no figure.
-template <class Counters>
-BoardWindow board_window(const Counters& before, const Counters& after, double window_ms) {
+inline BoardWindow board_window(const BoardCounters& before, const BoardCounters& after, double window_ms) {
   BoardWindow w;
   w.window_ms = window_ms;
-  const auto grown = [](const auto& a, const auto& b) -> std::optional<double> {
+  const auto grown = [](const std::optional<unsigned long long>& a,
+                        const std::optional<unsigned long long>& b) -> std::optional<double> {
     if (!a || !b || *b < *a) return std::nullopt;
     return static_cast<double>(*b - *a);
   };

@@ -95,8 +95,8 @@ std::vector<std::string> NvmlMonitor::throttle_reasons() const {
   return names;
 }
 
-NvmlMonitor::Counters NvmlMonitor::counters() const {
-  Counters c;
+BoardCounters NvmlMonitor::counters() const {
+  BoardCounters c;
   if (!device_) return c;
   unsigned long long mj = 0;
   if (api_->energy && api_->energy(device_, &mj) == kNvmlSuccess) c.energy_mj = mj;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/device/board_window.hpp"
+
 namespace nb {
 
 class NvmlMonitor {
@@ -23,13 +25,8 @@ class NvmlMonitor {
   // True when a reason that slows the clocks for heat or power protection is active.
   static bool is_slowdown(const std::string& reason);
 
-  // Counters that only grow, read around a timed window: the board's energy since the driver
-  // loaded, and the time its clocks were held down by the power or the thermal policy (NVML's
-  // violation counters). Each is empty where NVML or the board does not report it.
-  struct Counters {
-    std::optional<unsigned long long> energy_mj, power_capped_ns, thermal_capped_ns;
-  };
-  Counters counters() const;
+  // The board's counters now, read around a timed window (board_window.hpp).
+  BoardCounters counters() const;
 
  private:
   struct Api;

@@ -275,7 +275,7 @@ void time_case(benchmark::State& state, TimingContext& ctx, std::size_t index, c
     watch.start(timer, outcome);
     TimingResult& t = outcome.timing ? *outcome.timing : outcome.timing.emplace();
     t.sm_clock_before_mhz = ctx.nvml.sm_clock_mhz();
-    const NvmlMonitor::Counters counters_before = ctx.nvml.counters();
+    const BoardCounters counters_before = ctx.nvml.counters();
     const auto samples_begin = std::chrono::steady_clock::now();
     {
       NvtxRange range(c.nvtx_name());

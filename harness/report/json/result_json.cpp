@@ -6,6 +6,7 @@
 #include <string>
 
 #include "harness/report/json/reference_summary_json.hpp"
+#include "harness/report/json_fields.hpp"
 #include "harness/report/json_nulls.hpp"
 #include "harness/timing/statistics.hpp"
 
@@ -125,18 +126,13 @@ ojson board_window_json(const std::optional<BoardWindow>& w) {
           {"thermal_capped_ms", optional_json(w->thermal_capped_ms)}};
 }
 
-std::optional<double> optional_number(const json& j) {
-  if (j.is_null()) return std::nullopt;
-  return number(j);
-}
-
 std::optional<BoardWindow> board_window_from(const json& j) {
   if (j.is_null()) return std::nullopt;
   BoardWindow w;
   w.window_ms = number(j.at("window_ms"));
-  w.avg_power_w = optional_number(j.at("avg_power_w"));
-  w.power_capped_ms = optional_number(j.at("power_capped_ms"));
-  w.thermal_capped_ms = optional_number(j.at("thermal_capped_ms"));
+  w.avg_power_w = number_of(j, "avg_power_w");
+  w.power_capped_ms = number_of(j, "power_capped_ms");
+  w.thermal_capped_ms = number_of(j, "thermal_capped_ms");
   return w;
 }
 
