@@ -4,7 +4,10 @@
 // registers and do the register kernel's row: the two row sums (shuffles; the stage freed once a
 // warp's sums are formed; one named barrier of the consumer warps, the cluster's exchange), dx
 // from the xhat (and RMSNorm's g) each thread kept from the sums, the column sums in registers for
-// the whole band. The rows' bytes in flight take no registers and no issue slots.
+// the whole band. The rows' bytes in flight take no registers and no issue slots. Rows over the
+// widest clusters, and RMSNorm's at four packs a thread, go one ahead: row i + 1's sums leave for
+// the peers before row i's totals are taken, and dx reads row i's stage again, so the exchange's
+// round trip hides under a row's sums.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -27,32 +30,61 @@
 namespace nb::rows_bwd {
 namespace {
 
-// Row i's stage (i mod kTmaStages) and the parity of its round through the ring (i / kTmaStages),
+// Row i's stage (i mod kStages) and the parity of its round through the ring (i / kStages),
 // counted as the rows go rather than divided out of a 64-bit i.
+template <int kStages>
 struct StageRing {
   int stage = 0;
   unsigned phase = 0;
   __device__ void advance() {
-    if (++stage == kTmaStages) stage = 0, phase ^= 1u;
+    if (++stage == kStages) stage = 0, phase ^= 1u;
   }
 };
 
+// Pack `index` of a stage, as stored.
+template <class T, int VEC>
+__device__ __forceinline__ nb::dev::PackWord<T, VEC> stage_pack(const uint4* stage, int index) {
+  return reinterpret_cast<const nb::dev::PackWord<T, VEC>*>(stage)[index];
+}
+
+// A row's packs of this thread from a stage, as stored.
+template <class T, int VEC, int PPT, class Mine>
+__device__ __forceinline__ void read_stage(const uint4* stage, int tid, int consumers, Mine mine,
+                                           nb::dev::PackWord<T, VEC> (&packs)[PPT]) {
+#pragma unroll
+  for (int k = 0; k < PPT; ++k)
+    if (mine(k)) packs[k] = stage_pack<T, VEC>(stage, tid + k * consumers);
+}
+
+// The cluster's totals of row `round`'s sums: in rank order for clusters of 2 and 4 (a load and an
+// add a rank), across lanes for larger ones: the lanes' fold cost LayerNorm's 2 parts 1.3% on the
+// H200 and saved 4-13% at 8-16 (docs/notes/memory-bound-round3.md, "Twenty-sixth" and
+// "Twenty-seventh").
+template <class Exchange>
+__device__ __forceinline__ dev::RowSums cluster_totals(Exchange& exchange, unsigned round, int parts) {
+  const auto add = [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); };
+  return parts <= 4 ? exchange.template receive<dev::RowSums>(round, parts, add)
+                    : exchange.template receive_by_lanes<dev::RowSums>(round, parts, add);
+}
+
 // blockDim.x = consumers + 32: the last warp is the producer (its first thread copies). Dynamic
-// shared memory from its first kTmaStageAlign-byte boundary: kTmaStages stages of [x, dy][pack of
-// the part], the end's column sums after the loop. Every CTA of a cluster walks the same rows (its
-// band) over its part of them.
-template <bool kLayer, class T, int VEC>
+// shared memory from its first kTmaStageAlign-byte boundary: kStages stages of [x, dy][pack of the
+// part], the end's column sums after the loop. kAhead: rows one ahead (the plan's one_ahead), only
+// over a cluster (parts > 1: its rows' totals come from the exchange). PPT packs a thread. Every
+// CTA of a cluster walks the same rows (its band) over its part of them.
+template <bool kLayer, class T, int VEC, bool kAhead, int PPT, int kStages>
 __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
     fused_tma(Args<T> a, Geometry g, float* __restrict__ partials) {
   using nb::dev::FloatPack;
   using nb::dev::PackWord;
   using nb::dev::widen;
-  constexpr int PPT = kTmaPacksPerThread;
   constexpr int kSums = kLayer ? 2 : 1;
   __shared__ dev::RowSums warp_sums[2][kTmaMaxConsumers / 32];  // one per consumer warp, two rows in turn
-  __shared__ ClusterSums<1, kMaxRegisterParts> cluster_sums;
+  __shared__ ClusterSums<1, kMaxRegisterParts, kAhead ? 4 : 2> cluster_sums;
   // full[s]: stage s's bytes landed; empty[s]: every consumer warp read it.
-  __shared__ std::uint64_t full[kTmaStages], empty[kTmaStages];
+  __shared__ std::uint64_t full[kStages], empty[kStages];
+  static_assert(sizeof(warp_sums) + sizeof(cluster_sums) + sizeof(full) + sizeof(empty) <= kTmaStaticBytes,
+                "the plan leaves kTmaStaticBytes beside the stages");
   // The copies' destinations 128-byte aligned: from a start 16 bytes past the static data the
   // kernel measured up to 6% slower on the H200 and 5% on the H100, and more with 464 bytes of
   // static data (docs/notes/memory-bound-round3.md, "Sixteenth" and "Seventeenth").
@@ -63,7 +95,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
   for (int w = warps + tid; w < kTmaMaxConsumers / 32; w += int(blockDim.x))  // the padding's zeros
     warp_sums[0][w] = warp_sums[1][w] = dev::RowSums{0.0f, 0.0f};
   if (tid == 0) {
-    for (int s = 0; s < kTmaStages; ++s) {
+    for (int s = 0; s < kStages; ++s) {
       nb::dev::mbarrier_init(&full[s], 1);
       nb::dev::mbarrier_init(&empty[s], warps);
     }
@@ -81,13 +113,13 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
   for (int k = 0; k < PPT; ++k) dw[k] = nb::dev::zero_float_pack<VEC>(), db[k] = nb::dev::zero_float_pack<VEC>();
 
   if (tid >= consumers) {
-    if (tid == consumers) {  // row i goes into stage i % kTmaStages once row i - kTmaStages has left it
+    if (tid == consumers) {  // row i goes into stage i % kStages once row i - kStages has left it
       const std::uint32_t bytes = std::uint32_t(part_packs) * 16u;
-      StageRing ring;
+      StageRing<kStages> ring;
 #pragma unroll 1
       for (long long i = 0; i < sh.rows; ++i, ring.advance()) {
         const int s = ring.stage;
-        if (i >= kTmaStages) nb::dev::mbarrier_wait(&empty[s], ring.phase ^ 1u);
+        if (i >= kStages) nb::dev::mbarrier_wait(&empty[s], ring.phase ^ 1u);
         const long long offset = sh.row(i) * a.n + sh.first_pack * VEC;
         nb::dev::mbarrier_arrive_expect_bytes(&full[s], 2 * bytes);
         nb::dev::bulk_load(stage_x(s), a.x + offset, bytes, &full[s]);
@@ -108,62 +140,110 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
     PackWord<T, VEC> w_raw[PPT];
     nb::dev::load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
     dev::RowStats next_stats = sh.rows > 0 ? dev::row_stats<kLayer>(a, sh.row(0)) : dev::RowStats{0.0f, 0.0f};
-    StageRing ring;
+    if constexpr (kAhead) {
+      // Row r's sums into the column sums and its round of the exchange (sent, not received); its
+      // stage stays full until dx has read it again. Here and in dx each pack is read as it is used:
+      // read all first (as the in-turn loop does), the kernel took 96 registers and LayerNorm spilled;
+      // a pack at a time, 69 (RMSNorm bf16) and 80 (LayerNorm).
+      const auto send_row_sums = [&](int r, int s, dev::RowStats st) {
+        dev::RowSums v{};
+#pragma unroll
+        for (int k = 0; k < PPT; ++k)
+          if (mine(k))
+            dev::add_pack<kLayer>(widen<T, VEC>(stage_pack<T, VEC>(stage_x(s), tid + k * consumers)),
+                                  widen<T, VEC>(stage_pack<T, VEC>(stage_dy(s), tid + k * consumers)),
+                                  nb::dev::rewiden<T, VEC>(w_raw[k]), st, v, dw[k], db[k]);
+        // A warp writes warp_sums[r & 1] again two rows on, after the next row's barrier saw every
+        // warp done reading it; the exchange's round r + 2 is pushed after that barrier too (the
+        // four-buffer rule, cluster_exchange.cuh).
+        dev::store_warp_row_sums<kLayer>(v, &warp_sums[r & 1][tid >> 5]);
+        nb::dev::named_barrier_sync(1, consumers);
+        cluster_sums.send(dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[r & 1]),
+                          unsigned(r), g.parts);
+      };
+      StageRing<kStages> ring, ahead;
+      if (sh.rows > 0) {
+        nb::dev::mbarrier_wait(&full[0], 0u);
+        send_row_sums(0, 0, next_stats);
+        ahead.advance();
+      }
+      if (sh.rows > 1) next_stats = dev::row_stats<kLayer>(a, sh.row(1));
 #pragma unroll 1
-    for (int i = 0; i < sh.rows; ++i, ring.advance()) {  // a band's rows: m / bands, far below 2^31
-      const int s = ring.stage, b = i & 1;
-      const long long row = sh.row(i);
-      const dev::RowStats st = next_stats;
-      nb::dev::mbarrier_wait(&full[s], ring.phase);
-      PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
-#pragma unroll
-      for (int k = 0; k < PPT; ++k)
-        if (mine(k)) {
-          x_raw[k] = reinterpret_cast<const PackWord<T, VEC>*>(stage_x(s))[tid + k * consumers];
-          dy_raw[k] = reinterpret_cast<const PackWord<T, VEC>*>(stage_dy(s))[tid + k * consumers];
+      for (int i = 0; i < sh.rows; ++i, ring.advance(), ahead.advance()) {
+        if (i + 1 < sh.rows) {
+          nb::dev::mbarrier_wait(&full[ahead.stage], ahead.phase);
+          send_row_sums(i + 1, ahead.stage, next_stats);
+          if (i + 2 < sh.rows) next_stats = dev::row_stats<kLayer>(a, sh.row(i + 2));
         }
-      if (i + 1 < sh.rows) next_stats = dev::row_stats<kLayer>(a, sh.row(i + 1));
+        // Row i's statistics loaded again (a cache hit: its sums loaded them a row ago) rather than
+        // held: two rows' of them held beside the prefetch spilled LayerNorm's bf16 kernel.
+        const dev::RowStats st = dev::row_stats<kLayer>(a, sh.row(i));
+        const dev::RowSums v = cluster_totals(cluster_sums, unsigned(i), g.parts);
+        const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
+        const int s = ring.stage;
+        T* const dx_row = a.dx + sh.row(i) * a.n + first;
+#pragma unroll
+        for (int k = 0; k < PPT; ++k) {
+          if (!mine(k)) continue;
+          const FloatPack<VEC> dx = dev::pack_input_grad<kLayer, VEC>(
+              widen<T, VEC>(stage_pack<T, VEC>(stage_x(s), tid + k * consumers)),
+              widen<T, VEC>(stage_pack<T, VEC>(stage_dy(s), tid + k * consumers)), nb::dev::rewiden<T, VEC>(w_raw[k]),
+              st, mean_g, mean_gx);
+          nb::dev::store_from_float<T, VEC>(dx_row + k * stride, dx);
+        }
+        // The stage is freed once every lane's dx stores, which take its loads' values, have issued.
+        __syncwarp();
+        if (lane == 0) nb::dev::mbarrier_arrive(&empty[s]);
+      }
+    } else {
+      StageRing<kStages> ring;
+#pragma unroll 1
+      for (int i = 0; i < sh.rows; ++i, ring.advance()) {  // a band's rows: m / bands, far below 2^31
+        const int s = ring.stage, b = i & 1;
+        const long long row = sh.row(i);
+        const dev::RowStats st = next_stats;
+        nb::dev::mbarrier_wait(&full[s], ring.phase);
+        PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
+        read_stage<T, VEC>(stage_x(s), tid, consumers, mine, x_raw);
+        read_stage<T, VEC>(stage_dy(s), tid, consumers, mine, dy_raw);
+        if (i + 1 < sh.rows) next_stats = dev::row_stats<kLayer>(a, sh.row(i + 1));
 
-      dev::RowSums v{};
-      dev::PackTerms<VEC> terms[PPT];  // xhat and g for dx
+        dev::RowSums v{};
+        dev::PackTerms<VEC> terms[PPT];  // xhat and g for dx
 #pragma unroll
-      for (int k = 0; k < PPT; ++k) {
-        if (!mine(k)) continue;
-        const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]);
-        terms[k] = dev::add_pack<kLayer>(x, dy, nb::dev::rewiden<T, VEC>(w_raw[k]), st, v, dw[k], db[k]);
-      }
-      // The warps' sums meet on a named barrier of the consumers (the producer warp runs on): a
-      // warp writes warp_sums[b] again two rows on, after the next row's barrier saw every warp
-      // done reading this row's (and the cluster's: the exchange's pushes of the next round come
-      // after it too). An mbarrier handoff here measured up to 4% slower on the H200, level on the H100.
-      // The stage is freed only here, by lane 0 after its store of the warp's sums: those sums hold
-      // every lane's packs (through the shuffles), so the stage's loads have returned before the
-      // arrival issues. Freed right after the loads (__syncwarp, then the arrival), dx came out
-      // wrong in 53 elements of one timed launch of ~170, in both llm runs on the H100 (layernorm
-      // 131072 x 2048 bf16), and not in two runs since. The likely cause: the mbarrier orders the
-      // loads for generic-proxy writers, and a bulk copy, an async-proxy writer, can land before a
-      // late load has read the stage.
-      dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
-      if (lane == 0) nb::dev::mbarrier_arrive(&empty[s]);
-      nb::dev::named_barrier_sync(1, consumers);
-      v = dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[b]);
-      // Clusters of 2 and 4 fold in rank order (a load and an add a rank), larger ones across lanes:
-      // the lanes' fold cost LayerNorm's 2 parts 1.3% on the H200 and saved 4-13% at 8-16
-      // (docs/notes/memory-bound-round3.md, "Twenty-sixth" and "Twenty-seventh").
-      if (g.parts > 1) {
-        const auto add = [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); };
-        cluster_sums.send(v, unsigned(i), g.parts);
-        v = g.parts <= 4 ? cluster_sums.template receive<dev::RowSums>(unsigned(i), g.parts, add)
-                         : cluster_sums.template receive_by_lanes<dev::RowSums>(unsigned(i), g.parts, add);
-      }
-      const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
-      T* const dx_row = a.dx + row * a.n + first;
+        for (int k = 0; k < PPT; ++k) {
+          if (!mine(k)) continue;
+          const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]);
+          terms[k] = dev::add_pack<kLayer>(x, dy, nb::dev::rewiden<T, VEC>(w_raw[k]), st, v, dw[k], db[k]);
+        }
+        // The warps' sums meet on a named barrier of the consumers (the producer warp runs on): a
+        // warp writes warp_sums[b] again two rows on, after the next row's barrier saw every warp
+        // done reading this row's (and the cluster's: the exchange's pushes of the next round come
+        // after it too). An mbarrier handoff here measured up to 4% slower on the H200, level on the H100.
+        // The stage is freed only here, by lane 0 after its store of the warp's sums: those sums hold
+        // every lane's packs (through the shuffles), so the stage's loads have returned before the
+        // arrival issues. Freed right after the loads (__syncwarp, then the arrival), dx came out
+        // wrong in 53 elements of one timed launch of ~170, in both llm runs on the H100 (layernorm
+        // 131072 x 2048 bf16), and not in two runs since. The likely cause: the mbarrier orders the
+        // loads for generic-proxy writers, and a bulk copy, an async-proxy writer, can land before a
+        // late load has read the stage.
+        dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
+        if (lane == 0) nb::dev::mbarrier_arrive(&empty[s]);
+        nb::dev::named_barrier_sync(1, consumers);
+        v = dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[b]);
+        if (g.parts > 1) {
+          cluster_sums.send(v, unsigned(i), g.parts);
+          v = cluster_totals(cluster_sums, unsigned(i), g.parts);
+        }
+        const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
+        T* const dx_row = a.dx + row * a.n + first;
 #pragma unroll
-      for (int k = 0; k < PPT; ++k) {
-        if (!mine(k)) continue;
-        if (kLayer) terms[k].g = dev::pack_output_grad(widen<T, VEC>(dy_raw[k]), nb::dev::rewiden<T, VEC>(w_raw[k]));
-        nb::dev::store_from_float<T, VEC>(dx_row + k * stride,
-                                          dev::pack_input_grad<VEC>(terms[k], st.rstd, mean_g, mean_gx));
+        for (int k = 0; k < PPT; ++k) {
+          if (!mine(k)) continue;
+          if (kLayer) terms[k].g = dev::pack_output_grad(widen<T, VEC>(dy_raw[k]), nb::dev::rewiden<T, VEC>(w_raw[k]));
+          nb::dev::store_from_float<T, VEC>(dx_row + k * stride,
+                                            dev::pack_input_grad<VEC>(terms[k], st.rstd, mean_g, mean_gx));
+        }
       }
     }
   }
@@ -193,15 +273,36 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
 struct TmaDesign {
   static std::string name() { return "fused_tma"; }
   static std::string idea() {
-    return "fused, its rows fed by TMA: a producer thread's bulk copies of x and dy into three shared-memory "
-           "stages, consumer warps of two 16-byte packs a thread (dx and the column sums from registers), one "
-           "cluster exchange a row; rows of 16-byte packs";
+    return "fused, its rows fed by TMA: a producer thread's bulk copies of x and dy into shared-memory stages, "
+           "consumer warps of two 16-byte packs a thread (four for RMSNorm's rows past 8 parts of two), the "
+           "column sums in registers; over 16 parts (and at four packs), rows one ahead (a row's sums sent "
+           "before the last row's totals are taken, dx from the stage again); rows of 16-byte packs";
   }
-  static FusedPlan plan(const Layout&, const Problem& p, int vec) { return plan_fused_tma(p.dim("n"), vec); }
+  static FusedPlan plan(const Layout& layout, const Problem& p, int vec) {
+    return plan_fused_tma(p.dim("n"), vec, layout.column_sums());
+  }
+  // The plan's loop, packs a thread and stages: in turn (2 packs, kTmaStages); one ahead, LayerNorm's
+  // clusters of 16 (2 packs, kTmaAheadStages) or RMSNorm's longest rows (kTmaWidePacksPerThread, the
+  // three or four stages that fit).
   template <bool kLayer, class T, class F>
   static void with_kernel(const FusedPlan& plan, F&& f) {
-    if (plan.vec != nb::dev::kPack16<T>) throw std::logic_error("fused_tma: a plan without 16-byte packs");
-    f(Kernel<T>(fused_tma<kLayer, T, nb::dev::kPack16<T>>));
+    constexpr int V = nb::dev::kPack16<T>, kWide = kTmaWidePacksPerThread;
+    if (plan.vec != V) throw std::logic_error("fused_tma: a plan without 16-byte packs");
+    if (plan.one_ahead && plan.parts == 1)
+      throw std::logic_error("fused_tma: rows one ahead with no cluster to exchange with");
+    const int ppt = plan.packs_per_thread, stages = plan.stages;
+    if (!plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaStages)
+      return f(Kernel<T>(fused_tma<kLayer, T, V, false, kTmaPacksPerThread, kTmaStages>));
+    if constexpr (kLayer) {  // LayerNorm's two column sums spill at four packs a thread
+      if (plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaAheadStages)
+        return f(Kernel<T>(fused_tma<kLayer, T, V, true, kTmaPacksPerThread, kTmaAheadStages>));
+    } else {
+      if (plan.one_ahead && ppt == kWide && stages == kTmaAheadStages)
+        return f(Kernel<T>(fused_tma<kLayer, T, V, true, kWide, kTmaAheadStages>));
+      if (plan.one_ahead && ppt == kWide && stages == 3) return f(Kernel<T>(fused_tma<kLayer, T, V, true, kWide, 3>));
+    }
+    throw std::logic_error("fused_tma: no kernel for " + std::to_string(ppt) + " packs a thread and " +
+                           std::to_string(stages) + " stages" + (plan.one_ahead ? ", one ahead" : ""));
   }
 };
 

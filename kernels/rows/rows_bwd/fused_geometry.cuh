@@ -36,8 +36,9 @@ __device__ __forceinline__ Share share_of(const Geometry& g, long long m) {
 // A cluster's row sums go through a ClusterExchange (kernels/primitives/cluster_exchange.cuh):
 // each CTA pushes its slot's sums into every peer and waits on its own barrier, never on a
 // cluster-wide one (whose release fence had waited on each row's dx stores: the membar stalls of
-// docs/notes/memory-bound-round3.md). A row is one round.
-template <int kSlots, int kParts>
-using ClusterSums = nb::dev::ClusterExchange<2, kSlots, kParts>;  // RowSums: two words
+// docs/notes/memory-bound-round3.md). A row is one round; with four buffers a CTA may send row
+// i + 1's round before it receives row i's (5_fused_tma.cu's rows one ahead).
+template <int kSlots, int kParts, int kBuffers = 2>
+using ClusterSums = nb::dev::ClusterExchange<2, kSlots, kParts, kBuffers>;  // RowSums: two words
 
 }  // namespace nb::rows_bwd

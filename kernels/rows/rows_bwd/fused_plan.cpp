@@ -62,7 +62,7 @@ FusedPlan plan_fused(std::int64_t n, int vec, int column_sums) {
   return plan;
 }
 
-FusedPlan plan_fused_tma(std::int64_t n, int vec) {
+FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
   FusedPlan plan;
   plan.vec = vec;
   plan.packs = ceil_div(n, vec);
@@ -70,20 +70,33 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec) {
     plan.unsupported = "the TMA-fed rows copy whole 16-byte packs: N a multiple of 16 bytes' elements";
     return plan;
   }
-  const std::int64_t per_part = std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread;
-  while (plan.parts < kMaxRegisterParts && ceil_div(plan.packs, plan.parts) > per_part) plan.parts *= 2;
-  plan.packs_per_part = ceil_div(plan.packs, plan.parts);
-  if (plan.packs_per_part > per_part) {
+  const auto part_over = [&](int packs_per_thread) {
+    const std::int64_t per_part = std::int64_t(kTmaMaxConsumers) * packs_per_thread;
+    plan.parts = 1;
+    while (plan.parts < kMaxRegisterParts && ceil_div(plan.packs, plan.parts) > per_part) plan.parts *= 2;
+    plan.packs_per_part = ceil_div(plan.packs, plan.parts);
+    plan.packs_per_thread = packs_per_thread;
+    return plan.packs_per_part <= per_part;
+  };
+  // RMSNorm takes four packs a thread where two would need the widest cluster, or do not reach.
+  bool fits = part_over(kTmaPacksPerThread);
+  if (column_sums == 1 && (!fits || plan.parts == kMaxRegisterParts)) fits = part_over(kTmaWidePacksPerThread);
+  if (!fits) {
+    const int widest = column_sums == 1 ? kTmaWidePacksPerThread : kTmaPacksPerThread;
+    const std::int64_t per_part = std::int64_t(kTmaMaxConsumers) * widest * vec;
     std::ostringstream why;
-    why << "rows of " << n << " elements: the TMA-fed rows take at most " << per_part * kMaxRegisterParts * vec
-        << " (" << kMaxRegisterParts << " parts of " << per_part * vec << ")";
+    why << "rows of " << n << " elements: the TMA-fed rows take at most " << per_part * kMaxRegisterParts << " ("
+        << kMaxRegisterParts << " parts of " << per_part << ")";
     plan.unsupported = why.str();
     return plan;
   }
-  plan.lanes = int(ceil_div(ceil_div(plan.packs_per_part, kTmaPacksPerThread), 32) * 32) + 32;
+  plan.lanes = int(ceil_div(ceil_div(plan.packs_per_part, plan.packs_per_thread), 32) * 32) + 32;
   plan.rows_per_block = 1;
-  plan.packs_per_thread = kTmaPacksPerThread;
-  plan.shared_bytes = kTmaStageAlign + std::size_t(kTmaStages) * 2 * std::size_t(plan.packs_per_part) * 16;
+  plan.one_ahead = plan.parts == kMaxRegisterParts || plan.packs_per_thread == kTmaWidePacksPerThread;
+  const std::size_t stage_bytes = 2 * std::size_t(plan.packs_per_part) * 16;
+  plan.stages = int(std::min<std::size_t>(plan.one_ahead ? kTmaAheadStages : kTmaStages,
+                                          (kMaxSharedBytesPerBlock - kTmaStaticBytes - kTmaStageAlign) / stage_bytes));
+  plan.shared_bytes = kTmaStageAlign + std::size_t(plan.stages) * stage_bytes;
   return plan;
 }
 

@@ -54,6 +54,24 @@ inline constexpr std::size_t kStreamSharedBytes = 192 * 1024;
 inline constexpr int kTmaPacksPerThread = 2;
 inline constexpr int kTmaMaxConsumers = 512;
 inline constexpr int kTmaStages = 3;
+// Rows over the widest clusters (kMaxRegisterParts) go one ahead (5_fused_tma.cu): a CTA sends row
+// i + 1's sums to its peers before it takes row i's totals, so the exchange's round trip, longest
+// over sixteen CTAs, runs under a row's sums; the consumers then hold two rows' stages, and the ring
+// has one more. On the H200 (bf16, "Thirty-third" in docs/notes/memory-bound-round3.md) that was
+// 3% faster at LayerNorm's 131072 and 3-25% slower over clusters of 2-8 (in three stages as in
+// four), so narrower clusters keep the in-turn loop.
+inline constexpr int kTmaAheadStages = 4;
+// RMSNorm's rows that two packs a thread would spread over kMaxRegisterParts parts or more (past
+// 65536 bf16, 32768 fp32) take four packs a thread in the one-ahead loop, whose pack-at-a-time
+// reads leave room for them: 95 registers and no spill (bf16; LayerNorm's two column sums spill 312
+// bytes there, so its rows stop at two). Half the cluster: 131072 bf16 over 8 CTAs measured 4%
+// faster than over 16, and 262144 gets a plan. As many stages (of up to 32 KB of x and 32 KB of
+// dy) as sm_90's shared memory a block holds, up to kTmaAheadStages: three at 131072 and 262144.
+inline constexpr int kTmaWidePacksPerThread = 4;
+inline constexpr std::size_t kMaxSharedBytesPerBlock = 227 * 1024;
+// What the TMA-fed kernel's static shared memory may take beside the stages (its barriers, the
+// warps' and the cluster's sums: 864 bytes; the kernel asserts the bound).
+inline constexpr std::size_t kTmaStaticBytes = 1024;
 inline constexpr unsigned kTmaStageAlign = 128;
 // Bands: each row slot sees at least kMinBandRounds rows of its band; never more than kMaxBands.
 inline constexpr std::int64_t kMinBandRounds = 4;
@@ -70,6 +88,8 @@ struct FusedPlan {
   std::size_t shared_bytes = 0;    // dynamic shared memory: the column sums (streamed: the part's; register
                                    // mode: each thread's, where shared_column_sums holds; else 0), or
                                    // the TMA-fed mode's stages
+  int stages = 0;                  // TMA-fed mode: the ring's stages
+  bool one_ahead = false;          // TMA-fed mode: rows over a cluster one ahead (5_fused_tma.cu)
   std::string unsupported;         // why no plan exists for this row length; "" when one does
 
   bool streamed() const { return packs_per_thread == 0; }
@@ -80,8 +100,9 @@ struct FusedPlan {
 // column_sums: 1 (dw) or 2 (dw and db).
 FusedPlan plan_fused(std::int64_t n, int vec, int column_sums);
 // The TMA-fed mode's plan: rows of 16-byte packs (vec > 1) up to kMaxRegisterParts parts; its lanes
-// are the consumer threads and a producer warp, one row slot a CTA.
-FusedPlan plan_fused_tma(std::int64_t n, int vec);
+// are the consumer threads and a producer warp, one row slot a CTA. column_sums: 1 (RMSNorm, which
+// takes kTmaWidePacksPerThread past two packs' 16 parts) or 2.
+FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums);
 
 using rows::band_row;  // the bands' rows, dealt (kernels/rows/dealt_bands.hpp)
 using rows::band_rows;

@@ -108,9 +108,9 @@ TEST(RowsBwdFusedPlan, RowsPastSharedMemorySayWhy) {
 
 // The TMA-fed mode: rows of 16-byte packs over parts of whole consumer warps, two packs a
 // consumer, no idle warp, a producer warp more, and stages (from an aligned start the plan pays
-// for) that also hold the end's column sums.
-void expect_valid_tma(const FusedPlan& plan, std::int64_t n) {
-  SCOPED_TRACE("n=" + std::to_string(n) + " vec=" + std::to_string(plan.vec));
+// for) that also hold the end's column sums: one more where rows over a cluster go one ahead.
+void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
+  SCOPED_TRACE("n=" + std::to_string(n) + " vec=" + std::to_string(plan.vec) + " column sums=" + std::to_string(column_sums));
   ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
   EXPECT_EQ(plan.packs * plan.vec, n);
   EXPECT_EQ(plan.parts & (plan.parts - 1), 0);
@@ -122,44 +122,77 @@ void expect_valid_tma(const FusedPlan& plan, std::int64_t n) {
   EXPECT_GE(consumers, 32);
   EXPECT_LE(consumers, kTmaMaxConsumers);
   EXPECT_EQ(plan.rows_per_block, 1);
-  EXPECT_EQ(plan.packs_per_thread, kTmaPacksPerThread);
-  EXPECT_GE(std::int64_t(consumers) * kTmaPacksPerThread, plan.packs_per_part);
-  EXPECT_LT(std::int64_t(consumers - 32) * kTmaPacksPerThread, plan.packs_per_part) << "no consumer warp idle";
-  const std::size_t stage_bytes = std::size_t(kTmaStages) * 2 * std::size_t(plan.packs_per_part) * 16;
+  const bool wide = plan.packs_per_thread == kTmaWidePacksPerThread;
+  EXPECT_TRUE(plan.packs_per_thread == kTmaPacksPerThread || wide) << plan.packs_per_thread;
+  // Four packs a thread only for RMSNorm, and only where two would take 16 parts or more.
+  const std::int64_t two_packs_of_8_parts = std::int64_t(kMaxRegisterParts / 2) * kTmaMaxConsumers * kTmaPacksPerThread;
+  EXPECT_EQ(wide, column_sums == 1 && plan.packs > two_packs_of_8_parts);
+  EXPECT_GE(std::int64_t(consumers) * plan.packs_per_thread, plan.packs_per_part);
+  EXPECT_LT(std::int64_t(consumers - 32) * plan.packs_per_thread, plan.packs_per_part) << "no consumer warp idle";
+  EXPECT_EQ(plan.one_ahead, plan.parts == kMaxRegisterParts || wide);
+  if (plan.one_ahead) {
+    EXPECT_GT(plan.parts, 1) << "one ahead only over a cluster";
+  }
+  const std::size_t one_stage = 2 * std::size_t(plan.packs_per_part) * 16;
+  const int fit = int((kMaxSharedBytesPerBlock - kTmaStaticBytes - kTmaStageAlign) / one_stage);
+  EXPECT_EQ(plan.stages, std::min(plan.one_ahead ? kTmaAheadStages : kTmaStages, fit));
+  EXPECT_GE(plan.stages, 3);
+  const std::size_t stage_bytes = std::size_t(plan.stages) * one_stage;
   EXPECT_EQ(plan.shared_bytes, kTmaStageAlign + stage_bytes);
-  EXPECT_LE(plan.shared_bytes, kStreamSharedBytes) << "within an SM's shared memory";
+  EXPECT_LE(plan.shared_bytes + kTmaStaticBytes, kMaxSharedBytesPerBlock) << "within a block's shared memory";
   EXPECT_LE(std::size_t(plan.part_elements()) * 4, stage_bytes) << "the end's sums fit the stages";
 }
 
 TEST(RowsBwdFusedTmaPlan, EveryPackedLengthIsCovered) {
-  for (int vec : {4, 8}) {
-    const std::int64_t longest = std::int64_t(kMaxRegisterParts) * kTmaMaxConsumers * kTmaPacksPerThread * vec;
-    for (std::int64_t n = vec; n <= longest; n += vec * (n < 20000 ? 1 : 29))
-      expect_valid_tma(plan_fused_tma(n, vec), n);
-    expect_valid_tma(plan_fused_tma(longest, vec), longest);
-  }
+  for (int column_sums : {1, 2})
+    for (int vec : {4, 8}) {
+      const int packs_per_thread = column_sums == 1 ? kTmaWidePacksPerThread : kTmaPacksPerThread;
+      const std::int64_t longest = std::int64_t(kMaxRegisterParts) * kTmaMaxConsumers * packs_per_thread * vec;
+      for (std::int64_t n = vec; n <= longest; n += vec * (n < 20000 ? 1 : 29))
+        expect_valid_tma(plan_fused_tma(n, vec, column_sums), n, column_sums);
+      expect_valid_tma(plan_fused_tma(longest, vec, column_sums), longest, column_sums);
+    }
 }
 
 TEST(RowsBwdFusedTmaPlan, KnownShapes) {
-  const FusedPlan bf16_16384 = plan_fused_tma(16384, 8);  // two parts of 512 consumers
+  const FusedPlan bf16_16384 = plan_fused_tma(16384, 8, 2);  // two parts of 512 consumers
   EXPECT_EQ(bf16_16384.parts, 2);
   EXPECT_EQ(bf16_16384.lanes, kTmaMaxConsumers + 32);
-  EXPECT_EQ(bf16_16384.shared_bytes, 96u * 1024 + 128);
-  const FusedPlan bf16_1024 = plan_fused_tma(1024, 8);  // two consumer warps of 16 elements a thread
+  EXPECT_FALSE(bf16_16384.one_ahead);
+  EXPECT_EQ(bf16_16384.shared_bytes, 96u * 1024 + 128);  // three stages of 16 KB of x and 16 KB of dy
+  const FusedPlan bf16_1024 = plan_fused_tma(1024, 8, 2);  // two consumer warps of 16 elements a thread
   EXPECT_EQ(bf16_1024.parts, 1);
   EXPECT_EQ(bf16_1024.lanes, 96);
-  const FusedPlan fp32_8192 = plan_fused_tma(8192, 4);
+  EXPECT_EQ(bf16_1024.shared_bytes, 3u * 4 * 1024 + 128);  // three stages of 2 KB of x and 2 KB of dy
+  const FusedPlan fp32_8192 = plan_fused_tma(8192, 4, 2);
   EXPECT_EQ(fp32_8192.parts, 2);
   EXPECT_EQ(fp32_8192.lanes, kTmaMaxConsumers + 32);
-  EXPECT_EQ(plan_fused_tma(131072, 8).parts, kMaxRegisterParts);
+  const FusedPlan ln_131072 = plan_fused_tma(131072, 8, 2);  // LayerNorm: 16 parts, one ahead
+  EXPECT_EQ(ln_131072.parts, kMaxRegisterParts);
+  EXPECT_TRUE(ln_131072.one_ahead);
+  EXPECT_EQ(ln_131072.shared_bytes, 4u * 32 * 1024 + 128);  // four stages of 16 KB of x and 16 KB of dy
+  const FusedPlan rms_65536 = plan_fused_tma(65536, 8, 1);  // two packs while 8 parts reach, in turn
+  EXPECT_EQ(rms_65536.packs_per_thread, kTmaPacksPerThread);
+  EXPECT_EQ(rms_65536.parts, 8);
+  EXPECT_FALSE(rms_65536.one_ahead);
+  const FusedPlan rms_131072 = plan_fused_tma(131072, 8, 1);  // four packs over 8 parts, not two over 16
+  EXPECT_EQ(rms_131072.packs_per_thread, kTmaWidePacksPerThread);
+  EXPECT_EQ(rms_131072.parts, 8);
+  EXPECT_TRUE(rms_131072.one_ahead);
+  const FusedPlan rms_262144 = plan_fused_tma(262144, 8, 1);  // RMSNorm: 16 parts of four packs a thread
+  EXPECT_EQ(rms_262144.packs_per_thread, kTmaWidePacksPerThread);
+  EXPECT_EQ(rms_262144.lanes, kTmaMaxConsumers + 32);
+  EXPECT_EQ(rms_262144.shared_bytes, 3u * 64 * 1024 + 128);  // three stages of 32 KB of x and 32 KB of dy
 }
 
 TEST(RowsBwdFusedTmaPlan, DeclinesWithReasons) {
-  const FusedPlan odd = plan_fused_tma(1001, 1);
+  const FusedPlan odd = plan_fused_tma(1001, 1, 1);
   EXPECT_NE(odd.unsupported.find("16-byte packs"), std::string::npos) << odd.unsupported;
-  const FusedPlan too_long = plan_fused_tma(262144, 8);
+  const FusedPlan too_long = plan_fused_tma(262144, 8, 2);  // LayerNorm stops at two packs a thread
   EXPECT_NE(too_long.unsupported.find("at most 131072"), std::string::npos) << too_long.unsupported;
-  EXPECT_NE(plan_fused_tma(131072 + 4, 4).unsupported.find("at most 65536"), std::string::npos);
+  EXPECT_NE(plan_fused_tma(131072 + 4, 4, 2).unsupported.find("at most 65536"), std::string::npos);
+  EXPECT_NE(plan_fused_tma(524288, 8, 1).unsupported.find("at most 262144"), std::string::npos);
+  EXPECT_NE(plan_fused_tma(262144 + 4, 4, 1).unsupported.find("at most 131072"), std::string::npos);
 }
 
 TEST(RowsBwdFusedPlan, BandsFitTheWorkspaceAndEveryBandHasRows) {
