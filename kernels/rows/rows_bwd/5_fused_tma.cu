@@ -282,8 +282,8 @@ struct TmaDesign {
     return plan_fused_tma(p.dim("n"), vec, layout.column_sums());
   }
   // The plan's loop, packs a thread and stages: in turn (2 packs, kTmaStages); one ahead, LayerNorm's
-  // clusters of 16 (2 packs, kTmaAheadStages) or RMSNorm's longest rows (kTmaWidePacksPerThread, the
-  // three or four stages that fit).
+  // clusters of 16 (2 packs, kTmaAheadStages) or RMSNorm's longest rows (kTmaWidePacksPerThread,
+  // kTmaWideStages).
   template <bool kLayer, class T, class F>
   static void with_kernel(const FusedPlan& plan, F&& f) {
     constexpr int V = nb::dev::kPack16<T>, kWide = kTmaWidePacksPerThread;
@@ -297,9 +297,8 @@ struct TmaDesign {
       if (plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaAheadStages)
         return f(Kernel<T>(fused_tma<kLayer, T, V, true, kTmaPacksPerThread, kTmaAheadStages>));
     } else {
-      if (plan.one_ahead && ppt == kWide && stages == kTmaAheadStages)
-        return f(Kernel<T>(fused_tma<kLayer, T, V, true, kWide, kTmaAheadStages>));
-      if (plan.one_ahead && ppt == kWide && stages == 3) return f(Kernel<T>(fused_tma<kLayer, T, V, true, kWide, 3>));
+      if (plan.one_ahead && ppt == kWide && stages == kTmaWideStages)
+        return f(Kernel<T>(fused_tma<kLayer, T, V, true, kWide, kTmaWideStages>));
     }
     throw std::logic_error("fused_tma: no kernel for " + std::to_string(ppt) + " packs a thread and " +
                            std::to_string(stages) + " stages" + (plan.one_ahead ? ", one ahead" : ""));

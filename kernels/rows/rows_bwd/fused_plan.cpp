@@ -92,10 +92,10 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
   }
   plan.lanes = int(ceil_div(ceil_div(plan.packs_per_part, plan.packs_per_thread), 32) * 32) + 32;
   plan.rows_per_block = 1;
-  plan.one_ahead = plan.parts == kMaxRegisterParts || plan.packs_per_thread == kTmaWidePacksPerThread;
+  const bool wide = plan.packs_per_thread == kTmaWidePacksPerThread;
+  plan.one_ahead = plan.parts == kMaxRegisterParts || wide;
+  plan.stages = wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages;
   const std::size_t stage_bytes = 2 * std::size_t(plan.packs_per_part) * 16;
-  plan.stages = int(std::min<std::size_t>(plan.one_ahead ? kTmaAheadStages : kTmaStages,
-                                          (kMaxSharedBytesPerBlock - kTmaStaticBytes - kTmaStageAlign) / stage_bytes));
   plan.shared_bytes = kTmaStageAlign + std::size_t(plan.stages) * stage_bytes;
   return plan;
 }

@@ -65,14 +65,20 @@ inline constexpr int kTmaAheadStages = 4;
 // 65536 bf16, 32768 fp32) take four packs a thread in the one-ahead loop, whose pack-at-a-time
 // reads leave room for them: 95 registers and no spill (bf16; LayerNorm's two column sums spill 312
 // bytes there, so its rows stop at two). Half the cluster: 131072 bf16 over 8 CTAs measured 4%
-// faster than over 16, and 262144 gets a plan. As many stages (of up to 32 KB of x and 32 KB of
-// dy) as sm_90's shared memory a block holds, up to kTmaAheadStages: three at 131072 and 262144.
+// faster than over 16, and 262144 gets a plan. Three stages of up to 32 KB of x and 32 KB of dy.
 inline constexpr int kTmaWidePacksPerThread = 4;
-inline constexpr std::size_t kMaxSharedBytesPerBlock = 227 * 1024;
+inline constexpr int kTmaWideStages = 3;
+inline constexpr std::size_t kMaxSharedBytesPerBlock = 227 * 1024;  // sm_90's opt-in most a block
 // What the TMA-fed kernel's static shared memory may take beside the stages (its barriers, the
 // warps' and the cluster's sums: 864 bytes; the kernel asserts the bound).
 inline constexpr std::size_t kTmaStaticBytes = 1024;
 inline constexpr unsigned kTmaStageAlign = 128;
+// A stage holds a part's x and dy: every plan's stages fit a block beside the statics.
+constexpr std::size_t tma_stages_bytes(int stages, int packs_per_thread) {
+  return kTmaStageAlign + std::size_t(stages) * 2 * std::size_t(kTmaMaxConsumers) * std::size_t(packs_per_thread) * 16;
+}
+static_assert(tma_stages_bytes(kTmaAheadStages, kTmaPacksPerThread) + kTmaStaticBytes <= kMaxSharedBytesPerBlock);
+static_assert(tma_stages_bytes(kTmaWideStages, kTmaWidePacksPerThread) + kTmaStaticBytes <= kMaxSharedBytesPerBlock);
 // Bands: each row slot sees at least kMinBandRounds rows of its band; never more than kMaxBands.
 inline constexpr std::int64_t kMinBandRounds = 4;
 inline constexpr std::int64_t kMaxBands = 2048;
