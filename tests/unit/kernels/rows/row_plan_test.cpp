@@ -150,7 +150,7 @@ TEST(RmsNormRowPlan, KnownShapes2ByteStorage) {
   EXPECT_EQ(hidden1024.vec, 8);
   EXPECT_TRUE(hidden1024.lane_groups());
   EXPECT_EQ(hidden1024.lanes, 32);
-  EXPECT_EQ(hidden1024.rows_per_block, 4);
+  EXPECT_EQ(hidden1024.rows_per_block, 2);
   EXPECT_EQ(hidden1024.packs_per_thread, 4);
 
   const RowPlan hidden4096 = plan_register_row(4096, 2, true);
