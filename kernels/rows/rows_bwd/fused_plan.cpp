@@ -95,8 +95,7 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
   const bool wide = plan.packs_per_thread == kTmaWidePacksPerThread;
   plan.one_ahead = plan.parts == kMaxRegisterParts || wide;
   plan.stages = wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages;
-  const std::size_t stage_bytes = 2 * std::size_t(plan.packs_per_part) * 16;
-  plan.shared_bytes = kTmaStageAlign + std::size_t(plan.stages) * stage_bytes;
+  plan.shared_bytes = tma_stages_bytes(plan.stages, plan.packs_per_part);
   return plan;
 }
 

@@ -73,12 +73,17 @@ inline constexpr std::size_t kMaxSharedBytesPerBlock = 227 * 1024;  // sm_90's o
 // warps' and the cluster's sums: 864 bytes; the kernel asserts the bound).
 inline constexpr std::size_t kTmaStaticBytes = 1024;
 inline constexpr unsigned kTmaStageAlign = 128;
-// A stage holds a part's x and dy: every plan's stages fit a block beside the statics.
-constexpr std::size_t tma_stages_bytes(int stages, int packs_per_thread) {
-  return kTmaStageAlign + std::size_t(stages) * 2 * std::size_t(kTmaMaxConsumers) * std::size_t(packs_per_thread) * 16;
+// The TMA-fed mode's dynamic shared memory: an aligned start, then stages of a part's x and dy.
+// Every plan's stages, at its widest parts, fit a block beside the statics.
+constexpr std::size_t tma_stages_bytes(int stages, std::int64_t packs_per_part) {
+  return kTmaStageAlign + std::size_t(stages) * 2 * std::size_t(packs_per_part) * 16;
 }
-static_assert(tma_stages_bytes(kTmaAheadStages, kTmaPacksPerThread) + kTmaStaticBytes <= kMaxSharedBytesPerBlock);
-static_assert(tma_stages_bytes(kTmaWideStages, kTmaWidePacksPerThread) + kTmaStaticBytes <= kMaxSharedBytesPerBlock);
+static_assert(tma_stages_bytes(kTmaStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) + kTmaStaticBytes <=
+              kMaxSharedBytesPerBlock);
+static_assert(tma_stages_bytes(kTmaAheadStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) +
+                  kTmaStaticBytes <= kMaxSharedBytesPerBlock);
+static_assert(tma_stages_bytes(kTmaWideStages, std::int64_t(kTmaMaxConsumers) * kTmaWidePacksPerThread) +
+                  kTmaStaticBytes <= kMaxSharedBytesPerBlock);
 // Bands: each row slot sees at least kMinBandRounds rows of its band; never more than kMaxBands.
 inline constexpr std::int64_t kMinBandRounds = 4;
 inline constexpr std::int64_t kMaxBands = 2048;
