@@ -5,7 +5,7 @@
 // warp's sums are formed; one named barrier of the consumer warps, the cluster's exchange), dx
 // from the xhat (and RMSNorm's g) each thread kept from the sums, the column sums in registers for
 // the whole band. The rows' bytes in flight take no registers and no issue slots. Rows over the
-// widest clusters, and RMSNorm's at four packs a thread, go one ahead: row i + 1's sums leave for
+// widest clusters, and those at four packs a thread, go one ahead: row i + 1's sums leave for
 // the peers before row i's totals are taken, and dx reads row i's stage again, so the exchange's
 // round trip hides under a row's sums.
 #include <cuda_runtime.h>
@@ -139,6 +139,20 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
     // 120, no cluster of them was resident.
     PackWord<T, VEC> w_raw[PPT];
     nb::dev::load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
+    // LayerNorm at four packs keeps w in shared memory after the stages (tma_shared_w_bytes), each
+    // thread's own packs, written and read by that thread alone (no barrier): held in registers,
+    // the kernel spilled 312 bytes (bf16), 52 without them.
+    constexpr bool kWShared = kLayer && PPT == kTmaWidePacksPerThread;
+    PackWord<T, VEC>* const w_shared = reinterpret_cast<PackWord<T, VEC>*>(stages + std::size_t(2 * kStages) * ppp);
+    if constexpr (kWShared) {
+#pragma unroll
+      for (int k = 0; k < PPT; ++k)
+        if (mine(k)) w_shared[tid + k * consumers] = w_raw[k];
+    }
+    const auto w_at = [&](int k) {
+      if constexpr (kWShared) return nb::dev::rewiden<T, VEC>(w_shared[tid + k * consumers]);
+      else return nb::dev::rewiden<T, VEC>(w_raw[k]);
+    };
     dev::RowStats next_stats = sh.rows > 0 ? dev::row_stats<kLayer>(a, sh.row(0)) : dev::RowStats{0.0f, 0.0f};
     if constexpr (kAhead) {
       // Row r's sums into the column sums and its round of the exchange (sent, not received); its
@@ -152,7 +166,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
           if (mine(k))
             dev::add_pack<kLayer>(widen<T, VEC>(stage_pack<T, VEC>(stage_x(s), tid + k * consumers)),
                                   widen<T, VEC>(stage_pack<T, VEC>(stage_dy(s), tid + k * consumers)),
-                                  nb::dev::rewiden<T, VEC>(w_raw[k]), st, v, dw[k], db[k]);
+                                  w_at(k), st, v, dw[k], db[k]);
         // A warp writes warp_sums[r & 1] again two rows on, after the next row's barrier saw every
         // warp done reading it; the exchange's round r + 2 is pushed after that barrier too (the
         // four-buffer rule, cluster_exchange.cuh).
@@ -187,7 +201,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
           if (!mine(k)) continue;
           const FloatPack<VEC> dx = dev::pack_input_grad<kLayer, VEC>(
               widen<T, VEC>(stage_pack<T, VEC>(stage_x(s), tid + k * consumers)),
-              widen<T, VEC>(stage_pack<T, VEC>(stage_dy(s), tid + k * consumers)), nb::dev::rewiden<T, VEC>(w_raw[k]),
+              widen<T, VEC>(stage_pack<T, VEC>(stage_dy(s), tid + k * consumers)), w_at(k),
               st, mean_g, mean_gx);
           nb::dev::store_from_float<T, VEC>(dx_row + k * stride, dx);
         }
@@ -214,7 +228,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
         for (int k = 0; k < PPT; ++k) {
           if (!mine(k)) continue;
           const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]);
-          terms[k] = dev::add_pack<kLayer>(x, dy, nb::dev::rewiden<T, VEC>(w_raw[k]), st, v, dw[k], db[k]);
+          terms[k] = dev::add_pack<kLayer>(x, dy, w_at(k), st, v, dw[k], db[k]);
         }
         // The warps' sums meet on a named barrier of the consumers (the producer warp runs on): a
         // warp writes warp_sums[b] again two rows on, after the next row's barrier saw every warp
@@ -240,7 +254,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
 #pragma unroll
         for (int k = 0; k < PPT; ++k) {
           if (!mine(k)) continue;
-          if (kLayer) terms[k].g = dev::pack_output_grad(widen<T, VEC>(dy_raw[k]), nb::dev::rewiden<T, VEC>(w_raw[k]));
+          if (kLayer) terms[k].g = dev::pack_output_grad(widen<T, VEC>(dy_raw[k]), w_at(k));
           nb::dev::store_from_float<T, VEC>(dx_row + k * stride,
                                             dev::pack_input_grad<VEC>(terms[k], st.rstd, mean_g, mean_gx));
         }
@@ -274,15 +288,16 @@ struct TmaDesign {
   static std::string name() { return "fused_tma"; }
   static std::string idea() {
     return "fused, its rows fed by TMA: a producer thread's bulk copies of x and dy into shared-memory stages, "
-           "consumer warps of two 16-byte packs a thread (four for RMSNorm's rows past 8 parts of two), the "
-           "column sums in registers; over 16 parts (and at four packs), rows one ahead (a row's sums sent "
-           "before the last row's totals are taken, dx from the stage again); rows of 16-byte packs";
+           "consumer warps of two 16-byte packs a thread (four for RMSNorm's rows past 8 parts of two and "
+           "LayerNorm's past 16, w then in shared memory), the column sums in registers; over 16 parts (and "
+           "at four packs), rows one ahead (a row's sums sent before the last row's totals are taken, dx from "
+           "the stage again); rows of 16-byte packs";
   }
   static FusedPlan plan(const Layout& layout, const Problem& p, int vec) {
     return plan_fused_tma(p.dim("n"), vec, layout.column_sums());
   }
   // The plan's loop, packs a thread and stages: in turn (2 packs, kTmaStages); one ahead, LayerNorm's
-  // clusters of 16 (2 packs, kTmaAheadStages) or RMSNorm's longest rows (kTmaWidePacksPerThread,
+  // clusters of 16 (2 packs, kTmaAheadStages) or the longest rows (kTmaWidePacksPerThread,
   // kTmaWideStages).
   template <bool kLayer, class T, class F>
   static void with_kernel(const FusedPlan& plan, F&& f) {
@@ -293,13 +308,11 @@ struct TmaDesign {
     const int ppt = plan.packs_per_thread, stages = plan.stages;
     if (!plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaStages)
       return f(Kernel<T>(fused_tma<kLayer, T, V, false, kTmaPacksPerThread, kTmaStages>));
-    if constexpr (kLayer) {  // LayerNorm's two column sums spill at four packs a thread
+    if constexpr (kLayer)  // LayerNorm's two column sums spill at four packs a thread
       if (plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaAheadStages)
         return f(Kernel<T>(fused_tma<kLayer, T, V, true, kTmaPacksPerThread, kTmaAheadStages>));
-    } else {
-      if (plan.one_ahead && ppt == kWide && stages == kTmaWideStages)
-        return f(Kernel<T>(fused_tma<kLayer, T, V, true, kWide, kTmaWideStages>));
-    }
+    if (plan.one_ahead && ppt == kWide && stages == kTmaWideStages)
+      return f(Kernel<T>(fused_tma<kLayer, T, V, true, kWide, kTmaWideStages>));
     throw std::logic_error("fused_tma: no kernel for " + std::to_string(ppt) + " packs a thread and " +
                            std::to_string(stages) + " stages" + (plan.one_ahead ? ", one ahead" : ""));
   }

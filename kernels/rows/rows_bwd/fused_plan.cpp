@@ -78,12 +78,11 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
     plan.packs_per_thread = packs_per_thread;
     return plan.packs_per_part <= per_part;
   };
-  // RMSNorm takes four packs a thread where two would need the widest cluster, or do not reach.
+  // Four packs a thread where two do not reach, and for RMSNorm where two would need the widest cluster.
   bool fits = part_over(kTmaPacksPerThread);
-  if (column_sums == 1 && (!fits || plan.parts == kMaxRegisterParts)) fits = part_over(kTmaWidePacksPerThread);
+  if (!fits || (column_sums == 1 && plan.parts == kMaxRegisterParts)) fits = part_over(kTmaWidePacksPerThread);
   if (!fits) {
-    const int widest = column_sums == 1 ? kTmaWidePacksPerThread : kTmaPacksPerThread;
-    const std::int64_t per_part = std::int64_t(kTmaMaxConsumers) * widest * vec;
+    const std::int64_t per_part = std::int64_t(kTmaMaxConsumers) * kTmaWidePacksPerThread * vec;
     std::ostringstream why;
     why << "rows of " << n << " elements: the TMA-fed rows take at most " << per_part * kMaxRegisterParts << " ("
         << kMaxRegisterParts << " parts of " << per_part << ")";
@@ -95,7 +94,8 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
   const bool wide = plan.packs_per_thread == kTmaWidePacksPerThread;
   plan.one_ahead = plan.parts == kMaxRegisterParts || wide;
   plan.stages = wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages;
-  plan.shared_bytes = tma_stages_bytes(plan.stages, plan.packs_per_part);
+  plan.shared_bytes = tma_stages_bytes(plan.stages, plan.packs_per_part) +
+                      (wide && column_sums == 2 ? tma_shared_w_bytes(plan.packs_per_part) : 0);
   return plan;
 }
 

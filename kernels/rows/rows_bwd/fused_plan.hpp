@@ -63,9 +63,11 @@ inline constexpr int kTmaStages = 3;
 inline constexpr int kTmaAheadStages = 4;
 // RMSNorm's rows that two packs a thread would spread over kMaxRegisterParts parts or more (past
 // 65536 bf16, 32768 fp32) take four packs a thread in the one-ahead loop, whose pack-at-a-time
-// reads leave room for them: 95 registers and no spill (bf16; LayerNorm's two column sums spill 312
-// bytes there, so its rows stop at two). Half the cluster: 131072 bf16 over 8 CTAs measured 4%
-// faster than over 16, and 262144 gets a plan. Three stages of up to 32 KB of x and 32 KB of dy.
+// reads leave room for them: 95 registers and no spill (bf16). Half the cluster: 131072 bf16 over 8
+// CTAs measured 4% faster than over 16, and 262144 gets a plan. LayerNorm's rows take four packs
+// only where two do not reach (past 131072 bf16, 65536 fp32), with w in shared memory beside the
+// stages: its two column sums spilled 312 bytes with w held, 52 without. Three stages of up to 32
+// KB of x and 32 KB of dy.
 inline constexpr int kTmaWidePacksPerThread = 4;
 inline constexpr int kTmaWideStages = 3;
 inline constexpr std::size_t kMaxSharedBytesPerBlock = 227 * 1024;  // sm_90's opt-in most a block
@@ -78,12 +80,15 @@ inline constexpr unsigned kTmaStageAlign = 128;
 constexpr std::size_t tma_stages_bytes(int stages, std::int64_t packs_per_part) {
   return kTmaStageAlign + std::size_t(stages) * 2 * std::size_t(packs_per_part) * 16;
 }
+// LayerNorm at four packs a thread: a part's w after the stages.
+constexpr std::size_t tma_shared_w_bytes(std::int64_t packs_per_part) { return std::size_t(packs_per_part) * 16; }
 static_assert(tma_stages_bytes(kTmaStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) + kTmaStaticBytes <=
               kMaxSharedBytesPerBlock);
 static_assert(tma_stages_bytes(kTmaAheadStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) +
                   kTmaStaticBytes <= kMaxSharedBytesPerBlock);
 static_assert(tma_stages_bytes(kTmaWideStages, std::int64_t(kTmaMaxConsumers) * kTmaWidePacksPerThread) +
-                  kTmaStaticBytes <= kMaxSharedBytesPerBlock);
+                  tma_shared_w_bytes(std::int64_t(kTmaMaxConsumers) * kTmaWidePacksPerThread) + kTmaStaticBytes <=
+              kMaxSharedBytesPerBlock);
 // Bands: each row slot sees at least kMinBandRounds rows of its band; never more than kMaxBands.
 inline constexpr std::int64_t kMinBandRounds = 4;
 inline constexpr std::int64_t kMaxBands = 2048;

@@ -61,11 +61,12 @@ INSTANTIATE_TEST_SUITE_P(
                     ReproCase{"layernorm_rows_bwd", "fused", DType::bf16, 16, 262144},  // streamed, clusters of 16
                     ReproCase{"layernorm_rows_bwd", "warp", DType::f32, 20000, 64},
                     // TMA-fed: one consumer warp; clusters of 4 with a short last part; rows one
-                    // ahead: LayerNorm's clusters of 16, RMSNorm's four packs a thread over 16
+                    // ahead: LayerNorm's clusters of 16, both ops' four packs a thread over 16
                     ReproCase{"rmsnorm_rows_bwd", "fused_tma", DType::bf16, 3000, 1024},
                     ReproCase{"layernorm_rows_bwd", "fused_tma", DType::bf16, 600, 16392},
                     ReproCase{"layernorm_rows_bwd", "fused_tma", DType::bf16, 40, 131072},
-                    ReproCase{"rmsnorm_rows_bwd", "fused_tma", DType::bf16, 40, 262144}),
+                    ReproCase{"rmsnorm_rows_bwd", "fused_tma", DType::bf16, 40, 262144},
+                    ReproCase{"layernorm_rows_bwd", "fused_tma", DType::bf16, 40, 262144}),
     [](const testing::TestParamInfo<ReproCase>& info) {
       const ReproCase& c = info.param;
       return std::string(c.op).substr(0, 3) + "_" + c.variant + "_" + dtype_name(c.dtype) + "_m" + std::to_string(c.m) +

@@ -125,9 +125,10 @@ void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
   EXPECT_EQ(plan.rows_per_block, 1);
   const bool wide = plan.packs_per_thread == kTmaWidePacksPerThread;
   EXPECT_TRUE(plan.packs_per_thread == kTmaPacksPerThread || wide) << plan.packs_per_thread;
-  // Four packs a thread only for RMSNorm, and only where two would take 16 parts or more.
+  // Four packs a thread for RMSNorm where two would take 16 parts or more, for LayerNorm where two
+  // do not reach.
   const std::int64_t two_packs_of_8_parts = std::int64_t(kMaxRegisterParts / 2) * kTmaMaxConsumers * kTmaPacksPerThread;
-  EXPECT_EQ(wide, column_sums == 1 && plan.packs > two_packs_of_8_parts);
+  EXPECT_EQ(wide, plan.packs > (column_sums == 1 ? two_packs_of_8_parts : 2 * two_packs_of_8_parts));
   EXPECT_GE(std::int64_t(consumers) * plan.packs_per_thread, plan.packs_per_part);
   EXPECT_LT(std::int64_t(consumers - 32) * plan.packs_per_thread, plan.packs_per_part) << "no consumer warp idle";
   EXPECT_EQ(plan.one_ahead, plan.parts == kMaxRegisterParts || wide);
@@ -137,7 +138,8 @@ void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
   const std::size_t one_stage = 2 * std::size_t(plan.packs_per_part) * 16;
   EXPECT_EQ(plan.stages, wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages);
   const std::size_t stage_bytes = std::size_t(plan.stages) * one_stage;
-  EXPECT_EQ(plan.shared_bytes, kTmaStageAlign + stage_bytes);
+  const std::size_t w_bytes = wide && column_sums == 2 ? std::size_t(plan.packs_per_part) * 16 : 0;  // LayerNorm's w
+  EXPECT_EQ(plan.shared_bytes, kTmaStageAlign + stage_bytes + w_bytes);
   EXPECT_LE(plan.shared_bytes + kTmaStaticBytes, kMaxSharedBytesPerBlock) << "within a block's shared memory";
   EXPECT_LE(std::size_t(plan.part_elements()) * 4, stage_bytes) << "the end's sums fit the stages";
 }
@@ -145,8 +147,7 @@ void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
 TEST(RowsBwdFusedTmaPlan, EveryPackedLengthIsCovered) {
   for (int column_sums : {1, 2})
     for (int vec : {4, 8}) {
-      const int packs_per_thread = column_sums == 1 ? kTmaWidePacksPerThread : kTmaPacksPerThread;
-      const std::int64_t longest = std::int64_t(kMaxRegisterParts) * kTmaMaxConsumers * packs_per_thread * vec;
+      const std::int64_t longest = std::int64_t(kMaxRegisterParts) * kTmaMaxConsumers * kTmaWidePacksPerThread * vec;
       for (std::int64_t n = vec; n <= longest; n += vec * (n < 20000 ? 1 : 29))
         expect_valid_tma(plan_fused_tma(n, vec, column_sums), n, column_sums);
       expect_valid_tma(plan_fused_tma(longest, vec, column_sums), longest, column_sums);
@@ -182,16 +183,21 @@ TEST(RowsBwdFusedTmaPlan, KnownShapes) {
   EXPECT_EQ(rms_262144.packs_per_thread, kTmaWidePacksPerThread);
   EXPECT_EQ(rms_262144.lanes, kTmaMaxConsumers + 32);
   EXPECT_EQ(rms_262144.shared_bytes, 3u * 64 * 1024 + 128);  // three stages of 32 KB of x and 32 KB of dy
+  const FusedPlan ln_262144 = plan_fused_tma(262144, 8, 2);  // LayerNorm past two packs' reach: four, w shared
+  EXPECT_EQ(ln_262144.packs_per_thread, kTmaWidePacksPerThread);
+  EXPECT_EQ(ln_262144.parts, kMaxRegisterParts);
+  EXPECT_TRUE(ln_262144.one_ahead);
+  EXPECT_EQ(ln_262144.shared_bytes, 3u * 64 * 1024 + 128 + 32 * 1024);  // the stages, then 32 KB of w
 }
 
 TEST(RowsBwdFusedTmaPlan, DeclinesWithReasons) {
   const FusedPlan odd = plan_fused_tma(1001, 1, 1);
   EXPECT_NE(odd.unsupported.find("16-byte packs"), std::string::npos) << odd.unsupported;
-  const FusedPlan too_long = plan_fused_tma(262144, 8, 2);  // LayerNorm stops at two packs a thread
-  EXPECT_NE(too_long.unsupported.find("at most 131072"), std::string::npos) << too_long.unsupported;
-  EXPECT_NE(plan_fused_tma(131072 + 4, 4, 2).unsupported.find("at most 65536"), std::string::npos);
-  EXPECT_NE(plan_fused_tma(524288, 8, 1).unsupported.find("at most 262144"), std::string::npos);
-  EXPECT_NE(plan_fused_tma(262144 + 4, 4, 1).unsupported.find("at most 131072"), std::string::npos);
+  for (int column_sums : {1, 2}) {
+    const FusedPlan too_long = plan_fused_tma(262144 + 8, 8, column_sums);
+    EXPECT_NE(too_long.unsupported.find("at most 262144"), std::string::npos) << too_long.unsupported;
+    EXPECT_NE(plan_fused_tma(131072 + 4, 4, column_sums).unsupported.find("at most 131072"), std::string::npos);
+  }
 }
 
 TEST(RowsBwdFusedPlan, BandsFitTheWorkspaceAndEveryBandHasRows) {
