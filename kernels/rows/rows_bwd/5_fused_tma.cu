@@ -69,9 +69,10 @@ __device__ __forceinline__ dev::RowSums cluster_totals(Exchange& exchange, unsig
 
 // blockDim.x = consumers + 32: the last warp is the producer (its first thread copies). Dynamic
 // shared memory from its first kTmaStageAlign-byte boundary: kStages stages of [x, dy][pack of the
-// part], the end's column sums after the loop. kAhead: rows one ahead (the plan's one_ahead), only
-// over a cluster (parts > 1: its rows' totals come from the exchange). PPT packs a thread. Every
-// CTA of a cluster walks the same rows (its band) over its part of them.
+// part], then LayerNorm's w at four packs a thread; the end's column sums after the loop. kAhead:
+// rows one ahead (the plan's one_ahead), only over a cluster (parts > 1: its rows' totals come from
+// the exchange). PPT packs a thread. Every CTA of a cluster walks the same rows (its band) over its
+// part of them.
 template <bool kLayer, class T, int VEC, bool kAhead, int PPT, int kStages>
 __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
     fused_tma(Args<T> a, Geometry g, float* __restrict__ partials) {
@@ -308,7 +309,7 @@ struct TmaDesign {
     const int ppt = plan.packs_per_thread, stages = plan.stages;
     if (!plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaStages)
       return f(Kernel<T>(fused_tma<kLayer, T, V, false, kTmaPacksPerThread, kTmaStages>));
-    if constexpr (kLayer)  // LayerNorm's two column sums spill at four packs a thread
+    if constexpr (kLayer)  // LayerNorm's clusters of 16
       if (plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaAheadStages)
         return f(Kernel<T>(fused_tma<kLayer, T, V, true, kTmaPacksPerThread, kTmaAheadStages>));
     if (plan.one_ahead && ppt == kWide && stages == kTmaWideStages)
