@@ -3,6 +3,7 @@
 #include "harness/report/report_commands.hpp"
 #include "harness/report/report_loading.hpp"
 #include "report_test_support.hpp"
+#include "usage_error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,16 +13,7 @@
 namespace nb {
 namespace {
 
-// The UsageError message of `action`, or "" when it did not throw one.
-template <typename Action>
-std::string usage_error_of(Action action) {
-  try {
-    action();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::usage_error_of;
 
 TEST(ReportLoading, MissingFileNamesThePath) {
   std::string message = usage_error_of([] { load_report_file("/nonexistent/report.json"); });
