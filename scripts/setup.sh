@@ -16,6 +16,7 @@ declare -A PROVIDES=(
   [libbenchmark-dev]=/usr/include/benchmark/benchmark.h
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [libcli11-dev]=/usr/include/CLI/CLI.hpp
+  [zlib1g-dev]=/usr/include/zlib.h
 )
 # Wanted but not required: the browser test and ab.sh's (patch) skip themselves without them.
 OPTIONAL=(chromium fonts-liberation fonts-dejavu-core python3 patch)

@@ -226,11 +226,11 @@ struct ReportArgs {
 
 void add_report_commands(CLI::App& app, ReportArgs& a) {
   auto* html = app.add_subcommand("html", "Render a report.json as a self-contained report.html");
-  html->add_option("report", a.html_input, "report.json")->required();
+  html->add_option("report", a.html_input, "report.json (or report.json.gz)")->required();
   html->add_option("-o,--out", a.html_out, "Output file (default: report.html beside the JSON)")->check(not_empty());
   auto* compare = app.add_subcommand("compare", "Compare two runs: SAME / FASTER / SLOWER beyond both runs' noise");
-  compare->add_option("base", a.compare.base_path, "Base report.json")->required();
-  compare->add_option("new", a.compare.new_path, "New report.json")->required();
+  compare->add_option("base", a.compare.base_path, "Base report.json (or report.json.gz)")->required();
+  compare->add_option("new", a.compare.new_path, "New report.json (or report.json.gz)")->required();
   compare->add_flag("--json", a.compare.json, "Print JSON instead of the table");
   compare->add_option("--html", a.compare.html_out, "Also write an HTML page")->check(not_empty());
   compare->add_option("--fail-on-regression", a.fail_on_regression,

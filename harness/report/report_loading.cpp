@@ -2,6 +2,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/files/file_kind.hpp"
+#include "harness/files/gzip_inflate.hpp"
 #include "harness/report/report_schema.hpp"
 
 #include <algorithm>
@@ -16,6 +17,25 @@ namespace {
 // A report nests 8 levels. Deeper text is refused while it is parsed: the library's writer, copy
 // and comparison recurse once per level, and 100,000 levels (a 200 KB file) overflow the stack.
 constexpr int kMaxReportDepth = 64;
+
+// The most a compressed report may inflate to. Reports run to a few MB, and parsed JSON takes
+// several times its text in memory: past 1 GiB, a file is a gzip bomb, not a report.
+constexpr std::size_t kMaxInflatedReportBytes = std::size_t(1) << 30;
+
+// The text of a report file: as it is, or inflated when it is gzip-compressed (report.json.gz,
+// which is how reports are committed). Told by the content's first two bytes, which no JSON text
+// begins with; a file named .gz without them is refused, since its name promises what it is not.
+std::string read_report_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot open for reading");
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string content = bytes.str();
+  if (starts_with_gzip_magic(content)) return inflate_gzip(content, path, kMaxInflatedReportBytes);
+  if (std::filesystem::path(path).extension() == ".gz")
+    throw UsageError(path + ": named .gz but not gzip-compressed (it does not begin with the gzip bytes 1f 8b)");
+  return content;
+}
 
 // The JSON of a report file; every error names the file: a syntax error, nesting deeper than
 // kMaxReportDepth, and a number beyond a double's range (which the library throws as out_of_range).
@@ -127,11 +147,7 @@ void fill_fields_of_newer_minors(nlohmann::json& report) {
 
 nlohmann::json load_report_file(const std::string& path) {
   if (std::string why = why_not_a_readable_file(path, "report"); !why.empty()) throw UsageError(path + ": " + why);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open for reading");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json report = parse_report_text(text.str(), path);
+  nlohmann::json report = parse_report_text(read_report_text(path), path);
   require_readable_report(report, path);
   fill_fields_of_newer_minors(report);
   return report;

@@ -1,5 +1,6 @@
 #pragma once
-// Reading report.json files for html, compare and fleet, with errors a user can act on.
+// Reading report.json files (or report.json.gz, gzip-compressed) for html, compare and fleet, with
+// errors a user can act on.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -7,10 +8,13 @@
 
 namespace nb {
 
-// Parses and checks one report. Throws nb::UsageError naming the path and the reason: the file
-// is missing, unreadable or not a regular file (a FIFO is named, never opened), is not JSON, is not a normbench report, has a newer major schema
-// version than this build reads, or lacks results[]. A report of an older minor version comes
-// back with the later fields present and null (fill_fields_of_newer_minors).
+// Parses and checks one report. A file whose content begins with gzip's magic bytes is inflated
+// first, whatever its name. Throws nb::UsageError naming the path and the reason: the file
+// is missing, unreadable or not a regular file (a FIFO is named, never opened), is named .gz but is
+// not gzip data, is corrupt or truncated gzip data or inflates past 1 GiB, is not JSON, is not a
+// normbench report, has a newer major schema version than this build reads, or lacks results[].
+// A report of an older minor version comes back with the later fields present and null
+// (fill_fields_of_newer_minors).
 nlohmann::json load_report_file(const std::string& path);
 
 // Adds what later minor versions define to an older report: schema_minor_version 0, an empty

@@ -7,15 +7,21 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "gzip_bytes.hpp"
 #include "harness/device/gpu_info.hpp"
 #include "harness/errors.hpp"
+#include "report_test_support.hpp"
 
 namespace nb {
 namespace {
 
 using test::CliResult;
 using test::expect_usage_error;
+using test::gzip;
+using test::read_text;
 using test::run_cli;
+using test::TempFolder;
+using test::write_bytes;
 
 TEST(Cli, BadArgumentsAndParametersExitTwoWithAMessage) {
   expect_usage_error({}, "ubcommand");
@@ -111,6 +117,22 @@ TEST(Cli, CompareOfTheFixturesFailsOnTheirRegression) {
                                "--fail-on-regression", "5"});
   EXPECT_EQ(changed.status, kExitVerdictFailed) << changed.out;
   EXPECT_NE(changed.out.find("SLOWER"), std::string::npos);
+}
+
+// Committed reports are gzip-compressed: compare reads them as it reads plain ones, and a broken
+// one exits 2 naming the file.
+TEST(Cli, CompareReadsCompressedReports) {
+  const std::string data = NORMBENCH_TEST_DATA_DIR;
+  TempFolder folder;
+  write_bytes(folder.file("base.json.gz"), gzip(read_text(data + "/report_fixture.json")));
+  write_bytes(folder.file("new.json.gz"), gzip(read_text(data + "/report_fixture_new.json")));
+  CliResult changed = run_cli({"compare", folder.file("base.json.gz"), folder.file("new.json.gz"), "--fail-on-regression", "5"});
+  EXPECT_EQ(changed.status, kExitVerdictFailed) << changed.err;
+  EXPECT_NE(changed.out.find("SLOWER"), std::string::npos);
+  const std::string compressed = gzip(read_text(data + "/report_fixture.json"));
+  write_bytes(folder.file("cut.json.gz"), compressed.substr(0, compressed.size() / 2));
+  expect_usage_error({"compare", folder.file("cut.json.gz"), folder.file("new.json.gz")},
+                     folder.file("cut.json.gz") + ": truncated gzip data");
 }
 
 TEST(Cli, RunWithoutADeviceIsADeviceErrorNotACrash) {
