@@ -244,7 +244,7 @@ void add_report_commands(CLI::App& app, ReportArgs& a) {
                       "Smallest change in microseconds that can count (CUDA events resolve about 0.5 us each)")
       ->capture_default_str()->check(real_in(0, kMostMicroseconds));
   auto* fleet = app.add_subcommand("fleet", "One page comparing the best variant per problem across GPUs");
-  fleet->add_option("inputs", a.fleet_inputs, "report.json files or folders")->required();
+  fleet->add_option("inputs", a.fleet_inputs, "report.json or report.json.gz files, or folders to search for them")->required();
   fleet->add_option("-o,--out", a.fleet_out, "Output file (default: fleet.html)")->check(not_empty());
 }
 

@@ -75,7 +75,7 @@ int fleet_command(const std::vector<std::string>& inputs, const std::string& out
   const ReportFiles found = find_report_files(inputs);
   for (const std::string& skipped : found.skipped) std::cerr << "normbench fleet: skipped " << skipped << "\n";
   const std::vector<std::string>& files = found.files;
-  if (files.empty()) throw UsageError("fleet: no report.json found in the given files and folders");
+  if (files.empty()) throw UsageError("fleet: no report.json or report.json.gz found in the given files and folders");
   const std::string target = out_html.empty() ? "fleet.html" : out_html;
   check_output(target, files, out_html.empty() ? "the output" : "--out");
   std::vector<std::pair<std::string, nlohmann::json>> loaded;

@@ -157,22 +157,42 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The files named report.json under `folder`, sorted; one that cannot be read as a regular file
-// (a FIFO, a link loop, no permission) is skipped with the reason, a folder the walk cannot enter
-// is a usage error: a fleet silently missing a GPU would read as complete.
+bool is_report_file_name(const fs::path& path) {
+  return path.filename() == "report.json" || path.filename() == "report.json.gz";
+}
+
+// A run's folder that holds both report.json and report.json.gz (compressed with `gzip -k`, which
+// keeps the plain file) is one run, counted once: the plain report.json is taken and the .gz left
+// out. A plain one that cannot be read is skipped (and
+// named), so the .gz beside it is then the run's report. `sorted` is sorted; so is the result.
+std::vector<std::string> without_compressed_twins(const std::vector<std::string>& sorted) {
+  std::vector<std::string> kept;
+  for (const std::string& path : sorted) {
+    const fs::path file(path);
+    const std::string plain = (file.parent_path() / "report.json").string();
+    if (file.filename() == "report.json.gz" && std::binary_search(sorted.begin(), sorted.end(), plain)) continue;
+    kept.push_back(path);
+  }
+  return kept;
+}
+
+// The files named report.json or report.json.gz under `folder`, sorted; one that cannot be read as
+// a regular file (a FIFO, a link loop, no permission) is skipped with the reason, a folder the walk
+// cannot enter is a usage error: a fleet silently missing a GPU would read as complete.
 void find_in_folder(const std::string& folder, ReportFiles& found) {
   std::vector<std::string> files;
   std::error_code error;
   fs::recursive_directory_iterator walk(folder, fs::directory_options::skip_permission_denied, error);
   for (; !error && walk != fs::recursive_directory_iterator(); walk.increment(error)) {
-    if (walk->path().filename() != "report.json") continue;
+    if (!is_report_file_name(walk->path())) continue;
     const std::string path = walk->path().string();
     if (std::string why = why_not_a_readable_file(path, "report"); why.empty()) files.push_back(path);
     else found.skipped.push_back(path + ": " + why);
   }
-  if (error) throw UsageError(folder + ": cannot search it for report.json files: " + error.message());
+  if (error) throw UsageError(folder + ": cannot search it for report files: " + error.message());
   std::sort(files.begin(), files.end());
-  found.files.insert(found.files.end(), files.begin(), files.end());
+  const std::vector<std::string> runs = without_compressed_twins(files);
+  found.files.insert(found.files.end(), runs.begin(), runs.end());
 }
 
 }  // namespace

@@ -30,11 +30,12 @@ void require_readable_report(const nlohmann::json& report, const std::string& or
 
 struct ReportFiles {
   std::vector<std::string> files;
-  std::vector<std::string> skipped;  // "<path>: <why>" of each report.json found but not readable
+  std::vector<std::string> skipped;  // "<path>: <why>" of each report file found but not readable
 };
 
 // The report files among `inputs`: a file as itself, a folder searched recursively for files
-// named report.json (sorted). A report.json in a folder that is not a readable regular file (a
+// named report.json or report.json.gz (sorted). A folder holding both gives its report.json only,
+// so no run is counted twice. A report file in a folder that is not a readable regular file (a
 // FIFO, a symbolic link loop) is skipped and named in `skipped`. Throws nb::UsageError for an
 // input given by name that does not exist or is not a readable file or folder, and for a folder
 // the search cannot walk.

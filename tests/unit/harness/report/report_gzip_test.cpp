@@ -1,5 +1,6 @@
-// Reports committed gzip-compressed (report.json.gz): loaded as their plain form, and every broken
-// or mislabelled one refused with a UsageError that names the file. The gzip data is made here from the plain fixtures (gzip_bytes.hpp).
+// Reports committed gzip-compressed (report.json.gz): loaded as their plain form, found by the
+// folder search (once per run), and every broken or mislabelled one refused with a UsageError that
+// names the file. The gzip data is made here from the plain fixtures (gzip_bytes.hpp).
 #include "harness/errors.hpp"
 #include "harness/files/gzip_inflate.hpp"
 #include "harness/report/report_commands.hpp"
@@ -10,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <vector>
 
 namespace nb {
 namespace {
@@ -77,6 +80,48 @@ TEST(ReportGzip, HtmlWritesReportHtmlBesideACompressedReport) {
   write_bytes(folder.file("report.json.gz"), gzip(fixture_text()));
   EXPECT_EQ(html_command(folder.file("report.json.gz"), ""), 0);
   EXPECT_NE(test::read_text(folder.file("report.html")).find("<!DOCTYPE html>"), std::string::npos);
+}
+
+TEST(ReportGzipSearch, AFolderSearchFindsCompressedReports) {
+  test::TempFolder folder;
+  std::filesystem::create_directories(folder.path / "h100" / "run1");
+  std::filesystem::create_directories(folder.path / "a100" / "run2");
+  write_bytes(folder.file("h100/run1/report.json.gz"), gzip(fixture_text()));
+  std::filesystem::copy_file(test::fixture_path("report_fixture_other_gpu.json"), folder.path / "a100" / "run2" / "report.json");
+  write_bytes(folder.file("h100/run1/notes.json.gz"), gzip("{}"));  // not named report.json.gz
+  const ReportFiles found = find_report_files({folder.path.string()});
+  EXPECT_EQ(found.files, (std::vector<std::string>{folder.file("a100/run2/report.json"), folder.file("h100/run1/report.json.gz")}));
+  EXPECT_TRUE(found.skipped.empty());
+  const std::string out = folder.file("fleet.html");
+  EXPECT_EQ(fleet_command({folder.path.string()}, out), 0);
+  const std::string html = test::read_text(out);
+  EXPECT_NE(html.find("NVIDIA H100 80GB HBM3"), std::string::npos);
+  EXPECT_NE(html.find("NVIDIA A100-SXM4-80GB"), std::string::npos);
+  EXPECT_NE(html.find("fleet: 2 reports"), std::string::npos);
+}
+
+// gzip -k leaves report.json beside report.json.gz: one run, taken from the plain file.
+TEST(ReportGzipSearch, AFolderWithBothFormsCountsTheRunOnce) {
+  test::TempFolder folder;
+  std::filesystem::create_directories(folder.path / "run");
+  std::filesystem::copy_file(test::fixture_path("report_fixture.json"), folder.path / "run" / "report.json");
+  write_bytes(folder.file("run/report.json.gz"), gzip(fixture_text()));
+  EXPECT_EQ(find_report_files({folder.path.string()}).files, std::vector<std::string>{folder.file("run/report.json")});
+  const std::string out = folder.file("fleet.html");
+  EXPECT_EQ(fleet_command({folder.path.string()}, out), 0);
+  EXPECT_NE(test::read_text(out).find("fleet: 1 reports"), std::string::npos);
+}
+
+// A broken compressed report found by the search stops the fleet with its name, as a broken plain
+// one does: a fleet page silently missing a run would read as complete.
+TEST(ReportGzipSearch, ABrokenCompressedReportInAFolderIsNamed) {
+  test::TempFolder folder;
+  std::filesystem::create_directories(folder.path / "run");
+  const std::string compressed = gzip(fixture_text());
+  write_bytes(folder.file("run/report.json.gz"), compressed.substr(0, compressed.size() / 2));
+  const std::string message = usage_error_of([&] { fleet_command({folder.path.string()}, folder.file("fleet.html")); });
+  EXPECT_NE(message.find(folder.file("run/report.json.gz")), std::string::npos) << message;
+  EXPECT_FALSE(std::filesystem::exists(folder.file("fleet.html")));
 }
 
 // A gzip bomb: inflation stops at the bound, the file named.
