@@ -3,7 +3,7 @@
 # the default suite, and a short table last. Logs and the report land in $OUT (or out/), packed at
 # the end into $OUT/session.tgz beside summary.txt (NB_PACK_OUT=0: left as they are).
 #   scripts/device/gpu-session.sh [steps...]
-#   steps: build test sanitize bench validate gemm gemm_profile ab profile torch torch_rows torch_nchw probes
+#   steps: build test sanitize bench validate gemm gemm_profile ab profile sass torch torch_rows torch_nchw probes
 #   (default: build test sanitize bench; NB_BENCH_SUITE picks the bench suite, kb by default)
 set -uo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -100,6 +100,26 @@ step_profile() {
       "$bin" run --profile --problem "$problem" --variant "$variant" --quiet > "$out" 2> "$out.log"
     summary+=("profile $spec: exit $?")
     python3 "$NB_ROOT/scripts/device/ncu-digest.py" "$out"
+  done
+}
+
+# NB_SASS_CASES="op:variant:problem-id[:units] ..." counts the instructions of the case's kernels
+# (one profile-mode launch, selected by the case's NVTX range as scripts/profile.sh does) per SASS
+# line, Nsight Compute's source page gzipped in $OUT/profiles, and digests them by opcode and
+# stall reason (scripts/device/ncu-sass-digest.py; with units, each count divided by that many).
+step_sass() {
+  local spec op variant problem units rest out
+  mkdir -p "$OUT/profiles"
+  for spec in ${NB_SASS_CASES:-}; do
+    IFS=: read -r op variant problem units <<< "$spec"
+    rest="${problem#"$op/"}"
+    out="$OUT/profiles/sass-$op-$variant-$(echo "$problem" | tr '/' '_').csv"
+    ncu --nvtx --nvtx-include "normbench@$op $variant ${rest//\// }/" --clock-control none \
+      --section SourceCounters --page source --print-source sass --csv \
+      "$bin" run --profile --problem "$problem" --variant "$variant" --quiet > "$out" 2> "$out.log"
+    summary+=("sass $spec: exit $?")
+    gzip -f "$out"
+    python3 "$NB_ROOT/scripts/device/ncu-sass-digest.py" "$out.gz" ${units:+--per "$units"}
   done
 }
 
