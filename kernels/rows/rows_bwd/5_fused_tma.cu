@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
     // LayerNorm at four packs keeps w in shared memory after the stages (tma_shared_w_bytes), each
     // thread's own packs, written and read by that thread alone (no barrier): held in registers,
     // the kernel spilled 312 bytes (bf16), 52 without them.
-    constexpr bool kWShared = kLayer && PPT == kTmaWidePacksPerThread;
+    constexpr bool kWShared = tma_w_in_shared(kSums, PPT);
     PackWord<T, VEC>* const w_shared = reinterpret_cast<PackWord<T, VEC>*>(stages + std::size_t(2 * kStages) * ppp);
     if constexpr (kWShared) {
 #pragma unroll

@@ -95,7 +95,7 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
   plan.one_ahead = plan.parts == kMaxRegisterParts || wide;
   plan.stages = wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages;
   plan.shared_bytes = tma_stages_bytes(plan.stages, plan.packs_per_part) +
-                      (wide && column_sums == 2 ? tma_shared_w_bytes(plan.packs_per_part) : 0);
+                      (tma_w_in_shared(column_sums, plan.packs_per_thread) ? tma_shared_w_bytes(plan.packs_per_part) : 0);
   return plan;
 }
 

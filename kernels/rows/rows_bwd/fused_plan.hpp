@@ -80,7 +80,12 @@ inline constexpr unsigned kTmaStageAlign = 128;
 constexpr std::size_t tma_stages_bytes(int stages, std::int64_t packs_per_part) {
   return kTmaStageAlign + std::size_t(stages) * 2 * std::size_t(packs_per_part) * 16;
 }
-// LayerNorm at four packs a thread: a part's w after the stages.
+// Whether a plan keeps w in shared memory after the stages: LayerNorm (two column sums) at four
+// packs a thread. The plan pays for it and the kernel lays it out by this one rule.
+constexpr bool tma_w_in_shared(int column_sums, int packs_per_thread) {
+  return column_sums == 2 && packs_per_thread == kTmaWidePacksPerThread;
+}
+// Those bytes: a part's w.
 constexpr std::size_t tma_shared_w_bytes(std::int64_t packs_per_part) { return std::size_t(packs_per_part) * 16; }
 static_assert(tma_stages_bytes(kTmaStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) + kTmaStaticBytes <=
               kMaxSharedBytesPerBlock);
@@ -117,7 +122,8 @@ struct FusedPlan {
 FusedPlan plan_fused(std::int64_t n, int vec, int column_sums);
 // The TMA-fed mode's plan: rows of 16-byte packs (vec > 1) up to kMaxRegisterParts parts; its lanes
 // are the consumer threads and a producer warp, one row slot a CTA. column_sums: 1 (RMSNorm, which
-// takes kTmaWidePacksPerThread past two packs' 16 parts) or 2.
+// takes kTmaWidePacksPerThread where two packs would need 16 parts) or 2 (LayerNorm, which takes it
+// only where two packs do not reach).
 FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums);
 
 using rows::band_row;  // the bands' rows, dealt (kernels/rows/dealt_bands.hpp)

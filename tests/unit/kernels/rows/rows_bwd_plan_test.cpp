@@ -107,9 +107,9 @@ TEST(RowsBwdFusedPlan, RowsPastSharedMemorySayWhy) {
 }
 
 // The TMA-fed mode: rows of 16-byte packs over parts of whole consumer warps, two packs a
-// consumer (RMSNorm's longest rows four), no idle warp, a producer warp more, and stages (from an
+// consumer (the longest rows four), no idle warp, a producer warp more, and stages (from an
 // aligned start the plan pays for) that also hold the end's column sums: one more where rows over
-// a cluster of 16 go one ahead, three of twice the size at four packs.
+// a cluster of 16 go one ahead, three of twice the size at four packs (LayerNorm's w after them).
 void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
   SCOPED_TRACE("n=" + std::to_string(n) + " vec=" + std::to_string(plan.vec) + " column sums=" + std::to_string(column_sums));
   ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
