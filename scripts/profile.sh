@@ -11,9 +11,7 @@ tool=ncu
 if [ "${1:-}" = "--nsys" ]; then tool=nsys; shift; fi
 bin="$NB_ROOT/build/${NB_PRESET:-release}/normbench"
 [ -x "$bin" ] || NB_PRESET="${NB_PRESET:-release}" nb_configure_and_build normbench
-# The case's NVTX range: "<op> <variant> <problem name> <dtype>" (harness/nvtx_ranges.hpp).
-rest="${problem#"$op/"}"
-range="$op $variant ${rest//\// }"
+range="$(nb_case_range "$op" "$variant" "$problem")"
 out="$NB_ROOT/profiles/${op}-${variant}-$(echo "$problem" | tr '/' '_')"
 mkdir -p "$NB_ROOT/profiles"
 run=("$bin" run --profile --problem "$problem" --variant "$variant" --quiet)

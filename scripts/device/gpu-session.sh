@@ -108,13 +108,12 @@ step_profile() {
 # line, Nsight Compute's source page gzipped in $OUT/profiles, and digests them by opcode and
 # stall reason (scripts/device/ncu-sass-digest.py; with units, each count divided by that many).
 step_sass() {
-  local spec op variant problem units rest out
+  local spec op variant problem units out
   mkdir -p "$OUT/profiles"
   for spec in ${NB_SASS_CASES:-}; do
     IFS=: read -r op variant problem units <<< "$spec"
-    rest="${problem#"$op/"}"
     out="$OUT/profiles/sass-$op-$variant-$(echo "$problem" | tr '/' '_').csv"
-    ncu --nvtx --nvtx-include "normbench@$op $variant ${rest//\// }/" --clock-control none \
+    ncu --nvtx --nvtx-include "normbench@$(nb_case_range "$op" "$variant" "$problem")/" --clock-control none \
       --section SourceCounters --page source --print-source sass --csv \
       "$bin" run --profile --problem "$problem" --variant "$variant" --quiet > "$out" 2> "$out.log"
     summary+=("sass $spec: exit $?")

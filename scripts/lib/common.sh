@@ -5,6 +5,13 @@ export NB_ROOT
 nb_say() { printf 'normbench: %s\n' "$*" >&2; }
 nb_die() { printf 'normbench: error: %s\n' "$*" >&2; exit 1; }
 
+# A case's NVTX range, "<op> <variant> <problem name> <dtype>" (harness/nvtx_ranges.hpp), from
+# OP VARIANT PROBLEM-ID: what ncu's --nvtx-include and nsys's --nvtx-capture select a case by.
+nb_case_range() {
+  local rest="${3#"$1/"}"
+  echo "$1 $2 ${rest//\// }"
+}
+
 # Installs Debian packages through apt-get (sudo when not root); on an offline machine it only says so.
 nb_apt_install() {
   nb_say "installing: $*"
