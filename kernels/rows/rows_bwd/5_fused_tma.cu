@@ -1,13 +1,13 @@
-// The fused row backward fed by TMA (`fused_tma`): a producer thread copies each CTA's part of
-// the next rows of x and dy into a ring of shared-memory stages (two bulk copies a row on the
-// stage's mbarrier), and consumer warps of two 16-byte packs a thread read their packs into
-// registers and do the register kernel's row: the two row sums (shuffles; the stage freed once a
-// warp's sums are formed; one named barrier of the consumer warps, the cluster's exchange), dx
-// from the xhat (and RMSNorm's g) each thread kept from the sums, the column sums in registers for
-// the whole band. The rows' bytes in flight take no registers and no issue slots. Rows over the
-// widest clusters, and those at four packs a thread, go one ahead: row i + 1's sums leave for
-// the peers before row i's totals are taken, and dx reads row i's stage again, so the exchange's
-// round trip hides under a row's sums.
+// The fused row backward fed by TMA (`fused_tma`): each CTA's part of the next rows of x and dy
+// waits in a ring of shared-memory stages (two bulk copies a row on the stage's mbarrier), and
+// warps of two 16-byte packs a thread read their packs into registers and do the register kernel's
+// row: the two row sums (shuffles; one named barrier of the warps, the cluster's exchange), dx from
+// the xhat and g each thread kept from the sums, the column sums in registers for the whole band.
+// Thread 0 issues the copies, a row into a stage right after the named barrier that follows every
+// warp's last read of it: no producer warp, so a thread may hold 128 registers. The rows' bytes in
+// flight take no registers and no issue slots. Rows over the widest clusters, and those at four
+// packs a thread, go one ahead: row i + 1's sums leave for the peers before row i's totals are
+// taken, and dx reads row i's stage again, so the exchange's round trip hides under a row's sums.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -67,39 +67,35 @@ __device__ __forceinline__ dev::RowSums cluster_totals(Exchange& exchange, unsig
                     : exchange.template receive_by_lanes<dev::RowSums>(round, parts, add);
 }
 
-// blockDim.x = consumers + 32: the last warp is the producer (its first thread copies). Dynamic
-// shared memory from its first kTmaStageAlign-byte boundary: kStages stages of [x, dy][pack of the
-// part], then LayerNorm's w at four packs a thread; the end's column sums after the loop. kAhead:
-// rows one ahead (the plan's one_ahead), only over a cluster (parts > 1: its rows' totals come from
-// the exchange). PPT packs a thread. Every CTA of a cluster walks the same rows (its band) over its
+// blockDim.x: the plan's lanes, every thread a reader (thread 0 also copies). Dynamic shared
+// memory from its first kTmaStageAlign-byte boundary: kStages stages of [x, dy][pack of the part],
+// then LayerNorm's w at four packs a thread; the end's column sums after the loop. kAhead: rows one
+// ahead (the plan's one_ahead), only over a cluster (parts > 1: its rows' totals come from the
+// exchange). PPT packs a thread. Every CTA of a cluster walks the same rows (its band) over its
 // part of them.
 template <bool kLayer, class T, int VEC, bool kAhead, int PPT, int kStages>
-__global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
+__global__ void __launch_bounds__(kTmaMaxConsumers, 1)
     fused_tma(Args<T> a, Geometry g, float* __restrict__ partials) {
   using nb::dev::FloatPack;
   using nb::dev::PackWord;
   using nb::dev::widen;
   constexpr int kSums = kLayer ? 2 : 1;
-  __shared__ dev::RowSums warp_sums[2][kTmaMaxConsumers / 32];  // one per consumer warp, two rows in turn
+  __shared__ dev::RowSums warp_sums[2][kTmaMaxConsumers / 32];  // one per warp, two rows in turn
   __shared__ ClusterSums<1, kMaxRegisterParts, kAhead ? 4 : 2> cluster_sums;
-  // full[s]: stage s's bytes landed; empty[s]: every consumer warp read it.
-  __shared__ std::uint64_t full[kStages], empty[kStages];
-  static_assert(sizeof(warp_sums) + sizeof(cluster_sums) + sizeof(full) + sizeof(empty) <= kTmaStaticBytes,
+  __shared__ std::uint64_t full[kStages];  // full[s]: stage s's bytes landed
+  static_assert(sizeof(warp_sums) + sizeof(cluster_sums) + sizeof(full) <= kTmaStaticBytes,
                 "the plan leaves kTmaStaticBytes beside the stages");
   // The copies' destinations 128-byte aligned: from a start 16 bytes past the static data the
   // kernel measured up to 6% slower on the H200 and 5% on the H100, and more with 464 bytes of
   // static data (docs/notes/memory-bound-round3.md, "Sixteenth" and "Seventeenth").
   extern __shared__ uint4 dynamic_shared[];
   uint4* const stages = nb::dev::align_shared_up<kTmaStageAlign>(dynamic_shared);
-  const int consumers = int(blockDim.x) - 32, warps = consumers / 32;
-  const int tid = int(threadIdx.x), lane = tid & 31;
+  const int consumers = int(blockDim.x), warps = consumers / 32;
+  const int tid = int(threadIdx.x);
   for (int w = warps + tid; w < kTmaMaxConsumers / 32; w += int(blockDim.x))  // the padding's zeros
     warp_sums[0][w] = warp_sums[1][w] = dev::RowSums{0.0f, 0.0f};
   if (tid == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      nb::dev::mbarrier_init(&full[s], 1);
-      nb::dev::mbarrier_init(&empty[s], warps);
-    }
+    for (int s = 0; s < kStages; ++s) nb::dev::mbarrier_init(&full[s], 1);
     nb::dev::fence_barrier_init();
   }
   __syncthreads();
@@ -113,152 +109,144 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
 #pragma unroll
   for (int k = 0; k < PPT; ++k) dw[k] = nb::dev::zero_float_pack<VEC>(), db[k] = nb::dev::zero_float_pack<VEC>();
 
-  if (tid >= consumers) {
-    if (tid == consumers) {  // row i goes into stage i % kStages once row i - kStages has left it
-      const std::uint32_t bytes = std::uint32_t(part_packs) * 16u;
-      StageRing<kStages> ring;
-#pragma unroll 1
-      for (long long i = 0; i < sh.rows; ++i, ring.advance()) {
-        const int s = ring.stage;
-        if (i >= kStages) nb::dev::mbarrier_wait(&empty[s], ring.phase ^ 1u);
-        const long long offset = sh.row(i) * a.n + sh.first_pack * VEC;
-        nb::dev::mbarrier_arrive_expect_bytes(&full[s], 2 * bytes);
-        nb::dev::bulk_load(stage_x(s), a.x + offset, bytes, &full[s]);
-        nb::dev::bulk_load(stage_dy(s), a.dy + offset, bytes, &full[s]);
-      }
-    }
-    __syncwarp();
-  } else {
-    const int owned = part_packs - tid;  // pack tid + k * consumers of the part is mine if k * consumers < owned
-    const auto mine = [&](int k) { return k * consumers < owned; };
-    const long long first = (sh.first_pack + tid) * VEC;
-    const int stride = consumers * VEC;
-    // What dx takes again after the row sums stays in registers: xhat, and g for RMSNorm (LayerNorm's
-    // column sums of dy hold those registers, so it forms g again from dy and w). w stays as stored,
-    // widened at each use: held in fp32 it took 16 more registers. 96 a thread is the most 544
-    // threads launch with (17 warps: five of them share an SM sub-partition's 16K registers); at
-    // 120, no cluster of them was resident.
-    PackWord<T, VEC> w_raw[PPT];
-    nb::dev::load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
-    // LayerNorm at four packs keeps w in shared memory after the stages (tma_shared_w_bytes), each
-    // thread's own packs, written and read by that thread alone (no barrier): held in registers,
-    // the kernel spilled 312 bytes (bf16), 52 without them.
-    constexpr bool kWShared = tma_w_in_shared(kSums, PPT);
-    PackWord<T, VEC>* const w_shared = reinterpret_cast<PackWord<T, VEC>*>(stages + std::size_t(2 * kStages) * ppp);
-    if constexpr (kWShared) {
+  // Row i's part of x and dy into stage s, on full[s].
+  const auto copy_row = [&](long long i, int s) {
+    const std::uint32_t bytes = std::uint32_t(part_packs) * 16u;
+    const long long offset = sh.row(i) * a.n + sh.first_pack * VEC;
+    nb::dev::mbarrier_arrive_expect_bytes(&full[s], 2 * bytes);
+    nb::dev::bulk_load(stage_x(s), a.x + offset, bytes, &full[s]);
+    nb::dev::bulk_load(stage_dy(s), a.dy + offset, bytes, &full[s]);
+  };
+  // Thread 0 copies the first kStages rows here, and row i + kStages into row i's stage once the
+  // named barrier after every warp's last read of it has passed (below).
+  if (tid == 0)
+    for (long long i = 0; i < sh.rows && i < kStages; ++i) copy_row(i, int(i));
+  const int owned = part_packs - tid;  // pack tid + k * consumers of the part is mine if k * consumers < owned
+  const auto mine = [&](int k) { return k * consumers < owned; };
+  const long long first = (sh.first_pack + tid) * VEC;
+  const int stride = consumers * VEC;
+  // What dx takes again after the row sums stays in registers: xhat and g. w stays as stored,
+  // widened at each use: held in fp32 it took 16 more registers. 128 a thread is the most 512
+  // threads launch with (16 warps, four to an SM sub-partition's 16K registers). With a producer
+  // warp beside them (17 warps) the most was 96: LayerNorm then formed g again from dy and w,
+  // and spilled 8 bytes at two packs and 52 at four (122 registers and none without it).
+  PackWord<T, VEC> w_raw[PPT];
+  nb::dev::load_pack_words<T, VEC>(a.w + first, stride, mine, w_raw);
+  // LayerNorm at four packs keeps w in shared memory after the stages (tma_shared_w_bytes), each
+  // thread's own packs, written and read by that thread alone (no barrier): held in registers, the
+  // kernel spilled 312 bytes (bf16) when a thread had 96; from shared memory it takes 122 of 128.
+  constexpr bool kWShared = tma_w_in_shared(kSums, PPT);
+  PackWord<T, VEC>* const w_shared = reinterpret_cast<PackWord<T, VEC>*>(stages + std::size_t(2 * kStages) * ppp);
+  if constexpr (kWShared) {
+#pragma unroll
+    for (int k = 0; k < PPT; ++k)
+      if (mine(k)) w_shared[tid + k * consumers] = w_raw[k];
+  }
+  const auto w_at = [&](int k) {
+    if constexpr (kWShared) return nb::dev::rewiden<T, VEC>(w_shared[tid + k * consumers]);
+    else return nb::dev::rewiden<T, VEC>(w_raw[k]);
+  };
+  dev::RowStats next_stats = sh.rows > 0 ? dev::row_stats<kLayer>(a, sh.row(0)) : dev::RowStats{0.0f, 0.0f};
+  if constexpr (kAhead) {
+    // Row r's sums into the column sums and its round of the exchange (sent, not received); its
+    // stage stays full until dx has read it again. Here and in dx each pack is read as it is used:
+    // read all first (as the in-turn loop does), the kernel took 96 registers and LayerNorm spilled;
+    // a pack at a time, 69 (RMSNorm bf16) and 80 (LayerNorm).
+    const auto send_row_sums = [&](int r, int s, dev::RowStats st) {
+      dev::RowSums v{};
 #pragma unroll
       for (int k = 0; k < PPT; ++k)
-        if (mine(k)) w_shared[tid + k * consumers] = w_raw[k];
-    }
-    const auto w_at = [&](int k) {
-      if constexpr (kWShared) return nb::dev::rewiden<T, VEC>(w_shared[tid + k * consumers]);
-      else return nb::dev::rewiden<T, VEC>(w_raw[k]);
+        if (mine(k))
+          dev::add_pack<kLayer>(widen<T, VEC>(stage_pack<T, VEC>(stage_x(s), tid + k * consumers)),
+                                widen<T, VEC>(stage_pack<T, VEC>(stage_dy(s), tid + k * consumers)),
+                                w_at(k), st, v, dw[k], db[k]);
+      // A warp writes warp_sums[r & 1] again two rows on, after the next row's barrier saw every
+      // warp done reading it; the exchange's round r + 2 is pushed after that barrier too (the
+      // four-buffer rule, cluster_exchange.cuh).
+      dev::store_warp_row_sums<kLayer>(v, &warp_sums[r & 1][tid >> 5]);
+      nb::dev::named_barrier_sync(1, consumers);
+      // Every warp has finished row r - 2's dx (it comes before this row's sums in each warp), the
+      // last read of its stage: that stage takes row r - 2 + kStages.
+      if (tid == 0 && r >= 2 && r - 2 + kStages < sh.rows) copy_row(r - 2 + kStages, (s + kStages - 2) % kStages);
+      cluster_sums.send(dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[r & 1]),
+                        unsigned(r), g.parts);
     };
-    dev::RowStats next_stats = sh.rows > 0 ? dev::row_stats<kLayer>(a, sh.row(0)) : dev::RowStats{0.0f, 0.0f};
-    if constexpr (kAhead) {
-      // Row r's sums into the column sums and its round of the exchange (sent, not received); its
-      // stage stays full until dx has read it again. Here and in dx each pack is read as it is used:
-      // read all first (as the in-turn loop does), the kernel took 96 registers and LayerNorm spilled;
-      // a pack at a time, 69 (RMSNorm bf16) and 80 (LayerNorm).
-      const auto send_row_sums = [&](int r, int s, dev::RowStats st) {
-        dev::RowSums v{};
-#pragma unroll
-        for (int k = 0; k < PPT; ++k)
-          if (mine(k))
-            dev::add_pack<kLayer>(widen<T, VEC>(stage_pack<T, VEC>(stage_x(s), tid + k * consumers)),
-                                  widen<T, VEC>(stage_pack<T, VEC>(stage_dy(s), tid + k * consumers)),
-                                  w_at(k), st, v, dw[k], db[k]);
-        // A warp writes warp_sums[r & 1] again two rows on, after the next row's barrier saw every
-        // warp done reading it; the exchange's round r + 2 is pushed after that barrier too (the
-        // four-buffer rule, cluster_exchange.cuh).
-        dev::store_warp_row_sums<kLayer>(v, &warp_sums[r & 1][tid >> 5]);
-        nb::dev::named_barrier_sync(1, consumers);
-        cluster_sums.send(dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[r & 1]),
-                          unsigned(r), g.parts);
-      };
-      StageRing<kStages> ring, ahead;
-      if (sh.rows > 0) {
-        nb::dev::mbarrier_wait(&full[0], 0u);
-        send_row_sums(0, 0, next_stats);
-        ahead.advance();
-      }
-      if (sh.rows > 1) next_stats = dev::row_stats<kLayer>(a, sh.row(1));
+    StageRing<kStages> ring, ahead;
+    if (sh.rows > 0) {
+      nb::dev::mbarrier_wait(&full[0], 0u);
+      send_row_sums(0, 0, next_stats);
+      ahead.advance();
+    }
+    if (sh.rows > 1) next_stats = dev::row_stats<kLayer>(a, sh.row(1));
 #pragma unroll 1
-      for (int i = 0; i < sh.rows; ++i, ring.advance(), ahead.advance()) {
-        if (i + 1 < sh.rows) {
-          nb::dev::mbarrier_wait(&full[ahead.stage], ahead.phase);
-          send_row_sums(i + 1, ahead.stage, next_stats);
-          if (i + 2 < sh.rows) next_stats = dev::row_stats<kLayer>(a, sh.row(i + 2));
-        }
-        // Row i's statistics loaded again (a cache hit: its sums loaded them a row ago) rather than
-        // held: two rows' of them held beside the prefetch spilled LayerNorm's bf16 kernel.
-        const dev::RowStats st = dev::row_stats<kLayer>(a, sh.row(i));
-        const dev::RowSums v = cluster_totals(cluster_sums, unsigned(i), g.parts);
-        const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
-        const int s = ring.stage;
-        T* const dx_row = a.dx + sh.row(i) * a.n + first;
-#pragma unroll
-        for (int k = 0; k < PPT; ++k) {
-          if (!mine(k)) continue;
-          const FloatPack<VEC> dx = dev::pack_input_grad<kLayer, VEC>(
-              widen<T, VEC>(stage_pack<T, VEC>(stage_x(s), tid + k * consumers)),
-              widen<T, VEC>(stage_pack<T, VEC>(stage_dy(s), tid + k * consumers)), w_at(k),
-              st, mean_g, mean_gx);
-          nb::dev::store_from_float<T, VEC>(dx_row + k * stride, dx);
-        }
-        // The stage is freed once every lane's dx stores, which take its loads' values, have issued.
-        __syncwarp();
-        if (lane == 0) nb::dev::mbarrier_arrive(&empty[s]);
+    for (int i = 0; i < sh.rows; ++i, ring.advance(), ahead.advance()) {
+      if (i + 1 < sh.rows) {
+        nb::dev::mbarrier_wait(&full[ahead.stage], ahead.phase);
+        send_row_sums(i + 1, ahead.stage, next_stats);
+        if (i + 2 < sh.rows) next_stats = dev::row_stats<kLayer>(a, sh.row(i + 2));
       }
-    } else {
-      StageRing<kStages> ring;
+      // Row i's statistics loaded again (a cache hit: its sums loaded them a row ago) rather than
+      // held: two rows' of them held beside the prefetch spilled LayerNorm's bf16 kernel.
+      const dev::RowStats st = dev::row_stats<kLayer>(a, sh.row(i));
+      const dev::RowSums v = cluster_totals(cluster_sums, unsigned(i), g.parts);
+      const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
+      const int s = ring.stage;
+      T* const dx_row = a.dx + sh.row(i) * a.n + first;
+#pragma unroll
+      for (int k = 0; k < PPT; ++k) {
+        if (!mine(k)) continue;
+        const FloatPack<VEC> dx = dev::pack_input_grad<kLayer, VEC>(
+            widen<T, VEC>(stage_pack<T, VEC>(stage_x(s), tid + k * consumers)),
+            widen<T, VEC>(stage_pack<T, VEC>(stage_dy(s), tid + k * consumers)), w_at(k),
+            st, mean_g, mean_gx);
+        nb::dev::store_from_float<T, VEC>(dx_row + k * stride, dx);
+      }
+    }
+  } else {
+    StageRing<kStages> ring;
 #pragma unroll 1
-      for (int i = 0; i < sh.rows; ++i, ring.advance()) {  // a band's rows: m / bands, far below 2^31
-        const int s = ring.stage, b = i & 1;
-        const long long row = sh.row(i);
-        const dev::RowStats st = next_stats;
-        nb::dev::mbarrier_wait(&full[s], ring.phase);
-        PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
-        read_stage<T, VEC>(stage_x(s), tid, consumers, mine, x_raw);
-        read_stage<T, VEC>(stage_dy(s), tid, consumers, mine, dy_raw);
-        if (i + 1 < sh.rows) next_stats = dev::row_stats<kLayer>(a, sh.row(i + 1));
+    for (int i = 0; i < sh.rows; ++i, ring.advance()) {  // a band's rows: m / bands, far below 2^31
+      const int s = ring.stage, b = i & 1;
+      const long long row = sh.row(i);
+      const dev::RowStats st = next_stats;
+      nb::dev::mbarrier_wait(&full[s], ring.phase);
+      PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
+      read_stage<T, VEC>(stage_x(s), tid, consumers, mine, x_raw);
+      read_stage<T, VEC>(stage_dy(s), tid, consumers, mine, dy_raw);
+      if (i + 1 < sh.rows) next_stats = dev::row_stats<kLayer>(a, sh.row(i + 1));
 
-        dev::RowSums v{};
-        dev::PackTerms<VEC> terms[PPT];  // xhat and g for dx
+      dev::RowSums v{};
+      dev::PackTerms<VEC> terms[PPT];  // xhat and g for dx
 #pragma unroll
-        for (int k = 0; k < PPT; ++k) {
-          if (!mine(k)) continue;
-          const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]);
-          terms[k] = dev::add_pack<kLayer>(x, dy, w_at(k), st, v, dw[k], db[k]);
-        }
-        // The warps' sums meet on a named barrier of the consumers (the producer warp runs on): a
-        // warp writes warp_sums[b] again two rows on, after the next row's barrier saw every warp
-        // done reading this row's (and the cluster's: the exchange's pushes of the next round come
-        // after it too). An mbarrier handoff here measured up to 4% slower on the H200, level on the H100.
-        // The stage is freed only here, by lane 0 after its store of the warp's sums: those sums hold
-        // every lane's packs (through the shuffles), so the stage's loads have returned before the
-        // arrival issues. Freed right after the loads (__syncwarp, then the arrival), dx came out
-        // wrong in 53 elements of one timed launch of ~170, in both llm runs on the H100 (layernorm
-        // 131072 x 2048 bf16), and not in two runs since. The likely cause: the mbarrier orders the
-        // loads for generic-proxy writers, and a bulk copy, an async-proxy writer, can land before a
-        // late load has read the stage.
-        dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
-        if (lane == 0) nb::dev::mbarrier_arrive(&empty[s]);
-        nb::dev::named_barrier_sync(1, consumers);
-        v = dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[b]);
-        if (g.parts > 1) {
-          cluster_sums.send(v, unsigned(i), g.parts);
-          v = cluster_totals(cluster_sums, unsigned(i), g.parts);
-        }
-        const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
-        T* const dx_row = a.dx + row * a.n + first;
+      for (int k = 0; k < PPT; ++k) {
+        if (!mine(k)) continue;
+        const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]);
+        terms[k] = dev::add_pack<kLayer>(x, dy, w_at(k), st, v, dw[k], db[k]);
+      }
+      // The warps' sums meet on a named barrier: a warp writes warp_sums[b] again two rows on,
+      // after the next row's barrier saw every warp done reading this row's (and the cluster's:
+      // the exchange's pushes of the next round come after it too). An mbarrier handoff here
+      // measured up to 4% slower on the H200, level on the H100. The stage takes its next row only
+      // after this barrier: each warp's sums hold every lane's packs (through the shuffles), so
+      // every load of the stage has returned before the copy issues. (Freed right after the loads,
+      // when a producer warp waited on an mbarrier of the readers, dx came out wrong in 53 elements
+      // of one timed launch of ~170 on the H100: a bulk copy, an async-proxy writer, can land
+      // before a late load has read the stage.)
+      dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
+      nb::dev::named_barrier_sync(1, consumers);
+      if (tid == 0 && i + kStages < sh.rows) copy_row(i + kStages, s);  // every warp has read stage s
+      v = dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[b]);
+      if (g.parts > 1) {
+        cluster_sums.send(v, unsigned(i), g.parts);
+        v = cluster_totals(cluster_sums, unsigned(i), g.parts);
+      }
+      const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
+      T* const dx_row = a.dx + row * a.n + first;
 #pragma unroll
-        for (int k = 0; k < PPT; ++k) {
-          if (!mine(k)) continue;
-          if (kLayer) terms[k].g = dev::pack_output_grad(widen<T, VEC>(dy_raw[k]), w_at(k));
-          nb::dev::store_from_float<T, VEC>(dx_row + k * stride,
-                                            dev::pack_input_grad<VEC>(terms[k], st.rstd, mean_g, mean_gx));
-        }
+      for (int k = 0; k < PPT; ++k) {
+        if (!mine(k)) continue;
+        nb::dev::store_from_float<T, VEC>(dx_row + k * stride,
+                                          dev::pack_input_grad<VEC>(terms[k], st.rstd, mean_g, mean_gx));
       }
     }
   }
@@ -270,13 +258,11 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
   const long long part_elements = (long long)part_packs * VEC;
 #pragma unroll
   for (int sum = 0; sum < kSums; ++sum) {
-    if (tid < consumers) {
-      const FloatPack<VEC>* held = sum == 0 ? dw : db;
+    const FloatPack<VEC>* held = sum == 0 ? dw : db;
 #pragma unroll
-      for (int k = 0; k < PPT; ++k)
-        if (k * consumers + tid < part_packs)
-          *reinterpret_cast<FloatPack<VEC>*>(end_sums + (std::size_t(k) * consumers + tid) * VEC) = held[k];
-    }
+    for (int k = 0; k < PPT; ++k)
+      if (k * consumers + tid < part_packs)
+        *reinterpret_cast<FloatPack<VEC>*>(end_sums + (std::size_t(k) * consumers + tid) * VEC) = held[k];
     __syncthreads();
     float* out = partials + (sum * g.bands + sh.band) * a.n + sh.first_pack * VEC;
     for (long long e = tid; e < part_elements; e += blockDim.x) out[e] = end_sums[e];
@@ -288,8 +274,8 @@ __global__ void __launch_bounds__(kTmaMaxConsumers + 32, 1)
 struct TmaDesign {
   static std::string name() { return "fused_tma"; }
   static std::string idea() {
-    return "fused, its rows fed by TMA: a producer thread's bulk copies of x and dy into shared-memory stages, "
-           "consumer warps of two 16-byte packs a thread (four for RMSNorm's rows past 8 parts of two and "
+    return "fused, its rows fed by TMA: bulk copies of x and dy into shared-memory stages, each issued by "
+           "thread 0 once every warp has read the stage (no producer warp), warps of two 16-byte packs a thread (four for RMSNorm's rows past 8 parts of two and "
            "LayerNorm's past 16, w then in shared memory), the column sums in registers; over 16 parts (and "
            "at four packs), rows one ahead (a row's sums sent before the last row's totals are taken, dx from "
            "the stage again); rows of 16-byte packs";

@@ -89,7 +89,7 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
     plan.unsupported = why.str();
     return plan;
   }
-  plan.lanes = int(ceil_div(ceil_div(plan.packs_per_part, plan.packs_per_thread), 32) * 32) + 32;
+  plan.lanes = int(ceil_div(ceil_div(plan.packs_per_part, plan.packs_per_thread), 32) * 32);
   plan.rows_per_block = 1;
   const bool wide = plan.packs_per_thread == kTmaWidePacksPerThread;
   plan.one_ahead = plan.parts == kMaxRegisterParts || wide;

@@ -45,12 +45,14 @@ inline constexpr int kBlockThreads = 256;                // shorter slots share 
 inline constexpr int kStreamLanes = 1024;
 inline constexpr int kMaxStreamParts = 16;  // a non-portable cluster (Hopper allows 16)
 inline constexpr std::size_t kStreamSharedBytes = 192 * 1024;
-// TMA-fed mode (5_fused_tma.cu): consumer warps of kTmaPacksPerThread 16-byte packs a thread, at most
-// kTmaMaxConsumers of them a part (a part of up to 16 KB of x and 16 KB of dy), a cluster of up to
-// kMaxRegisterParts parts a row, and a producer warp; kTmaStages stages of a part's x and dy, from
-// the dynamic memory's first kTmaStageAlign-byte boundary. Two packs a thread (17 warps an SM at
-// the longest parts) measured ahead of four (9 warps) at nearly every row length on the H100 and at
-// rows of 1024 and 32768-131072 on the H200 (docs/notes/memory-bound-round3.md, "Seventeenth").
+// TMA-fed mode (5_fused_tma.cu): warps of kTmaPacksPerThread 16-byte packs a thread, at most
+// kTmaMaxConsumers threads a part (a part of up to 16 KB of x and 16 KB of dy), a cluster of up to
+// kMaxRegisterParts parts a row; thread 0 also issues the copies (no producer warp: a thread may
+// then take 128 registers, not 96, and the H200 measured 4-8% faster at LayerNorm's 4096-131072
+// and 26% at 262144, "Thirty-fifth" in docs/notes/memory-bound-round3.md); kTmaStages stages of a
+// part's x and dy, from the dynamic memory's first kTmaStageAlign-byte boundary. Two packs a thread
+// (16 warps an SM at the longest parts) measured ahead of four (8 warps) at nearly every row length
+// on the H100 and at rows of 1024 and 32768-131072 on the H200 ("Seventeenth").
 inline constexpr int kTmaPacksPerThread = 2;
 inline constexpr int kTmaMaxConsumers = 512;
 inline constexpr int kTmaStages = 3;
@@ -72,7 +74,7 @@ inline constexpr int kTmaWidePacksPerThread = 4;
 inline constexpr int kTmaWideStages = 3;
 inline constexpr std::size_t kMaxSharedBytesPerBlock = 227 * 1024;  // sm_90's opt-in most a block
 // What the TMA-fed kernel's static shared memory may take beside the stages (its barriers, the
-// warps' and the cluster's sums: 864 bytes; the kernel asserts the bound).
+// warps' and the cluster's sums: 832 bytes at most; the kernel asserts the bound).
 inline constexpr std::size_t kTmaStaticBytes = 1024;
 inline constexpr unsigned kTmaStageAlign = 128;
 // The TMA-fed mode's dynamic shared memory: an aligned start, then stages of a part's x and dy.
@@ -121,7 +123,7 @@ struct FusedPlan {
 // column_sums: 1 (dw) or 2 (dw and db).
 FusedPlan plan_fused(std::int64_t n, int vec, int column_sums);
 // The TMA-fed mode's plan: rows of 16-byte packs (vec > 1) up to kMaxRegisterParts parts; its lanes
-// are the consumer threads and a producer warp, one row slot a CTA. column_sums: 1 (RMSNorm, which
+// are the CTA's threads, every one a reader, one row slot a CTA. column_sums: 1 (RMSNorm, which
 // takes kTmaWidePacksPerThread where two packs would need 16 parts) or 2 (LayerNorm, which takes it
 // only where two packs do not reach).
 FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums);

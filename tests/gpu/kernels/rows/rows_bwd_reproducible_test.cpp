@@ -60,7 +60,7 @@ INSTANTIATE_TEST_SUITE_P(
                     ReproCase{"rmsnorm_rows_bwd", "fused", DType::f16, 64, 65537},      // streamed, clusters of 8
                     ReproCase{"layernorm_rows_bwd", "fused", DType::bf16, 16, 262144},  // streamed, clusters of 16
                     ReproCase{"layernorm_rows_bwd", "warp", DType::f32, 20000, 64},
-                    // TMA-fed: one consumer warp; clusters of 4 with a short last part; rows one
+                    // TMA-fed: a CTA of two warps; clusters of 4 with a short last part; rows one
                     // ahead: LayerNorm's clusters of 16, both ops' four packs a thread over 16
                     ReproCase{"rmsnorm_rows_bwd", "fused_tma", DType::bf16, 3000, 1024},
                     ReproCase{"layernorm_rows_bwd", "fused_tma", DType::bf16, 600, 16392},

@@ -106,8 +106,8 @@ TEST(RowsBwdFusedPlan, RowsPastSharedMemorySayWhy) {
   EXPECT_TRUE(plan_fused(1 << 19, 8, 1).unsupported.empty());
 }
 
-// The TMA-fed mode: rows of 16-byte packs over parts of whole consumer warps, two packs a
-// consumer (the longest rows four), no idle warp, a producer warp more, and stages (from an
+// The TMA-fed mode: rows of 16-byte packs over parts of whole warps, two packs a thread (the
+// longest rows four), no idle warp and no producer warp (thread 0 copies), and stages (from an
 // aligned start the plan pays for) that also hold the end's column sums: one more where rows over
 // a cluster of 16 go one ahead, three of twice the size at four packs (LayerNorm's w after them).
 void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
@@ -118,7 +118,7 @@ void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
   EXPECT_LE(plan.parts, kMaxRegisterParts);
   EXPECT_GE(plan.parts * plan.packs_per_part, plan.packs);
   EXPECT_GT(plan.packs - (plan.parts - 1) * plan.packs_per_part, 0) << "every part has packs";
-  const int consumers = plan.lanes - 32;
+  const int consumers = plan.lanes;
   EXPECT_EQ(consumers % 32, 0);
   EXPECT_GE(consumers, 32);
   EXPECT_LE(consumers, kTmaMaxConsumers);
@@ -157,16 +157,16 @@ TEST(RowsBwdFusedTmaPlan, EveryPackedLengthIsCovered) {
 TEST(RowsBwdFusedTmaPlan, KnownShapes) {
   const FusedPlan bf16_16384 = plan_fused_tma(16384, 8, 2);  // two parts of 512 consumers
   EXPECT_EQ(bf16_16384.parts, 2);
-  EXPECT_EQ(bf16_16384.lanes, kTmaMaxConsumers + 32);
+  EXPECT_EQ(bf16_16384.lanes, kTmaMaxConsumers);
   EXPECT_FALSE(bf16_16384.one_ahead);
   EXPECT_EQ(bf16_16384.shared_bytes, 96u * 1024 + 128);  // three stages of 16 KB of x and 16 KB of dy
-  const FusedPlan bf16_1024 = plan_fused_tma(1024, 8, 2);  // two consumer warps of 16 elements a thread
+  const FusedPlan bf16_1024 = plan_fused_tma(1024, 8, 2);  // two warps of 16 elements a thread
   EXPECT_EQ(bf16_1024.parts, 1);
-  EXPECT_EQ(bf16_1024.lanes, 96);
+  EXPECT_EQ(bf16_1024.lanes, 64);
   EXPECT_EQ(bf16_1024.shared_bytes, 3u * 4 * 1024 + 128);  // three stages of 2 KB of x and 2 KB of dy
   const FusedPlan fp32_8192 = plan_fused_tma(8192, 4, 2);
   EXPECT_EQ(fp32_8192.parts, 2);
-  EXPECT_EQ(fp32_8192.lanes, kTmaMaxConsumers + 32);
+  EXPECT_EQ(fp32_8192.lanes, kTmaMaxConsumers);
   const FusedPlan ln_131072 = plan_fused_tma(131072, 8, 2);  // LayerNorm: 16 parts, one ahead
   EXPECT_EQ(ln_131072.parts, kMaxRegisterParts);
   EXPECT_TRUE(ln_131072.one_ahead);
@@ -181,7 +181,7 @@ TEST(RowsBwdFusedTmaPlan, KnownShapes) {
   EXPECT_TRUE(rms_131072.one_ahead);
   const FusedPlan rms_262144 = plan_fused_tma(262144, 8, 1);  // RMSNorm: 16 parts of four packs a thread
   EXPECT_EQ(rms_262144.packs_per_thread, kTmaWidePacksPerThread);
-  EXPECT_EQ(rms_262144.lanes, kTmaMaxConsumers + 32);
+  EXPECT_EQ(rms_262144.lanes, kTmaMaxConsumers);
   EXPECT_EQ(rms_262144.shared_bytes, 3u * 64 * 1024 + 128);  // three stages of 32 KB of x and 32 KB of dy
   const FusedPlan ln_262144 = plan_fused_tma(262144, 8, 2);  // LayerNorm past two packs' reach: four, w shared
   EXPECT_EQ(ln_262144.packs_per_thread, kTmaWidePacksPerThread);
