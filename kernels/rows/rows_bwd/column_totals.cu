@@ -1,5 +1,7 @@
-// Column totals: a block per 32 columns; its 8 thread rows each add every 8th partial row in
-// order (32 consecutive floats per warp load), then one thread row adds the 8 results in order.
+// Column totals: a block of 256 threads per kColumns columns (4-32, narrower for shorter rows so the
+// blocks fill the GPU); its 256 / kColumns thread rows each add every such-th partial row in order,
+// four loads in flight (kColumns consecutive floats per lane group), then one thread row adds their
+// results in order. The same bands and columns always give the same order, so the same bits.
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rms/grid.hpp"
@@ -8,29 +10,54 @@
 namespace nb::rows_bwd {
 namespace {
 
-constexpr int kColumns = 32, kSlices = 8;
+constexpr int kThreads = 256, kLoadsInFlight = 4;
 
-template <class T>
-__global__ void __launch_bounds__(kColumns* kSlices)
+template <class T, int kColumns>
+__global__ void __launch_bounds__(kThreads)
     column_totals(const float* __restrict__ partials, long long bands, long long n, T* __restrict__ out0,
                   T* __restrict__ out1) {
+  constexpr int kSlices = kThreads / kColumns;
   __shared__ float slice_sums[kSlices][kColumns + 1];
+  const int column = int(threadIdx.x) % kColumns, slice = int(threadIdx.x) / kColumns;
   const float* sums = partials + blockIdx.y * bands * n;
   T* out = blockIdx.y == 0 ? out0 : out1;
   for (long long first = blockIdx.x * (long long)kColumns; first < n; first += gridDim.x * (long long)kColumns) {
-    const long long col = first + threadIdx.x;
+    const long long col = first + column;
     float s = 0.0f;
-    if (col < n)
-      for (long long b = threadIdx.y; b < bands; b += kSlices) s += sums[b * n + col];
-    slice_sums[threadIdx.y][threadIdx.x] = s;
+    if (col < n) {
+      long long b = slice;
+      for (; b + (kLoadsInFlight - 1) * kSlices < bands; b += kLoadsInFlight * kSlices) {
+        float v[kLoadsInFlight];
+#pragma unroll
+        for (int k = 0; k < kLoadsInFlight; ++k) v[k] = sums[(b + k * kSlices) * n + col];
+#pragma unroll
+        for (int k = 0; k < kLoadsInFlight; ++k) s += v[k];
+      }
+      for (; b < bands; b += kSlices) s += sums[b * n + col];
+    }
+    slice_sums[slice][column] = s;
     __syncthreads();
-    if (threadIdx.y == 0 && col < n) {
-      float total = slice_sums[0][threadIdx.x];
-      for (int k = 1; k < kSlices; ++k) total += slice_sums[k][threadIdx.x];
+    if (slice == 0 && col < n) {
+      float total = slice_sums[0][column];
+      for (int k = 1; k < kSlices; ++k) total += slice_sums[k][column];
       out[col] = dev::from_float<T>(total);
     }
     __syncthreads();
   }
+}
+
+template <class T, int kColumns>
+void launch(const float* partials, long long bands, long long n, int sums, void* const out[2], cudaStream_t stream) {
+  const dim3 grid(rms::grid_blocks(rms::ceil_div_ll(n, kColumns)), unsigned(sums));
+  column_totals<T, kColumns><<<grid, kThreads, 0, stream>>>(partials, bands, n, static_cast<T*>(out[0]),
+                                                             static_cast<T*>(sums > 1 ? out[1] : out[0]));
+  NB_CHECK_LAUNCH();
+}
+
+int column_totals_width(long long n) {
+  // n / 128 columns a block, 4 to 32: rows of 512-2048 get about 128 blocks (a block per SM of an
+  // H100 or H200), where 32 columns gave 16-64 and left the other SMs idle.
+  return n >= 4096 ? 32 : n >= 2048 ? 16 : n >= 1024 ? 8 : 4;
 }
 
 }  // namespace
@@ -39,10 +66,12 @@ void launch_column_totals(DType storage, const float* partials, long long bands,
                           void* const out[2], cudaStream_t stream) {
   dispatch_storage(storage, [&](auto t) {
     using T = decltype(t);
-    const dim3 grid(rms::grid_blocks(rms::ceil_div_ll(n, kColumns)), unsigned(sums));
-    column_totals<T><<<grid, dim3(kColumns, kSlices), 0, stream>>>(partials, bands, n, static_cast<T*>(out[0]),
-                                                                    static_cast<T*>(sums > 1 ? out[1] : out[0]));
-    NB_CHECK_LAUNCH();
+    switch (column_totals_width(n)) {
+      case 4: return launch<T, 4>(partials, bands, n, sums, out, stream);
+      case 8: return launch<T, 8>(partials, bands, n, sums, out, stream);
+      case 16: return launch<T, 16>(partials, bands, n, sums, out, stream);
+      default: return launch<T, 32>(partials, bands, n, sums, out, stream);
+    }
   });
 }
 
