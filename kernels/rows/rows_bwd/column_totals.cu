@@ -55,7 +55,7 @@ void launch(const float* partials, long long bands, long long n, int sums, void*
 }
 
 int column_totals_width(long long n) {
-  // n / 128 columns a block, 4 to 32: rows of 512-2048 get about 128 blocks (a block per SM of an
+  // n / 128 columns a block, 4 to 32: rows of 512-4096 get 128 blocks (about one an SM of an
   // H100 or H200), where 32 columns gave 16-64 and left the other SMs idle.
   return n >= 4096 ? 32 : n >= 2048 ? 16 : n >= 1024 ? 8 : 4;
 }

@@ -48,7 +48,7 @@ inline constexpr std::size_t kStreamSharedBytes = 192 * 1024;
 // TMA-fed mode (5_fused_tma.cu): warps of kTmaPacksPerThread 16-byte packs a thread, at most
 // kTmaMaxConsumers threads a part (a part of up to 16 KB of x and 16 KB of dy), a cluster of up to
 // kMaxRegisterParts parts a row; thread 0 also issues the copies (no producer warp: a thread may
-// then take 128 registers, not 96, and the H200 measured 4-8% faster at LayerNorm's 4096-131072
+// then take 128 registers, not 96, and the H200 measured 3.6-8% faster at LayerNorm's 4096-131072
 // and 26% at 262144, "Thirty-fifth" in docs/notes/memory-bound-round3.md); kTmaStages stages of a
 // part's x and dy, from the dynamic memory's first kTmaStageAlign-byte boundary. Two packs a thread
 // (16 warps an SM at the longest parts) measured ahead of four (8 warps) at nearly every row length
