@@ -1,7 +1,8 @@
-// Column totals: a block of 256 threads per kColumns columns (4-32, narrower for shorter rows so the
-// blocks fill the GPU); its 256 / kColumns thread rows each add every such-th partial row in order,
-// four loads in flight (kColumns consecutive floats per lane group), then one thread row adds their
-// results in order. The same bands and columns always give the same order, so the same bits.
+// Column totals: a block of 256 threads (1024 where the bands are many) per kColumns columns (4-32,
+// narrower for shorter rows so the blocks fill the GPU); its thread rows (slices) each add every
+// such-th partial row in order, four loads in flight (kColumns consecutive floats per lane group),
+// then the slices' sums are halved in a fixed tree down to 8, which one thread row adds in order.
+// The same bands and columns always give the same order, so the same bits.
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rms/grid.hpp"
@@ -10,9 +11,14 @@
 namespace nb::rows_bwd {
 namespace {
 
-constexpr int kThreads = 256, kLoadsInFlight = 4;
+constexpr int kLoadsInFlight = 4;
+// From this many bands (fused_tma's 1320 at rows of 1024 and 660 at 2048, fused's 528) a block takes
+// 1024 threads, four times the loads in flight an SM: the totals were bound by L2's latency there,
+// and the rows' backward measured 0.3-0.7% faster on the H200 (docs/notes/memory-bound-round3.md,
+// "Thirty-sixth"). Below it, 256 threads.
+constexpr long long kWideBands = 512;
 
-template <class T, int kColumns>
+template <class T, int kColumns, int kThreads>
 __global__ void __launch_bounds__(kThreads)
     column_totals(const float* __restrict__ partials, long long bands, long long n, T* __restrict__ out0,
                   T* __restrict__ out1) {
@@ -37,9 +43,15 @@ __global__ void __launch_bounds__(kThreads)
     }
     slice_sums[slice][column] = s;
     __syncthreads();
+    // The slices' sums halved in a fixed tree down to 8, which thread row 0 adds in order.
+#pragma unroll
+    for (int half = kSlices / 2; half >= 8; half /= 2) {
+      if (slice < half) slice_sums[slice][column] += slice_sums[slice + half][column];
+      __syncthreads();
+    }
     if (slice == 0 && col < n) {
       float total = slice_sums[0][column];
-      for (int k = 1; k < kSlices; ++k) total += slice_sums[k][column];
+      for (int k = 1; k < (kSlices < 8 ? kSlices : 8); ++k) total += slice_sums[k][column];
       out[col] = dev::from_float<T>(total);
     }
     __syncthreads();
@@ -49,8 +61,12 @@ __global__ void __launch_bounds__(kThreads)
 template <class T, int kColumns>
 void launch(const float* partials, long long bands, long long n, int sums, void* const out[2], cudaStream_t stream) {
   const dim3 grid(rms::grid_blocks(rms::ceil_div_ll(n, kColumns)), unsigned(sums));
-  column_totals<T, kColumns><<<grid, kThreads, 0, stream>>>(partials, bands, n, static_cast<T*>(out[0]),
-                                                             static_cast<T*>(sums > 1 ? out[1] : out[0]));
+  T* const out0 = static_cast<T*>(out[0]);
+  T* const out1 = static_cast<T*>(sums > 1 ? out[1] : out[0]);
+  if (bands >= kWideBands)
+    column_totals<T, kColumns, 1024><<<grid, 1024, 0, stream>>>(partials, bands, n, out0, out1);
+  else
+    column_totals<T, kColumns, 256><<<grid, 256, 0, stream>>>(partials, bands, n, out0, out1);
   NB_CHECK_LAUNCH();
 }
 
