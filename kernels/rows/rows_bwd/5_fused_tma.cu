@@ -1,7 +1,7 @@
 // The fused row backward fed by TMA (`fused_tma`): each CTA's part of the next rows of x and dy
 // waits in a ring of shared-memory stages (two bulk copies a row on the stage's mbarrier), and
 // warps of two 16-byte packs a thread read their packs into registers and do the register kernel's
-// row: the two row sums (shuffles; one named barrier of the warps, the cluster's exchange), dx from
+// row: the two row sums (shuffles; over a cluster each warp pushes its own to every CTA), dx from
 // the xhat and g each thread kept from the sums, the column sums in registers for the whole band.
 // Thread 0 issues the copies, a row into a stage right after the named barrier that follows every
 // warp's last read of it: no producer warp, so a thread may hold 128 registers. The rows' bytes in
@@ -15,12 +15,14 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernels/primitives/bulk_copy.cuh"
 #include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/named_barrier.cuh"
 #include "kernels/primitives/shared_align.cuh"
 #include "kernels/primitives/storage.cuh"
+#include "kernels/primitives/warp_cluster_exchange.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
 #include "kernels/rows/rows_bwd/fused_geometry.cuh"
 #include "kernels/rows/rows_bwd/fused_plan.hpp"
@@ -81,10 +83,13 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
   using nb::dev::widen;
   constexpr int kSums = kLayer ? 2 : 1;
   __shared__ dev::RowSums warp_sums[2][kTmaMaxConsumers / 32];  // one per warp, two rows in turn
-  __shared__ ClusterSums<1, kMaxRegisterParts, kAhead ? 4 : 2> cluster_sums;
+  // In turn every warp pushes its own sums (WarpClusterExchange); one ahead, the CTA's.
+  using Exchange = std::conditional_t<kAhead, ClusterSums<1, kMaxRegisterParts, 4>,
+                                      nb::dev::WarpClusterExchange<dev::RowSums, kTmaMaxConsumers / 32, kTmaInTurnMaxParts>>;
+  __shared__ Exchange cluster_sums;
   __shared__ std::uint64_t full[kStages];  // full[s]: stage s's bytes landed
-  static_assert(sizeof(warp_sums) + sizeof(cluster_sums) + sizeof(full) <= kTmaStaticBytes,
-                "the plan leaves kTmaStaticBytes beside the stages");
+  static_assert(sizeof(warp_sums) + sizeof(cluster_sums) + sizeof(full) <= (kAhead ? kTmaStaticBytes : kTmaInTurnStaticBytes),
+                "the plan leaves kTmaStaticBytes (in turn, kTmaInTurnStaticBytes) beside the stages");
   // The copies' destinations 128-byte aligned: from a start 16 bytes past the static data the
   // kernel measured up to 6% slower on the H200 and 5% on the H100, and more with 464 bytes of
   // static data (docs/notes/memory-bound-round3.md, "Sixteenth" and "Seventeenth").
@@ -232,13 +237,25 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
       // when a producer warp waited on an mbarrier of the readers, dx came out wrong in 53 elements
       // of one timed launch of ~170 on the H100: a bulk copy, an async-proxy writer, can land
       // before a late load has read the stage.)
-      dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
-      nb::dev::named_barrier_sync(1, consumers);
-      if (tid == 0 && i + kStages < sh.rows) copy_row(i + kStages, s);  // every warp has read stage s
-      v = dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[b]);
       if (g.parts > 1) {
-        cluster_sums.send(v, unsigned(i), g.parts);
-        v = cluster_totals(cluster_sums, unsigned(i), g.parts);
+        // Over a cluster each warp pushes its sums to every CTA and the round's wait folds them all,
+        // so no barrier or CTA-wide add comes before the round trip: 5-10% faster at LayerNorm's
+        // 16384-65536 bf16 than pushing the CTA's sums after the barrier (H200,
+        // docs/notes/memory-bound-round3.md, "Thirty-sixth"). The barrier follows the pushes, which
+        // the round waits for anyway, and lets the stage take its next row as early as before:
+        // refilled after the round's wait instead, fp32's rows ran up to 3.6% slower.
+        cluster_sums.send(dev::warp_row_sums<kLayer>(v), unsigned(i), g.parts, warps);
+        nb::dev::named_barrier_sync(1, consumers);
+        if (tid == 0 && i + kStages < sh.rows) copy_row(i + kStages, s);  // every warp has read stage s
+        v = dev::add_across_lanes<kLayer>(
+            cluster_sums.receive_lane_share(unsigned(i), g.parts,
+                                            [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); }),
+            32);
+      } else {
+        dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
+        nb::dev::named_barrier_sync(1, consumers);
+        if (tid == 0 && i + kStages < sh.rows) copy_row(i + kStages, s);  // every warp has read stage s
+        v = dev::add_padded_warp_row_sums<kLayer, kTmaMaxConsumers / 32>(warp_sums[b]);
       }
       const float mean_g = kLayer ? v.g * g.inv_n : 0.0f, mean_gx = v.gx * g.inv_n;
       T* const dx_row = a.dx + row * a.n + first;
@@ -292,6 +309,8 @@ struct TmaDesign {
     if (plan.vec != V) throw std::logic_error("fused_tma: a plan without 16-byte packs");
     if (plan.one_ahead && plan.parts == 1)
       throw std::logic_error("fused_tma: rows one ahead with no cluster to exchange with");
+    if (!plan.one_ahead && plan.parts > kTmaInTurnMaxParts)
+      throw std::logic_error("fused_tma: rows in turn over more than " + std::to_string(kTmaInTurnMaxParts) + " parts");
     const int ppt = plan.packs_per_thread, stages = plan.stages;
     if (!plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaStages)
       return f(Kernel<T>(fused_tma<kLayer, T, V, false, kTmaPacksPerThread, kTmaStages>));

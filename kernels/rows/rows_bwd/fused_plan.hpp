@@ -74,8 +74,12 @@ inline constexpr int kTmaWidePacksPerThread = 4;
 inline constexpr int kTmaWideStages = 3;
 inline constexpr std::size_t kMaxSharedBytesPerBlock = 227 * 1024;  // sm_90's opt-in most a block
 // What the TMA-fed kernel's static shared memory may take beside the stages (its barriers, the
-// warps' and the cluster's sums: 832 bytes at most; the kernel asserts the bound).
+// warps' and the cluster's sums: 832 bytes at most one ahead; the kernel asserts the bound).
 inline constexpr std::size_t kTmaStaticBytes = 1024;
+// The in-turn loop (two packs a thread, not one ahead) takes clusters of up to kTmaInTurnMaxParts,
+// and its stages leave room for the exchange's slot of every warp of every rank (2.3 KB in all).
+inline constexpr int kTmaInTurnMaxParts = kMaxRegisterParts / 2;
+inline constexpr std::size_t kTmaInTurnStaticBytes = 3072;
 inline constexpr unsigned kTmaStageAlign = 128;
 // The TMA-fed mode's dynamic shared memory: an aligned start, then stages of a part's x and dy.
 // Every plan's stages, at its widest parts, fit a block beside the statics.
@@ -91,6 +95,8 @@ constexpr bool tma_w_in_shared(int column_sums, int packs_per_thread) {
 constexpr std::size_t tma_shared_w_bytes(std::int64_t packs_per_part) { return std::size_t(packs_per_part) * 16; }
 static_assert(tma_stages_bytes(kTmaStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) + kTmaStaticBytes <=
               kMaxSharedBytesPerBlock);
+static_assert(tma_stages_bytes(kTmaStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) +
+                  kTmaInTurnStaticBytes <= kMaxSharedBytesPerBlock);
 static_assert(tma_stages_bytes(kTmaAheadStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) +
                   kTmaStaticBytes <= kMaxSharedBytesPerBlock);
 static_assert(tma_stages_bytes(kTmaWideStages, std::int64_t(kTmaMaxConsumers) * kTmaWidePacksPerThread) +

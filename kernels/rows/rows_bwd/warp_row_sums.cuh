@@ -9,21 +9,38 @@
 
 namespace nb::rows_bwd::dev {
 
-// Stores the warp's sums of v into *slot: g from lane 0, gx from lane 16 (LayerNorm), or gx from
-// lane 0 (RMSNorm). Five shuffles: lanes 0-15 keep g and send gx across, 16-31 the reverse, then
-// four steps fold each half. Every lane's values reach the storing lanes through the shuffles, so a
-// storing lane's store issues after every lane's inputs to v have arrived. Call from whole warps.
+// The warp's fold of v's sums onto its lanes: lanes 0-15 end with the warp's sum of g, 16-31 with
+// its sum of gx (LayerNorm), or every lane with the sum of gx (RMSNorm). Five shuffles: lanes 0-15
+// keep g and send gx across, 16-31 the reverse, then four steps fold each half. Whole warps.
 template <bool kLayer>
-__device__ __forceinline__ void store_warp_row_sums(const RowSums& v, RowSums* slot) {
-  const int lane = int(threadIdx.x) & 31;
-  const bool upper = lane >= 16;
+__device__ __forceinline__ float fold_warp_row_sums(const RowSums& v) {
+  const bool upper = (int(threadIdx.x) & 31) >= 16;
   float s = kLayer ? (upper ? v.gx : v.g) : v.gx;
   const float across = kLayer ? (upper ? v.g : v.gx) : v.gx;
   s += __shfl_xor_sync(0xffffffffu, across, 16);
 #pragma unroll
   for (int offset = 8; offset > 0; offset >>= 1) s += __shfl_xor_sync(0xffffffffu, s, offset);
+  return s;
+}
+
+// Stores the warp's sums of v into *slot: g from lane 0, gx from lane 16 (LayerNorm), or gx from
+// lane 0 (RMSNorm). Every lane's values reach the storing lanes through the shuffles, so a storing
+// lane's store issues after every lane's inputs to v have arrived. Call from whole warps.
+template <bool kLayer>
+__device__ __forceinline__ void store_warp_row_sums(const RowSums& v, RowSums* slot) {
+  const int lane = int(threadIdx.x) & 31;
+  const float s = fold_warp_row_sums<kLayer>(v);
   if (lane == 0) (kLayer ? slot->g : slot->gx) = s;
   if (kLayer && lane == 16) slot->gx = s;
+}
+
+// The warp's sums of v in every lane: the fold, then (LayerNorm) one shuffle trades the halves'.
+template <bool kLayer>
+__device__ __forceinline__ RowSums warp_row_sums(const RowSums& v) {
+  const float s = fold_warp_row_sums<kLayer>(v);
+  if (!kLayer) return {0.0f, s};
+  const float other = __shfl_xor_sync(0xffffffffu, s, 16);
+  return (int(threadIdx.x) & 31) >= 16 ? RowSums{other, s} : RowSums{s, other};
 }
 
 // Adds `total` across each group of `span` lanes (a power of two) by butterfly steps; every lane
