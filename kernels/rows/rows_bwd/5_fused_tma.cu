@@ -5,8 +5,8 @@
 // the xhat and g each thread kept from the sums, the column sums in registers for the whole band.
 // Thread 0 issues the copies, a row into a stage right after the named barrier that follows every
 // warp's last read of it: no producer warp, so a thread may hold 128 registers. The rows' bytes in
-// flight take no registers and no issue slots. Rows over the widest clusters, and those at four
-// packs a thread, go one ahead: row i + 1's sums leave for the peers before row i's totals are
+// flight take no registers and no issue slots. fp32's rows over the widest clusters, and those at
+// four packs a thread, go one ahead: row i + 1's sums leave for the peers before row i's totals are
 // taken, and dx reads row i's stage again, so the exchange's round trip hides under a row's sums.
 #include <cuda_runtime.h>
 
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
   __shared__ dev::RowSums warp_sums[2][kTmaMaxConsumers / 32];  // one per warp, two rows in turn
   // In turn every warp pushes its own sums (WarpClusterExchange); one ahead, the CTA's.
   using Exchange = std::conditional_t<kAhead, ClusterSums<1, kMaxRegisterParts, 4>,
-                                      nb::dev::WarpClusterExchange<dev::RowSums, kTmaMaxConsumers / 32, kTmaInTurnMaxParts>>;
+                                      nb::dev::WarpClusterExchange<dev::RowSums, kTmaMaxConsumers / 32, kMaxRegisterParts>>;
   __shared__ Exchange cluster_sums;
   __shared__ std::uint64_t full[kStages];  // full[s]: stage s's bytes landed
   static_assert(sizeof(warp_sums) + sizeof(cluster_sums) + sizeof(full) <= (kAhead ? kTmaStaticBytes : kTmaInTurnStaticBytes),
@@ -293,15 +293,15 @@ struct TmaDesign {
   static std::string idea() {
     return "fused, its rows fed by TMA: bulk copies of x and dy into shared-memory stages, each issued by "
            "thread 0 once every warp has read the stage (no producer warp), warps of two 16-byte packs a thread (four for RMSNorm's rows past 8 parts of two and "
-           "LayerNorm's past 16, w then in shared memory), the column sums in registers; over 16 parts (and "
-           "at four packs), rows one ahead (a row's sums sent before the last row's totals are taken, dx from "
-           "the stage again); rows of 16-byte packs";
+           "LayerNorm's past 16, w then in shared memory), the column sums in registers; over a cluster each warp "
+           "pushes its row sums to every CTA; fp32 over 16 parts and four packs go one ahead (a row's sums sent "
+           "before the last row's totals are taken, dx from the stage again); rows of 16-byte packs";
   }
   static FusedPlan plan(const Layout& layout, const Problem& p, int vec) {
     return plan_fused_tma(p.dim("n"), vec, layout.column_sums());
   }
   // The plan's loop, packs a thread and stages: in turn (2 packs, kTmaStages); one ahead, LayerNorm's
-  // clusters of 16 (2 packs, kTmaAheadStages) or the longest rows (kTmaWidePacksPerThread,
+  // fp32 clusters of 16 (2 packs, kTmaAheadStages) or the longest rows (kTmaWidePacksPerThread,
   // kTmaWideStages).
   template <bool kLayer, class T, class F>
   static void with_kernel(const FusedPlan& plan, F&& f) {
@@ -309,12 +309,10 @@ struct TmaDesign {
     if (plan.vec != V) throw std::logic_error("fused_tma: a plan without 16-byte packs");
     if (plan.one_ahead && plan.parts == 1)
       throw std::logic_error("fused_tma: rows one ahead with no cluster to exchange with");
-    if (!plan.one_ahead && plan.parts > kTmaInTurnMaxParts)
-      throw std::logic_error("fused_tma: rows in turn over more than " + std::to_string(kTmaInTurnMaxParts) + " parts");
     const int ppt = plan.packs_per_thread, stages = plan.stages;
     if (!plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaStages)
       return f(Kernel<T>(fused_tma<kLayer, T, V, false, kTmaPacksPerThread, kTmaStages>));
-    if constexpr (kLayer)  // LayerNorm's clusters of 16
+    if constexpr (kLayer && sizeof(T) == 4)  // LayerNorm's fp32 clusters of 16
       if (plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaAheadStages)
         return f(Kernel<T>(fused_tma<kLayer, T, V, true, kTmaPacksPerThread, kTmaAheadStages>));
     if (plan.one_ahead && ppt == kWide && stages == kTmaWideStages)

@@ -92,7 +92,7 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
   plan.lanes = int(ceil_div(ceil_div(plan.packs_per_part, plan.packs_per_thread), 32) * 32);
   plan.rows_per_block = 1;
   const bool wide = plan.packs_per_thread == kTmaWidePacksPerThread;
-  plan.one_ahead = plan.parts == kMaxRegisterParts || wide;
+  plan.one_ahead = (plan.parts == kMaxRegisterParts && vec == 4) || wide;  // fp32 over 16 parts, or four packs
   plan.stages = wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages;
   plan.shared_bytes = tma_stages_bytes(plan.stages, plan.packs_per_part) +
                       (tma_w_in_shared(column_sums, plan.packs_per_thread) ? tma_shared_w_bytes(plan.packs_per_part) : 0);

@@ -56,12 +56,14 @@ inline constexpr std::size_t kStreamSharedBytes = 192 * 1024;
 inline constexpr int kTmaPacksPerThread = 2;
 inline constexpr int kTmaMaxConsumers = 512;
 inline constexpr int kTmaStages = 3;
-// Rows over the widest clusters (kMaxRegisterParts) go one ahead (5_fused_tma.cu): a CTA sends row
-// i + 1's sums to its peers before it takes row i's totals, so the exchange's round trip, longest
-// over sixteen CTAs, runs under a row's sums; the consumers then hold two rows' stages, and the ring
-// has one more. On the H200 (bf16, "Thirty-third" in docs/notes/memory-bound-round3.md) that was
-// 3% faster at LayerNorm's 131072 and 3-25% slower over clusters of 2-8 (in three stages as in
-// four), so narrower clusters keep the in-turn loop.
+// fp32's rows over the widest clusters (kMaxRegisterParts) go one ahead (5_fused_tma.cu): a CTA
+// sends row i + 1's sums to its peers before it takes row i's totals, so the exchange's round trip,
+// longest over sixteen CTAs, runs under a row's sums; the consumers then hold two rows' stages, and
+// the ring has one more. Since every warp pushes its own sums in turn (WarpClusterExchange), bf16
+// and fp16 rows over 16 CTAs are 4.4-6.1% faster in turn and fp32's 0.9-1.4% slower (H200,
+// "Thirty-sixth" in docs/notes/memory-bound-round3.md): an fp32 part holds half the elements of a
+// 2-byte one, so the round trip weighs more against its row's work. Narrower clusters keep the
+// in-turn loop in every type (one ahead was 3-25% slower over 2-8, "Thirty-third").
 inline constexpr int kTmaAheadStages = 4;
 // RMSNorm's rows that two packs a thread would spread over kMaxRegisterParts parts or more (past
 // 65536 bf16, 32768 fp32) take four packs a thread in the one-ahead loop, whose pack-at-a-time
@@ -76,10 +78,9 @@ inline constexpr std::size_t kMaxSharedBytesPerBlock = 227 * 1024;  // sm_90's o
 // What the TMA-fed kernel's static shared memory may take beside the stages (its barriers, the
 // warps' and the cluster's sums: 832 bytes at most one ahead; the kernel asserts the bound).
 inline constexpr std::size_t kTmaStaticBytes = 1024;
-// The in-turn loop (two packs a thread, not one ahead) takes clusters of up to kTmaInTurnMaxParts,
-// and its stages leave room for the exchange's slot of every warp of every rank (2.3 KB in all).
-inline constexpr int kTmaInTurnMaxParts = kMaxRegisterParts / 2;
-inline constexpr std::size_t kTmaInTurnStaticBytes = 3072;
+// The in-turn loop's stages (two packs a thread) leave room for the exchange's slot of every warp
+// of every rank of the widest cluster (4.4 KB in all).
+inline constexpr std::size_t kTmaInTurnStaticBytes = 5120;
 inline constexpr unsigned kTmaStageAlign = 128;
 // The TMA-fed mode's dynamic shared memory: an aligned start, then stages of a part's x and dy.
 // Every plan's stages, at its widest parts, fit a block beside the statics.
