@@ -58,15 +58,18 @@ __device__ __forceinline__ void read_stage(const uint4* stage, int tid, int cons
     if (mine(k)) packs[k] = stage_pack<T, VEC>(stage, tid + k * consumers);
 }
 
+// Adds a row's sums into a running total: the merge both cluster exchanges take.
+__device__ __forceinline__ void add_row_sums(dev::RowSums& total, const dev::RowSums& next) { total.merge(next); }
+
 // The cluster's totals of row `round`'s sums: in rank order for clusters of 2 and 4 (a load and an
 // add a rank), across lanes for larger ones: the lanes' fold cost LayerNorm's 2 parts 1.3% on the
 // H200 and saved 4-13% at 8-16 (docs/notes/memory-bound-round3.md, "Twenty-sixth" and
-// "Twenty-seventh").
+// "Twenty-seventh"). The one-ahead plans span 8 or 16 parts today, so only the fold runs; dropping
+// the other branch changes RMSNorm's four-pack kernel's registers (96 to 87), not yet timed.
 template <class Exchange>
 __device__ __forceinline__ dev::RowSums cluster_totals(Exchange& exchange, unsigned round, int parts) {
-  const auto add = [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); };
-  return parts <= 4 ? exchange.template receive<dev::RowSums>(round, parts, add)
-                    : exchange.template receive_by_lanes<dev::RowSums>(round, parts, add);
+  return parts <= 4 ? exchange.template receive<dev::RowSums>(round, parts, add_row_sums)
+                    : exchange.template receive_by_lanes<dev::RowSums>(round, parts, add_row_sums);
 }
 
 // blockDim.x: the plan's lanes, every thread a reader (thread 0 also copies). Dynamic shared
@@ -228,12 +231,12 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
         const FloatPack<VEC> x = widen<T, VEC>(x_raw[k]), dy = widen<T, VEC>(dy_raw[k]);
         terms[k] = dev::add_pack<kLayer>(x, dy, w_at(k), st, v, dw[k], db[k]);
       }
-      // The warps' sums meet on a named barrier: a warp writes warp_sums[b] again two rows on,
-      // after the next row's barrier saw every warp done reading this row's (and the cluster's:
-      // the exchange's pushes of the next round come after it too). An mbarrier handoff here
-      // measured up to 4% slower on the H200, level on the H100. The stage takes its next row only
-      // after this barrier: each warp's sums hold every lane's packs (through the shuffles), so
-      // every load of the stage has returned before the copy issues. (Freed right after the loads,
+      // The warps' sums meet on a named barrier (over a cluster, after each warp's push): a warp
+      // writes warp_sums[b] again two rows on, after the next row's barrier saw every warp done
+      // reading this row's. An mbarrier handoff here measured up to 4% slower on the H200, level on
+      // the H100. The stage takes its next row only after this barrier: each warp's sums hold every
+      // lane's packs (through the shuffles), so every load of the stage has returned before the
+      // copy issues. (Freed right after the loads,
       // when a producer warp waited on an mbarrier of the readers, dx came out wrong in 53 elements
       // of one timed launch of ~170 on the H100: a bulk copy, an async-proxy writer, can land
       // before a late load has read the stage.)
@@ -247,10 +250,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
         cluster_sums.send(dev::warp_row_sums<kLayer>(v), unsigned(i), g.parts, warps);
         nb::dev::named_barrier_sync(1, consumers);
         if (tid == 0 && i + kStages < sh.rows) copy_row(i + kStages, s);  // every warp has read stage s
-        v = dev::add_across_lanes<kLayer>(
-            cluster_sums.receive_lane_share(unsigned(i), g.parts,
-                                            [](dev::RowSums& total, const dev::RowSums& next) { total.merge(next); }),
-            32);
+        v = dev::add_across_lanes<kLayer>(cluster_sums.receive_lane_share(unsigned(i), g.parts, add_row_sums), 32);
       } else {
         dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
         nb::dev::named_barrier_sync(1, consumers);
