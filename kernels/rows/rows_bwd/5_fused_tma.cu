@@ -236,10 +236,9 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
       // reading this row's. An mbarrier handoff here measured up to 4% slower on the H200, level on
       // the H100. The stage takes its next row only after this barrier: each warp's sums hold every
       // lane's packs (through the shuffles), so every load of the stage has returned before the
-      // copy issues. (Freed right after the loads,
-      // when a producer warp waited on an mbarrier of the readers, dx came out wrong in 53 elements
-      // of one timed launch of ~170 on the H100: a bulk copy, an async-proxy writer, can land
-      // before a late load has read the stage.)
+      // copy issues. (Freed right after the loads, when a producer warp waited on an mbarrier of
+      // the readers, dx came out wrong in 53 elements of one timed launch of ~170 on the H100: a
+      // bulk copy, an async-proxy writer, can land before a late load has read the stage.)
       if (g.parts > 1) {
         // Over a cluster each warp pushes its sums to every CTA and the round's wait folds them all,
         // so no barrier or CTA-wide add comes before the round trip: 5-10% faster at LayerNorm's

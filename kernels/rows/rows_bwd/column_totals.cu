@@ -23,6 +23,7 @@ __global__ void __launch_bounds__(kThreads)
     column_totals(const float* __restrict__ partials, long long bands, long long n, T* __restrict__ out0,
                   T* __restrict__ out1) {
   constexpr int kSlices = kThreads / kColumns;
+  static_assert(kSlices >= 8, "the slices' tree ends at 8, which thread row 0 adds");
   __shared__ float slice_sums[kSlices][kColumns + 1];
   const int column = int(threadIdx.x) % kColumns, slice = int(threadIdx.x) / kColumns;
   const float* sums = partials + blockIdx.y * bands * n;
@@ -51,7 +52,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (slice == 0 && col < n) {
       float total = slice_sums[0][column];
-      for (int k = 1; k < (kSlices < 8 ? kSlices : 8); ++k) total += slice_sums[k][column];
+      for (int k = 1; k < 8; ++k) total += slice_sums[k][column];
       out[col] = dev::from_float<T>(total);
     }
     __syncthreads();

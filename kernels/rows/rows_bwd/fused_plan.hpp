@@ -59,11 +59,12 @@ inline constexpr int kTmaStages = 3;
 // fp32's rows over the widest clusters (kMaxRegisterParts) go one ahead (5_fused_tma.cu): a CTA
 // sends row i + 1's sums to its peers before it takes row i's totals, so the exchange's round trip,
 // longest over sixteen CTAs, runs under a row's sums; the consumers then hold two rows' stages, and
-// the ring has one more. Since every warp pushes its own sums in turn (WarpClusterExchange), bf16
-// and fp16 rows over 16 CTAs are 4.4-6.1% faster in turn and fp32's 0.9-1.4% slower (H200,
-// "Thirty-sixth" in docs/notes/memory-bound-round3.md): an fp32 part holds half the elements of a
-// 2-byte one, so the round trip weighs more against its row's work. Narrower clusters keep the
-// in-turn loop in every type (one ahead was 3-25% slower over 2-8, "Thirty-third").
+// the ring has one more. Since every warp pushes its own sums in turn (WarpClusterExchange),
+// LayerNorm's bf16 and fp16 rows over 16 CTAs are 4.4-6.1% faster in turn and its fp32 rows
+// 0.9-1.4% slower (H200, "Thirty-sixth" in docs/notes/memory-bound-round3.md): an fp32 part holds
+// half the elements of a 2-byte one, so the round trip weighs more against its row's work.
+// Narrower clusters keep the in-turn loop in every type (one ahead was 3-25% slower over 2-8,
+// "Thirty-third").
 inline constexpr int kTmaAheadStages = 4;
 // RMSNorm's rows that two packs a thread would spread over kMaxRegisterParts parts or more (past
 // 65536 bf16, 32768 fp32) take four packs a thread in the one-ahead loop, whose pack-at-a-time

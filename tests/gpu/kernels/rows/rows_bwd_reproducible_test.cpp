@@ -60,11 +60,13 @@ INSTANTIATE_TEST_SUITE_P(
                     ReproCase{"rmsnorm_rows_bwd", "fused", DType::f16, 64, 65537},      // streamed, clusters of 8
                     ReproCase{"layernorm_rows_bwd", "fused", DType::bf16, 16, 262144},  // streamed, clusters of 16
                     ReproCase{"layernorm_rows_bwd", "warp", DType::f32, 20000, 64},
-                    // TMA-fed: a CTA of two warps; clusters of 4 with a short last part; rows one
-                    // ahead: LayerNorm's clusters of 16, both ops' four packs a thread over 16
+                    // TMA-fed: a CTA of two warps; clusters of 4 with a short last part; every warp
+                    // pushing over LayerNorm's bf16 clusters of 16; rows one ahead: LayerNorm's fp32
+                    // clusters of 16, both ops' four packs a thread over 16
                     ReproCase{"rmsnorm_rows_bwd", "fused_tma", DType::bf16, 3000, 1024},
                     ReproCase{"layernorm_rows_bwd", "fused_tma", DType::bf16, 600, 16392},
                     ReproCase{"layernorm_rows_bwd", "fused_tma", DType::bf16, 40, 131072},
+                    ReproCase{"layernorm_rows_bwd", "fused_tma", DType::f32, 40, 65536},
                     ReproCase{"rmsnorm_rows_bwd", "fused_tma", DType::bf16, 40, 262144},
                     ReproCase{"layernorm_rows_bwd", "fused_tma", DType::bf16, 40, 262144}),
     [](const testing::TestParamInfo<ReproCase>& info) {
