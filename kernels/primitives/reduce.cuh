@@ -53,27 +53,30 @@ __device__ __forceinline__ float warp_sum(float v) { return warp_reduce(v, SumOp
 __device__ __forceinline__ float block_sum(float v, float* scratch) { return block_reduce(v, SumOp{}, scratch); }
 __device__ __forceinline__ float block_max(float v, float* scratch) { return block_reduce(v, MaxOp{}, scratch); }
 
+// Two sums over a warp by xor butterflies: every lane gets the same bits.
+__device__ __forceinline__ float2 warp_sum2(float2 t) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    t.x += __shfl_xor_sync(kFullMask, t.x, offset);
+    t.y += __shfl_xor_sync(kFullMask, t.y, offset);
+  }
+  return t;
+}
+
 // Two sums over the block behind one pair of barriers: block_reduce's steps with both values at
 // each. `scratch` holds 32 floats: the pairs of up to 16 warps; a larger block takes two block sums.
 // Every thread gets the same bits.
 __device__ __forceinline__ float2 block_sum2(float2 v, float* scratch) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   if (warps > 16) return make_float2(block_sum(v.x, scratch), block_sum(v.y, scratch));
-  const auto warp_sum2 = [](float2& t) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      t.x += __shfl_xor_sync(kFullMask, t.x, offset);
-      t.y += __shfl_xor_sync(kFullMask, t.y, offset);
-    }
-  };
-  warp_sum2(v);
+  v = warp_sum2(v);
   if (lane == 0) {
     scratch[2 * warp] = v.x;
     scratch[2 * warp + 1] = v.y;
   }
   __syncthreads();
   v = lane < warps ? make_float2(scratch[2 * lane], scratch[2 * lane + 1]) : make_float2(0.0f, 0.0f);
-  warp_sum2(v);
+  v = warp_sum2(v);
   __syncthreads();
   return v;
 }

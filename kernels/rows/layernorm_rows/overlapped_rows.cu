@@ -10,6 +10,8 @@
 #include "kernels/rows/layernorm_rows/overlapped_rows.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <type_traits>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
@@ -18,6 +20,7 @@
 #include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rows/row_reducers.cuh"
+#include "kernels/rows/warp_row_reducers.cuh"
 
 namespace nb::layernorm_rows {
 namespace {
@@ -38,16 +41,22 @@ constexpr std::int64_t kMaxSliceBytes = std::int64_t{kMaxLanes} * kPacksPerThrea
 // Each thread copies, reads and writes its own packs of every slice, p = threadIdx.x + k *
 // blockDim.x (k < kPacksPerThread, p < count): its own cp.async wait makes them visible to it, and
 // no block barrier guards a slice.
-template <class T>
+// kWarpPush (EXPLORATION, NB_X_LN_WARP_PUSH=1): each warp posts its own sums (WarpSumPosts).
+template <class T, bool kWarpPush>
 __global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTensors<T> t, RowGeometry g) {
   constexpr int VEC = dev::kPack16<T>;
   // kSlots slices of x (row i in slot i % kSlots), then w's. Aligned past the statics: begun 16 bytes
   // into a 32-byte sector (624 bytes of them), the same kernel took 6% longer (H200, 4096 x 65536).
   extern __shared__ __align__(128) uint4 slices[];
   __shared__ float scratch[32];
-  __shared__ rows::RowExchangeAhead ahead;  // the rows' sums, round i = row i
+  using WarpPosts = rows::WarpSumPosts<kMaxLanes / 32>;
+  __shared__ std::conditional_t<kWarpPush, typename WarpPosts::Exchange, rows::RowExchangeAhead>
+      ahead;                                // the rows' sums, round i = row i
   __shared__ rows::RowExchange exchange;    // the guard's second pass, received as sent
-  AheadReducer posts(scratch, ahead, g.parts);
+  auto posts = [&] {
+    if constexpr (kWarpPush) return WarpPosts(ahead, g.parts);
+    else return AheadReducer(scratch, ahead, g.parts);
+  }();
   rows::ClusterReducer reduce(scratch, exchange, g.parts);
   const PartRange part = rows::part_range(g);
   const int count = part.count();
@@ -127,6 +136,21 @@ RowPlan launched_plan(const RowPlan& plan) {
   return launched;
 }
 
+template <class T, bool kWarpPush>
+int resident_overlapped_clusters_of(const RowPlan& plan) {
+  constexpr auto kernel = layernorm_rows_overlapped<T, kWarpPush>;
+  if (plan.parts < 2 || plan.packs_per_part * plan.pack_bytes() > kMaxSliceBytes) return 0;
+  if (!dynamic_smem_allowed<kernel, int((kSlots + 1) * kMaxSliceBytes)>()) return 0;
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config = rows::cluster_config(launched_plan(plan), 1, smem_bytes(plan), nullptr, &cluster);
+  return resident_clusters(reinterpret_cast<const void*>(kernel), config);
+}
+
+bool warp_push() {  // EXPLORATION
+  static const bool on = std::getenv("NB_X_LN_WARP_PUSH") && std::getenv("NB_X_LN_WARP_PUSH")[0] == '1';
+  return on;
+}
+
 }  // namespace
 
 template <class T>
@@ -134,12 +158,7 @@ int resident_overlapped_clusters(const RowPlan& plan) {
   if constexpr (sizeof(T) != 2) {
     return 0;
   } else {
-    constexpr auto kernel = layernorm_rows_overlapped<T>;
-    if (plan.parts < 2 || plan.packs_per_part * plan.pack_bytes() > kMaxSliceBytes) return 0;
-    if (!dynamic_smem_allowed<kernel, int((kSlots + 1) * kMaxSliceBytes)>()) return 0;
-    cudaLaunchAttribute cluster;
-    const cudaLaunchConfig_t config = rows::cluster_config(launched_plan(plan), 1, smem_bytes(plan), nullptr, &cluster);
-    return resident_clusters(reinterpret_cast<const void*>(kernel), config);
+    return warp_push() ? resident_overlapped_clusters_of<T, true>(plan) : resident_overlapped_clusters_of<T, false>(plan);
   }
 }
 
@@ -147,9 +166,13 @@ template <class T>
 bool launch_overlapped_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
   const int resident = resident_overlapped_clusters<T>(plan);
   if (resident < 1) return false;
-  if constexpr (sizeof(T) == 2)
-    rows::launch_clusters(layernorm_rows_overlapped<T>, launched_plan(plan), std::min<long long>(g.rows, resident),
-                          smem_bytes(plan), stream, t, g);
+  if constexpr (sizeof(T) == 2) {
+    const long long clusters = std::min<long long>(g.rows, resident);
+    if (warp_push())
+      rows::launch_clusters(layernorm_rows_overlapped<T, true>, launched_plan(plan), clusters, smem_bytes(plan), stream, t, g);
+    else
+      rows::launch_clusters(layernorm_rows_overlapped<T, false>, launched_plan(plan), clusters, smem_bytes(plan), stream, t, g);
+  }
   return true;
 }
 

@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
         cluster_sums.send(dev::warp_row_sums<kLayer>(v), unsigned(i), g.parts, warps);
         nb::dev::named_barrier_sync(1, consumers);
         if (tid == 0 && i + kStages < sh.rows) copy_row(i + kStages, s);  // every warp has read stage s
-        v = dev::add_across_lanes<kLayer>(cluster_sums.receive_lane_share(unsigned(i), g.parts, add_row_sums), 32);
+        v = dev::add_across_lanes<kLayer>(cluster_sums.receive_lane_share(unsigned(i), g.parts, warps, add_row_sums, dev::RowSums{0.0f, 0.0f}), 32);
       } else {
         dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
         nb::dev::named_barrier_sync(1, consumers);
