@@ -151,6 +151,12 @@ const Config kConfigs[] = {
         "Wgmma128x256PersistentBf16"),
     wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16, WgmmaGrid::persistent>(
         "Wgmma128x256PersistentOverlapBf16"),
+    wgmma_config<MmaOverlap::none, TileOrder::grouped, Precision::tf32, WgmmaGrid::pingpong>("Wgmma64x256PingPong"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::tf32, WgmmaGrid::pingpong>(
+        "Wgmma64x256PingPongOverlap"),
+    wgmma_config<MmaOverlap::none, TileOrder::grouped, Precision::bf16, WgmmaGrid::pingpong>("Wgmma64x256PingPongBf16"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16, WgmmaGrid::pingpong>(
+        "Wgmma64x256PingPongOverlapBf16"),
 };
 
 // Times `launch` with the harness's CaseTimer and reports its median; returns it. With a
