@@ -157,6 +157,10 @@ const Config kConfigs[] = {
     wgmma_config<MmaOverlap::none, TileOrder::grouped, Precision::bf16, WgmmaGrid::pingpong>("Wgmma64x256PingPongBf16"),
     wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16, WgmmaGrid::pingpong>(
         "Wgmma64x256PingPongOverlapBf16"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::tf32, WgmmaGrid::pingpong_pair>(
+        "Wgmma64x256PingPongPairOverlap"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16, WgmmaGrid::pingpong_pair>(
+        "Wgmma64x256PingPongPairOverlapBf16"),
 };
 
 // Times `launch` with the harness's CaseTimer and reports its median; returns it. With a

@@ -19,8 +19,9 @@ void launch_store(const OperandsOf<typename Inputs::Element>& op, const StoreEpi
   if (!refusal.empty()) throw std::invalid_argument(refusal);
   if constexpr (kGrid == WgmmaGrid::persistent)
     launch_wgmma_persistent<Inputs, StoreFragment, kOverlap, kOrder>(op, StoreFragment{epilogue}, stream);
-  else if constexpr (kGrid == WgmmaGrid::pingpong)
-    launch_wgmma_pingpong<Inputs, StoreFragment, kOverlap, kOrder>(op, StoreFragment{epilogue}, stream);
+  else if constexpr (kGrid == WgmmaGrid::pingpong || kGrid == WgmmaGrid::pingpong_pair)
+    launch_wgmma_pingpong<Inputs, StoreFragment, kOverlap, kOrder, kGrid == WgmmaGrid::pingpong_pair>(
+        op, StoreFragment{epilogue}, stream);
   else
     launch_wgmma_gemm<Inputs, StoreEpilogue, kOverlap, kOrder>(op, epilogue, stream);
 }
@@ -50,6 +51,8 @@ NB_WGMMA_STORE(none, grouped, persistent)
 NB_WGMMA_STORE(one_group, grouped, persistent)
 NB_WGMMA_STORE(none, grouped, pingpong)
 NB_WGMMA_STORE(one_group, grouped, pingpong)
+NB_WGMMA_STORE(none, grouped, pingpong_pair)
+NB_WGMMA_STORE(one_group, grouped, pingpong_pair)
 #undef NB_WGMMA_STORE
 
 }  // namespace nb::gemm::sm90

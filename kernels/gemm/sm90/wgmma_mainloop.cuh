@@ -74,11 +74,12 @@ struct WgmmaRingOf {
   __device__ unsigned char* b_stage(int s) const { return a_stage(s) + T::kABytes; }
   __device__ unsigned char* after_barriers() const { return base + T::kRingBytes + T::kBarrierBytes; }
 
-  // One thread, before a __syncthreads().
-  __device__ void init() const {
+  // One thread, before a __syncthreads(): a stage is empty once `readers` arrivals have given it
+  // back (its readers in this CTA, or in every CTA it is multicast to).
+  __device__ void init(int readers = T::kReaders) const {
     for (int s = 0; s < T::kStages; ++s) {
       mbarrier_init(&full[s], 1);
-      mbarrier_init(&empty[s], T::kReaders);
+      mbarrier_init(&empty[s], readers);
     }
     fence_barrier_init();
   }
@@ -96,27 +97,46 @@ __device__ inline int wgmma_k_blocks(int k) {
   return (k + kBK - 1) / kBK;
 }
 
+// How a stage's bytes arrive: this CTA's loads of its A and B tiles (the default), or
+// wgmma_pingpong.cuh's pair of CTAs, which multicast half of B each.
+struct LoadWholeStage {
+  template <class T>
+  __device__ void operator()(const WgmmaRingOf<T>& ring, int s, const CUtensorMap* a_map, const CUtensorMap* b_map,
+                             int k0, int row0, int col0) const {
+    mbarrier_arrive_expect_bytes(&ring.full[s], T::kStageBytes);
+    tma_load_2d(ring.a_stage(s), a_map, k0, row0, &ring.full[s]);
+    tma_load_2d(ring.b_stage(s), b_map, k0, col0, &ring.full[s]);
+  }
+};
+
 // The producer thread: the tile at (row0, col0)'s k blocks into the ring, each stage once its
 // readers have given it back.
-template <class Inputs, class T>
+template <class Inputs, class T, class Load = LoadWholeStage>
 __device__ inline void produce_tile(const WgmmaRingOf<T>& ring, const CUtensorMap* a_map, const CUtensorMap* b_map,
-                                    int row0, int col0, int k_blocks, int& it) {
+                                    int row0, int col0, int k_blocks, int& it, Load load = {}) {
   constexpr int kBK = box_k(Inputs::kTma);
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
     const int s = it % T::kStages;
     if (it >= T::kStages) mbarrier_wait(&ring.empty[s], ((it / T::kStages) - 1) & 1);
-    mbarrier_arrive_expect_bytes(&ring.full[s], T::kStageBytes);
-    tma_load_2d(ring.a_stage(s), a_map, kb * kBK, row0, &ring.full[s]);
-    tma_load_2d(ring.b_stage(s), b_map, kb * kBK, col0, &ring.full[s]);
+    load(ring, s, a_map, b_map, kb * kBK, row0, col0);
   }
 }
+
+// How a reader gives a stage back: an arrival on this CTA's barrier (the default), or, in
+// wgmma_pingpong.cuh's pair of CTAs, on both CTAs' (either may multicast into the other's stage).
+struct ReleaseOwnStage {
+  template <class T>
+  __device__ void operator()(const WgmmaRingOf<T>& ring, int s) const {
+    mbarrier_arrive(&ring.empty[s]);
+  }
+};
 
 // A consumer warpgroup: rows 64 `rows64`.. of each stage of one tile into `acc` (zeroed here),
 // every stage given back. With kOverlap == one_group a stage goes back once the next stage's MMAs
 // are issued, the last one when the tile's MMAs are all done.
-template <class Inputs, MmaOverlap kOverlap, class T>
+template <class Inputs, MmaOverlap kOverlap, class T, class Release = ReleaseOwnStage>
 __device__ inline void consume_tile(const WgmmaRingOf<T>& ring, float (&acc)[128], int rows64, int k_blocks,
-                                    int& it) {
+                                    int& it, Release release = {}) {
   for (float& v : acc) v = 0.0f;
   const bool leader = threadIdx.x % 128 == 0;
   for (int kb = 0; kb < k_blocks; ++kb, ++it) {
@@ -130,15 +150,15 @@ __device__ inline void consume_tile(const WgmmaRingOf<T>& ring, float (&acc)[128
     wgmma_commit_group();
     if constexpr (kOverlap == MmaOverlap::one_group) {
       wgmma_wait_group<1>();  // the previous stage's MMAs are done: its buffers go back
-      if (kb > 0 && leader) mbarrier_arrive(&ring.empty[(it - 1) % T::kStages]);
+      if (kb > 0 && leader) release(ring, (it - 1) % T::kStages);
     } else {
       wgmma_wait_group<0>();
-      if (leader) mbarrier_arrive(&ring.empty[s]);
+      if (leader) release(ring, s);
     }
   }
   wgmma_wait_group<0>();
   if constexpr (kOverlap == MmaOverlap::one_group)
-    if (leader) mbarrier_arrive(&ring.empty[(it - 1) % T::kStages]);
+    if (leader) release(ring, (it - 1) % T::kStages);
 }
 
 }  // namespace nb::gemm::sm90
