@@ -56,10 +56,15 @@ __device__ inline unsigned cluster_rank() {
   return rank;
 }
 
-// One arrival on the barrier at `remote_bar`, a shared::cluster address (cluster_address), with
-// release semantics at cluster scope: this thread's reads of the stage come before it.
+// One arrival on the barrier at `remote_bar`, a shared::cluster address (cluster_address), with the
+// instruction's default semantics (release at CTA scope), as CUTLASS's ClusterBarrier::arrive(cta_id)
+// gives a stage back: what the arrival stands for, the stage's MMAs having read it, the caller's
+// wgmma wait already ensures, so no cluster-scope fence is needed. The release at cluster scope this
+// had compiled to a GPU-scope fence (MEMBAR.ALL.GPU, ERRBAR, CGAERRBAR) in the consumer's leader
+// before each stage's arrival; the pairs' stall profile put 5.0% of its samples there and 4.9x the
+// single form's on HGMMA (docs/notes/hopper-gemm.md, "The stall profile").
 __device__ inline void mbarrier_arrive_remote(std::uint32_t remote_bar) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
 }
 
 // Every thread of every CTA of the cluster (those still running) arrives, then waits for all.
