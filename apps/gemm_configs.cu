@@ -151,6 +151,16 @@ const Config kConfigs[] = {
         "Wgmma128x256PersistentBf16"),
     wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16, WgmmaGrid::persistent>(
         "Wgmma128x256PersistentOverlapBf16"),
+    wgmma_config<MmaOverlap::none, TileOrder::grouped, Precision::tf32, WgmmaGrid::pingpong>("Wgmma64x256PingPong"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::tf32, WgmmaGrid::pingpong>(
+        "Wgmma64x256PingPongOverlap"),
+    wgmma_config<MmaOverlap::none, TileOrder::grouped, Precision::bf16, WgmmaGrid::pingpong>("Wgmma64x256PingPongBf16"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16, WgmmaGrid::pingpong>(
+        "Wgmma64x256PingPongOverlapBf16"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::tf32, WgmmaGrid::pingpong_pair>(
+        "Wgmma64x256PingPongPairOverlap"),
+    wgmma_config<MmaOverlap::one_group, TileOrder::grouped, Precision::bf16, WgmmaGrid::pingpong_pair>(
+        "Wgmma64x256PingPongPairOverlapBf16"),
 };
 
 // Times `launch` with the harness's CaseTimer and reports its median; returns it. With a

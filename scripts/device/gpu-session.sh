@@ -203,6 +203,9 @@ step_probes() {
   "$dir/stream_probe" "${NB_STREAM_MIB:-1024}" > "$OUT/stream_probe.txt" 2>&1
   summary+=("stream_probe: exit $?")
   cat "$OUT/stream_probe.txt"
+  "$dir/epilogue_overlap_probe" time > "$OUT/epilogue_overlap_probe.txt" 2>&1
+  summary+=("epilogue_overlap_probe: exit $?")
+  cat "$OUT/epilogue_overlap_probe.txt"
   for probe in racecheck_probe racecheck_bulk_probe; do
     for mode in ${modes[$probe]}; do
       log="$OUT/$probe-$mode.log"

@@ -15,6 +15,7 @@ struct StoreFragment {
   StoreEpilogue store;
 
   static constexpr int kScratchFloats = 0;
+  static constexpr bool kOneWarpgroup = true;  // a thread's own rows alone: fits the ping-pong grid too
   struct Early {};  // the bias, when there is one, is read where it is added
 
   __device__ Early load_early(const FragmentTile&) const { return {}; }

@@ -19,6 +19,10 @@
 // a tile on the H100).
 // operator() may overwrite acc; it must consumer_sync() before it first writes the scratch, which
 // the previous tile's call may still be reading.
+// The ping-pong grid (wgmma_pingpong.cuh) hands one warpgroup's 64 x 256 tile (rows < 64, warps
+// 0..3, thread 0..127, no scratch) to epilogues that declare `static constexpr bool kOneWarpgroup
+// = true`: they read no other thread's values and never call consumer_sync(), since the other
+// warpgroup runs its epilogue at another time.
 #include <cuda_runtime.h>
 
 namespace nb::gemm::sm90 {
@@ -31,6 +35,23 @@ struct FragmentTile {
   int quad;            // lane % 4: this thread's columns 8j + 2 quad + e
   int thread, warp;    // among the consumers: 0..255 and 0..7
   float* scratch;      // kScratchFloats of shared memory
+
+  // Thread `consumer_thread` of the consumers (0..255; 0..127 in the ping-pong grid), lane `lane`.
+  __device__ static FragmentTile of_thread(int consumer_thread, int lane, float* scratch_floats) {
+    FragmentTile t;
+    t.thread = consumer_thread;
+    t.warp = consumer_thread / 32;
+    t.first_row = t.warp * 16 + lane / 4;
+    t.quad = lane % 4;
+    t.scratch = scratch_floats;
+    return t;
+  }
+  // The tile of indices (tm, tn) among tiles of bm x bn of an m x n C.
+  __device__ void place(int tm, int tn, int bm, int bn, int m, int n) {
+    row0 = tm * bm, col0 = tn * bn;
+    rows = min(bm, m - row0), cols = min(bn, n - col0);
+    tile_m = tm, tile_n = tn;
+  }
 
   __device__ int row(int h) const { return first_row + 8 * h; }
   __device__ bool has_row(int h) const { return row(h) < rows; }

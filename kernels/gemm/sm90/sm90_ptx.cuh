@@ -13,6 +13,7 @@
 namespace nb::gemm::sm90 {
 
 using nb::dev::fence_barrier_init;
+using nb::dev::cluster_address;
 using nb::dev::mbarrier_arrive;
 using nb::dev::mbarrier_arrive_expect_bytes;
 using nb::dev::mbarrier_init;
@@ -31,6 +32,44 @@ __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, int inner,
       : "r"(shared_address(dst)), "l"(reinterpret_cast<std::uint64_t>(map)), "r"(inner), "r"(outer),
         "r"(shared_address(bar))
       : "memory");
+}
+
+// The same box into the same offset of the shared memory of every CTA of the cluster in
+// `cta_mask` (bit r: rank r), each copy completing its bytes on the barrier at `bar`'s offset in
+// that CTA.
+__device__ inline void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int inner, int outer,
+                                             std::uint64_t* bar, std::uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n"
+      :
+      : "r"(shared_address(dst)), "l"(reinterpret_cast<std::uint64_t>(map)), "r"(inner), "r"(outer),
+        "r"(shared_address(bar)), "h"(cta_mask)
+      : "memory");
+}
+
+// --- clusters ---
+
+__device__ inline unsigned cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+
+// One arrival on the barrier at `remote_bar`, a shared::cluster address (cluster_address), with the
+// instruction's default semantics (release at CTA scope), as CUTLASS's ClusterBarrier::arrive(cta_id)
+// gives a stage back: what the arrival stands for, the stage's MMAs having read it, the caller's
+// wgmma wait already ensures, so no cluster-scope fence is needed. The release at cluster scope this
+// had compiled to a GPU-scope fence (MEMBAR.ALL.GPU, ERRBAR, CGAERRBAR) in the consumer's leader
+// before each stage's arrival; the pairs' stall profile put 5.0% of its samples there and 4.9x the
+// single form's on HGMMA (docs/notes/hopper-gemm.md, "The stall profile").
+__device__ inline void mbarrier_arrive_remote(std::uint32_t remote_bar) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote_bar) : "memory");
+}
+
+// Every thread of every CTA of the cluster (those still running) arrives, then waits for all.
+__device__ inline void cluster_sync_all() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
 
 // --- registers between warpgroups ---

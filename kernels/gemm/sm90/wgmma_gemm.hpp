@@ -49,13 +49,16 @@ enum class MmaOverlap { none, one_group };
 
 // How the grid covers the tiles: a CTA per tile, which stages its tile in shared memory for the
 // epilogue (tile_view.cuh), or one CTA per SM walking them, its epilogue fed from the
-// accumulators in registers (fragment_tile.cuh) while the next tile's loads run.
-enum class WgmmaGrid { cta_per_tile, persistent };
+// accumulators in registers (fragment_tile.cuh) while the next tile's loads run: both consumer
+// warpgroups on each 128 x 256 tile (persistent), or each on its own 64 x 256 tiles in turn, one's
+// epilogue under the other's MMAs (pingpong, wgmma_pingpong.cuh), also in clusters of two CTAs
+// that multicast B to each other (pingpong_pair).
+enum class WgmmaGrid { cta_per_tile, persistent, pingpong, pingpong_pair };
 
 // C = A B^T through the store epilogue, asynchronous on `stream`, in tf32 (fp32 operands) or
 // bf16; throws std::invalid_argument with the operands' refusal when there is one (the caller
 // has asked wgmma_device_refusal). Instantiated for both overlaps and both tile orders with a CTA
-// per tile, and for both overlaps in the grouped order persistent.
+// per tile, and for both overlaps in the grouped order persistent and ping-pong (both forms).
 template <MmaOverlap kOverlap, TileOrder kOrder, WgmmaGrid kGrid = WgmmaGrid::cta_per_tile>
 void launch_wgmma_gemm_store(const Operands& op, const StoreEpilogue& epilogue, cudaStream_t stream);
 template <MmaOverlap kOverlap, TileOrder kOrder, WgmmaGrid kGrid = WgmmaGrid::cta_per_tile>

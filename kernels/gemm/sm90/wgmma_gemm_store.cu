@@ -1,10 +1,11 @@
 // The Hopper GEMM with the store epilogue, in tf32 and bf16: C (and a bias) written as computed,
-// from the staged tile (a CTA per tile) or from the accumulators (persistent).
+// from the staged tile (a CTA per tile) or from the accumulators (persistent, ping-pong).
 #include <stdexcept>
 
 #include "kernels/gemm/sm90/fragment_store.cuh"
 #include "kernels/gemm/sm90/wgmma_gemm.cuh"
 #include "kernels/gemm/sm90/wgmma_gemm.hpp"
+#include "kernels/gemm/sm90/wgmma_pingpong.cuh"
 #include "kernels/gemm/sm90/wgmma_persistent.cuh"
 #include "kernels/gemm/store_epilogue.cuh"
 
@@ -18,6 +19,9 @@ void launch_store(const OperandsOf<typename Inputs::Element>& op, const StoreEpi
   if (!refusal.empty()) throw std::invalid_argument(refusal);
   if constexpr (kGrid == WgmmaGrid::persistent)
     launch_wgmma_persistent<Inputs, StoreFragment, kOverlap, kOrder>(op, StoreFragment{epilogue}, stream);
+  else if constexpr (kGrid == WgmmaGrid::pingpong || kGrid == WgmmaGrid::pingpong_pair)
+    launch_wgmma_pingpong<Inputs, StoreFragment, kOverlap, kOrder, kGrid == WgmmaGrid::pingpong_pair>(
+        op, StoreFragment{epilogue}, stream);
   else
     launch_wgmma_gemm<Inputs, StoreEpilogue, kOverlap, kOrder>(op, epilogue, stream);
 }
@@ -45,6 +49,10 @@ NB_WGMMA_STORE(none, grouped, cta_per_tile)
 NB_WGMMA_STORE(one_group, grouped, cta_per_tile)
 NB_WGMMA_STORE(none, grouped, persistent)
 NB_WGMMA_STORE(one_group, grouped, persistent)
+NB_WGMMA_STORE(none, grouped, pingpong)
+NB_WGMMA_STORE(one_group, grouped, pingpong)
+NB_WGMMA_STORE(none, grouped, pingpong_pair)
+NB_WGMMA_STORE(one_group, grouped, pingpong_pair)
 #undef NB_WGMMA_STORE
 
 }  // namespace nb::gemm::sm90

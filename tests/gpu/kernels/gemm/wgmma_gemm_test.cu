@@ -1,9 +1,9 @@
 // The Hopper GEMM (kernels/gemm/sm90/): through the store epilogue against a float64 GEMM on
 // shapes that leave partial tiles in M, N and K, wrap the 4-stage ring many times, or have a
-// single k block, in each stage release and tile order and on both grids (a CTA per tile, and
-// persistent with the store from registers), in tf32 and in bf16 (against the float64 GEMM of the
-// bf16-rounded operands); and its refusals (rows of K not a multiple of 16 bytes, operands off
-// 16-byte alignment).
+// single k block, in each stage release and tile order and on every grid (a CTA per tile;
+// persistent with the store from registers, cooperative or ping-pong, alone or in CTA pairs
+// multicasting B), in tf32 and in bf16 (against the float64 GEMM of the bf16-rounded operands);
+// and its refusals (rows of K not a multiple of 16 bytes, operands off 16-byte alignment).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -22,7 +22,10 @@ using namespace test;
 
 // {2100, 520, 36} and {4500, 300, 8} have more M tiles than a group of the grouped order (16),
 // and a short last group; the last two more tiles than an H100 has SMs (297 and 170 of 132), so a
-// persistent CTA takes two or three, the ring's phases running on from one tile into the next.
+// persistent CTA takes two or three, the ring's phases running on from one tile into the next
+// (the ping-pong grid's 64-row tiles: 594 and 340, each warpgroup of a CTA taking one to three,
+// and {1024, 1024, 1024}'s 64 leave most CTAs one tile and their second warpgroup idle; in pairs,
+// odd M tile counts, {127, 33, 1000} and {4300, 1100, 100}, leave a pair's second tile past M).
 const Shape kShapes[] = {{1, 1, 4},          {2, 5, 8},         {127, 33, 1000}, {128, 512, 1024},
                          {257, 129, 68},     {64, 256, 512},    {300, 600, 260}, {129, 257, 4},
                          {1024, 1024, 1024}, {130, 1000, 4096}, {2100, 520, 36}, {4500, 300, 8},
@@ -43,7 +46,15 @@ template <class Launch>
 Launch schedule_launch(Schedule schedule) {
   const auto [overlap, order, grid] = schedule;
   Launch launch = nullptr;
-  if (grid == WgmmaGrid::persistent && overlap == MmaOverlap::none)
+  if (grid == WgmmaGrid::pingpong_pair && overlap == MmaOverlap::none)
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::grouped, WgmmaGrid::pingpong_pair>;
+  else if (grid == WgmmaGrid::pingpong_pair)
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::pingpong_pair>;
+  else if (grid == WgmmaGrid::pingpong && overlap == MmaOverlap::none)
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::grouped, WgmmaGrid::pingpong>;
+  else if (grid == WgmmaGrid::pingpong)
+    launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::pingpong>;
+  else if (grid == WgmmaGrid::persistent && overlap == MmaOverlap::none)
     launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::none, TileOrder::grouped, WgmmaGrid::persistent>;
   else if (grid == WgmmaGrid::persistent)
     launch = &sm90::launch_wgmma_gemm_store<MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::persistent>;
@@ -155,7 +166,8 @@ TEST(WgmmaGemmRefusal, RefusesWhatTmaCannotRead) {
   EXPECT_THROW(run_wgmma_bf16(off_c, off_in, false), std::invalid_argument);
 }
 
-// Both overlaps in both orders with a CTA per tile; persistent, both overlaps in the grouped order.
+// Both overlaps in both orders with a CTA per tile; persistent and ping-pong, both overlaps in the
+// grouped order.
 INSTANTIATE_TEST_SUITE_P(
     Schedule, WgmmaGemm,
     testing::Values(Schedule{MmaOverlap::none, TileOrder::m_fastest, WgmmaGrid::cta_per_tile},
@@ -163,11 +175,18 @@ INSTANTIATE_TEST_SUITE_P(
                     Schedule{MmaOverlap::none, TileOrder::grouped, WgmmaGrid::cta_per_tile},
                     Schedule{MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::cta_per_tile},
                     Schedule{MmaOverlap::none, TileOrder::grouped, WgmmaGrid::persistent},
-                    Schedule{MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::persistent}),
+                    Schedule{MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::persistent},
+                    Schedule{MmaOverlap::none, TileOrder::grouped, WgmmaGrid::pingpong},
+                    Schedule{MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::pingpong},
+                    Schedule{MmaOverlap::none, TileOrder::grouped, WgmmaGrid::pingpong_pair},
+                    Schedule{MmaOverlap::one_group, TileOrder::grouped, WgmmaGrid::pingpong_pair}),
     [](const testing::TestParamInfo<Schedule>& info) {
       return std::string(std::get<0>(info.param) == MmaOverlap::none ? "none" : "one_group") +
              (std::get<1>(info.param) == TileOrder::m_fastest ? "_m_fastest" : "_grouped") +
-             (std::get<2>(info.param) == WgmmaGrid::persistent ? "_persistent" : "");
+             (std::get<2>(info.param) == WgmmaGrid::persistent ? "_persistent"
+              : std::get<2>(info.param) == WgmmaGrid::pingpong ? "_pingpong"
+              : std::get<2>(info.param) == WgmmaGrid::pingpong_pair ? "_pingpong_pair"
+                                                                     : "");
     });
 
 }  // namespace
