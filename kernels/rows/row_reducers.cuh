@@ -16,9 +16,6 @@ namespace nb::rows {
 // The cluster exchange of a row's block results (at most kMaxParts blocks, one row slot): a float,
 // LayerNorm's (count, mean, M2) or two sums, of three.
 using RowExchange = dev::ClusterExchange<3, 1, kMaxParts>;
-// Four buffers, for a row's two sums sent while the row before is still to be received
-// (ClusterReducerOn::post_sum2): a float or two sums, of two words (one 8-byte push).
-using RowExchangeAhead = dev::ClusterExchange<2, 1, kMaxParts, 4>;
 
 // blockDim.x lanes (a power of two <= 32) per row, blockDim.y rows per block: shuffles only.
 struct LaneGroupReducer {
@@ -54,18 +51,15 @@ struct BlockReducer {
 // (receive_by_lanes: the same bits in every thread), the Welford merge in rank order. One round
 // per reduction, the same sequence in every thread of the cluster; the block reduction's barriers
 // come between one round's reads and the next round's pushes, as the exchange needs. finish() keeps
-// each block resident until its peers' last pushes have landed. blockDim.x is a multiple of 32. On
-// an exchange of four buffers a row's two sums may also be posted before the row before is
-// collected.
-template <class Exchange>
-struct ClusterReducerOn {
+// each block resident until its peers' last pushes have landed. blockDim.x is a multiple of 32.
+struct ClusterReducer {
   static constexpr bool kClusters = true;  // block_sum and merge_moments exist; clustered() may be true
   float* scratch;  // 32 floats of shared memory
-  Exchange& exchange;
+  RowExchange& exchange;
   int parts;
   unsigned round = 0;
 
-  __device__ ClusterReducerOn(float* scratch_, Exchange& exchange_, int parts_)
+  __device__ ClusterReducer(float* scratch_, RowExchange& exchange_, int parts_)
       : scratch(scratch_), exchange(exchange_), parts(parts_) {
     exchange.enter(parts);
   }
@@ -77,7 +71,7 @@ struct ClusterReducerOn {
   // row's mean and variance in one round. Called after a block reduction, as every round is.
   __device__ dev::Welford merge_moments(const dev::Welford& mine) {
     exchange.send(mine, round, parts);
-    return exchange.template receive<dev::Welford>(round++, parts, [](dev::Welford& total, const dev::Welford& next) {
+    return exchange.receive<dev::Welford>(round++, parts, [](dev::Welford& total, const dev::Welford& next) {
       total.merge(next);
     });
   }
@@ -87,49 +81,29 @@ struct ClusterReducerOn {
     v = dev::block_reduce(v, op, scratch);
     if (parts == 1) return v;
     exchange.send(v, round, parts);
-    return exchange.template receive_by_lanes<float>(round++, parts,
+    return exchange.receive_by_lanes<float>(round++, parts,
                                             [op](float& total, float next) { total = op(total, next); });
   }
   __device__ float sum(float v) { return reduce(v, dev::SumOp{}); }
   __device__ float max(float v) { return reduce(v, dev::MaxOp{}); }
-  // Two sums in one block reduction and one round (pushed as three words where the exchange's words
-  // are not aligned for an 8-byte push).
+  // Two sums in one block reduction and one round (pushed as three words: the exchange's are not
+  // aligned for an 8-byte push).
   __device__ float2 sum2(float2 v) {
     v = dev::block_sum2(v, scratch);
     if (parts == 1) return v;
-    if constexpr (Exchange::kWordsPerValue % 2 == 0) {
-      exchange.send(v, round, parts);
-      return collect_sum2(round++);
-    } else {
-      exchange.send(make_float3(v.x, v.y, 0.0f), round, parts);
-      const float3 total =
-          exchange.template receive_by_lanes<float3>(round++, parts, [](float3& sum, const float3& next) {
-            sum.x += next.x;
-            sum.y += next.y;
-          });
-      return make_float2(total.x, total.y);
-    }
-  }
-  // sum2 in two halves, for parts > 1 on four buffers: post a row's block sums (one round, its number
-  // returned) and collect the cluster's totals later, after at most one more round posted (no other
-  // round on this exchange in between). The totals are the same bits in every thread of the cluster.
-  __device__ unsigned post_sum2(float2 v) {
-    static_assert(Exchange::kWordsPerValue % 2 == 0, "an 8-byte push");
-    exchange.send(dev::block_sum2(v, scratch), round, parts);
-    return round++;
-  }
-  __device__ float2 collect_sum2(unsigned posted) {
-    return exchange.template receive_by_lanes<float2>(posted, parts, [](float2& sum, const float2& next) {
-      sum.x += next.x;
-      sum.y += next.y;
-    });
+    exchange.send(make_float3(v.x, v.y, 0.0f), round, parts);
+    const float3 total =
+        exchange.receive_by_lanes<float3>(round++, parts, [](float3& sum, const float3& next) {
+          sum.x += next.x;
+          sum.y += next.y;
+        });
+    return make_float2(total.x, total.y);
   }
   // The row's total is the same in every thread and every block of the cluster already.
   __device__ bool any(bool p) const { return p; }
   __device__ bool clustered() const { return parts > 1; }
   __device__ void finish() const { exchange.leave(parts); }
 };
-using ClusterReducer = ClusterReducerOn<RowExchange>;
 
 // 1/sqrt(mean(x^2) + eps) of the row: each_pack(f) calls f on every pack this thread owns, as
 // fp32 values (zeros are harmless). When the sum of squares overflows, the packs are visited

@@ -1,17 +1,15 @@
 // Overlapped rows: staged_rows.cu's slices for 2-byte rows, each row's sums crossing the cluster
 // while the block sums the next row. One block an SM holds a ring of kSlots slices of x (rows by
 // the cluster's fixed share, copied by cp.async kSlots - 2 rows ahead) and w's slice; at row i it
-// sums row i + 1, posts those sums to its peers (four exchange buffers, so one round may wait
-// uncollected), then collects row i's totals, which have had a whole pass to arrive, and writes
-// row i. In staged_rows.cu a block waited on its peers' sums every row (a quarter of its warps'
+// sums row i + 1, each warp posting its own sums to every block (four exchange buffers, so one
+// round may wait uncollected; no block reduction before the post), then collects row i's totals,
+// which have had a whole pass to arrive, and writes row i. In staged_rows.cu a block waited on its peers' sums every row (a quarter of its warps'
 // stall samples at 4096 x 65536 bf16: docs/notes/memory-bound-round3.md). Rows the one-pass guard
 // refuses take its second pass on an exchange of their own, received as sent, so its rounds never
 // reach a posted round's buffer. Slices past 32 KB (2-byte rows past 131072) stay in staged_rows.cu.
 #include "kernels/rows/layernorm_rows/overlapped_rows.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <type_traits>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
@@ -28,7 +26,6 @@ namespace {
 using rows::PartRange;
 using rows::RowGeometry;
 using rows::RowPlan;
-using AheadReducer = rows::ClusterReducerOn<rows::RowExchangeAhead>;
 
 constexpr int kPacksPerThread = 4;  // 16-byte packs of each slice a thread copies, sums and writes
 constexpr int kMaxLanes = 512;      // a 32 KB slice
@@ -37,26 +34,21 @@ constexpr int kMaxLanes = 512;      // a 32 KB slice
 // form): 3 slots 0.2913 and 0.2947, 4 slots 0.2845 and 0.2887, 6 slots 0.2889 and 0.2928.
 constexpr int kSlots = 4;
 constexpr std::int64_t kMaxSliceBytes = std::int64_t{kMaxLanes} * kPacksPerThread * rows::kPackBytes;
+using SumPosts = rows::WarpSumPosts<kMaxLanes / 32>;  // every warp posts its own sums
 
 // Each thread copies, reads and writes its own packs of every slice, p = threadIdx.x + k *
 // blockDim.x (k < kPacksPerThread, p < count): its own cp.async wait makes them visible to it, and
 // no block barrier guards a slice.
-// kWarpPush (EXPLORATION, NB_X_LN_WARP_PUSH=1): each warp posts its own sums (WarpSumPosts).
-template <class T, bool kWarpPush>
+template <class T>
 __global__ void __launch_bounds__(kMaxLanes, 1) layernorm_rows_overlapped(RowTensors<T> t, RowGeometry g) {
   constexpr int VEC = dev::kPack16<T>;
   // kSlots slices of x (row i in slot i % kSlots), then w's. Aligned past the statics: begun 16 bytes
   // into a 32-byte sector (624 bytes of them), the same kernel took 6% longer (H200, 4096 x 65536).
   extern __shared__ __align__(128) uint4 slices[];
   __shared__ float scratch[32];
-  using WarpPosts = rows::WarpSumPosts<kMaxLanes / 32>;
-  __shared__ std::conditional_t<kWarpPush, typename WarpPosts::Exchange, rows::RowExchangeAhead>
-      ahead;                                // the rows' sums, round i = row i
-  __shared__ rows::RowExchange exchange;    // the guard's second pass, received as sent
-  auto posts = [&] {
-    if constexpr (kWarpPush) return WarpPosts(ahead, g.parts);
-    else return AheadReducer(scratch, ahead, g.parts);
-  }();
+  __shared__ SumPosts::Exchange ahead;    // every warp's sums of the rows, round i = row i
+  __shared__ rows::RowExchange exchange;  // the guard's second pass, received as sent
+  SumPosts posts(ahead, g.parts);
   rows::ClusterReducer reduce(scratch, exchange, g.parts);
   const PartRange part = rows::part_range(g);
   const int count = part.count();
@@ -136,21 +128,6 @@ RowPlan launched_plan(const RowPlan& plan) {
   return launched;
 }
 
-template <class T, bool kWarpPush>
-int resident_overlapped_clusters_of(const RowPlan& plan) {
-  constexpr auto kernel = layernorm_rows_overlapped<T, kWarpPush>;
-  if (plan.parts < 2 || plan.packs_per_part * plan.pack_bytes() > kMaxSliceBytes) return 0;
-  if (!dynamic_smem_allowed<kernel, int((kSlots + 1) * kMaxSliceBytes)>()) return 0;
-  cudaLaunchAttribute cluster;
-  const cudaLaunchConfig_t config = rows::cluster_config(launched_plan(plan), 1, smem_bytes(plan), nullptr, &cluster);
-  return resident_clusters(reinterpret_cast<const void*>(kernel), config);
-}
-
-bool warp_push() {  // EXPLORATION
-  static const bool on = std::getenv("NB_X_LN_WARP_PUSH") && std::getenv("NB_X_LN_WARP_PUSH")[0] == '1';
-  return on;
-}
-
 }  // namespace
 
 template <class T>
@@ -158,7 +135,12 @@ int resident_overlapped_clusters(const RowPlan& plan) {
   if constexpr (sizeof(T) != 2) {
     return 0;
   } else {
-    return warp_push() ? resident_overlapped_clusters_of<T, true>(plan) : resident_overlapped_clusters_of<T, false>(plan);
+    constexpr auto kernel = layernorm_rows_overlapped<T>;
+    if (plan.parts < 2 || plan.packs_per_part * plan.pack_bytes() > kMaxSliceBytes) return 0;
+    if (!dynamic_smem_allowed<kernel, int((kSlots + 1) * kMaxSliceBytes)>()) return 0;
+    cudaLaunchAttribute cluster;
+    const cudaLaunchConfig_t config = rows::cluster_config(launched_plan(plan), 1, smem_bytes(plan), nullptr, &cluster);
+    return resident_clusters(reinterpret_cast<const void*>(kernel), config);
   }
 }
 
@@ -166,13 +148,9 @@ template <class T>
 bool launch_overlapped_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, cudaStream_t stream) {
   const int resident = resident_overlapped_clusters<T>(plan);
   if (resident < 1) return false;
-  if constexpr (sizeof(T) == 2) {
-    const long long clusters = std::min<long long>(g.rows, resident);
-    if (warp_push())
-      rows::launch_clusters(layernorm_rows_overlapped<T, true>, launched_plan(plan), clusters, smem_bytes(plan), stream, t, g);
-    else
-      rows::launch_clusters(layernorm_rows_overlapped<T, false>, launched_plan(plan), clusters, smem_bytes(plan), stream, t, g);
-  }
+  if constexpr (sizeof(T) == 2)
+    rows::launch_clusters(layernorm_rows_overlapped<T>, launched_plan(plan), std::min<long long>(g.rows, resident),
+                          smem_bytes(plan), stream, t, g);
   return true;
 }
 

@@ -12,8 +12,6 @@
 #include "kernels/rows/layernorm_rows/staged_rows.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <type_traits>
 
 #include "harness/cuda_check.hpp"
 #include "kernels/primitives/cluster_occupancy.hpp"
@@ -21,7 +19,6 @@
 #include "kernels/primitives/row_tickets.cuh"
 #include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/rows/row_reducers.cuh"
-#include "kernels/rows/warp_row_reducers.cuh"
 
 namespace nb::layernorm_rows {
 namespace {
@@ -39,24 +36,18 @@ __device__ __forceinline__ void copy_slice(uint4* dst, const void* src, int coun
   for (int p = threadIdx.x; p < count; p += blockDim.x) dev::cp_async_16(dst + p, s + p);
 }
 
-// kWarpPush (EXPLORATION, NB_X_LN_WARP_PUSH=1; 2-byte rows): every warp pushes its reductions
-// (WarpClusterReducer).
-template <class T, bool kByCounter, bool kWarpPush = false>
+template <class T, bool kByCounter>
 __global__ void __launch_bounds__(rows::kMaxStagedLanes)
     layernorm_rows_staged(RowTensors<T> t, RowGeometry g, unsigned long long* next_row) {
-  static_assert(!kWarpPush || sizeof(T) == 2, "the warp push takes the one-pass sums of 2-byte rows");
   constexpr int VEC = dev::kPack16<T>;
   // x of one row, x of the next, w: packs_per_part packs each. Aligned past the statics (368 bytes of
   // them put the slices 16 bytes into a 32-byte sector: 1024 x 262144 bf16 took 0.3051-0.3099 ms
   // on an H200, aligned 0.2833-0.2841).
   extern __shared__ __align__(128) uint4 slices[];
   __shared__ float scratch[32];
-  using Reducer = std::conditional_t<kWarpPush, rows::WarpClusterReducer<rows::kMaxStagedLanes / 32>, ClusterReducer>;
-  __shared__ std::conditional_t<kWarpPush, typename rows::WarpClusterReducer<rows::kMaxStagedLanes / 32>::Exchange,
-                                rows::RowExchange>
-      exchange;
+  __shared__ rows::RowExchange exchange;
   __shared__ dev::ClusterBroadcast row_after_next;
-  Reducer reduce(scratch, exchange, g.parts);
+  ClusterReducer reduce(scratch, exchange, g.parts);
   row_after_next.enter();
   const PartRange part = rows::part_range(g);
   const int count = part.count();
@@ -124,56 +115,31 @@ __global__ void __launch_bounds__(rows::kMaxStagedLanes)
 
 }  // namespace
 
-namespace {
-
-bool warp_push() {  // EXPLORATION
-  static const bool on = std::getenv("NB_X_LN_WARP_PUSH") && std::getenv("NB_X_LN_WARP_PUSH")[0] == '1';
-  return on;
-}
-
-template <class T, bool kWarpPush>
-int resident_staged_clusters_of(const RowPlan& plan) {
+template <class T>
+int resident_staged_clusters(const RowPlan& plan) {
   try {
-    allow_dynamic_smem<layernorm_rows_staged<T, true, kWarpPush>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
-    allow_dynamic_smem<layernorm_rows_staged<T, false, kWarpPush>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
+    allow_dynamic_smem<layernorm_rows_staged<T, true>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
+    allow_dynamic_smem<layernorm_rows_staged<T, false>, int(rows::kStagedSlices * rows::kMaxStagedSliceBytes)>();
   } catch (const DeviceError&) {
     return 0;  // the caller keeps the row in registers instead
   }
   cudaLaunchAttribute cluster;
   const cudaLaunchConfig_t config = rows::cluster_config(
       plan, 1, static_cast<std::size_t>(plan.staged_smem_bytes()), nullptr, &cluster);
-  const auto kernel = rows::staged_rows_by_counter(plan) ? layernorm_rows_staged<T, true, kWarpPush>
-                                                         : layernorm_rows_staged<T, false, kWarpPush>;
+  const auto kernel =
+      rows::staged_rows_by_counter(plan) ? layernorm_rows_staged<T, true> : layernorm_rows_staged<T, false>;
   return resident_clusters(reinterpret_cast<const void*>(kernel), config);  // the instance launch_staged_rows runs
-}
-
-template <class T, bool kWarpPush>
-void launch_staged_rows_of(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t,
-                           unsigned long long* next_row, cudaStream_t stream) {
-  const long long clusters = std::min<long long>(g.rows, resident_staged_clusters_of<T, kWarpPush>(plan));
-  const auto smem = static_cast<std::size_t>(plan.staged_smem_bytes());
-  if (!rows::staged_rows_by_counter(plan))
-    return rows::launch_clusters(layernorm_rows_staged<T, false, kWarpPush>, plan, clusters, smem, stream, t, g,
-                                 next_row);
-  NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
-  rows::launch_clusters(layernorm_rows_staged<T, true, kWarpPush>, plan, clusters, smem, stream, t, g, next_row);
-}
-
-}  // namespace
-
-template <class T>
-int resident_staged_clusters(const RowPlan& plan) {
-  if constexpr (sizeof(T) == 2)
-    if (warp_push()) return resident_staged_clusters_of<T, true>(plan);
-  return resident_staged_clusters_of<T, false>(plan);
 }
 
 template <class T>
 void launch_staged_rows(const RowPlan& plan, const RowGeometry& g, const RowTensors<T>& t, unsigned long long* next_row,
                         cudaStream_t stream) {
-  if constexpr (sizeof(T) == 2)
-    if (warp_push()) return launch_staged_rows_of<T, true>(plan, g, t, next_row, stream);
-  launch_staged_rows_of<T, false>(plan, g, t, next_row, stream);
+  const long long clusters = std::min<long long>(g.rows, resident_staged_clusters<T>(plan));
+  const auto smem = static_cast<std::size_t>(plan.staged_smem_bytes());
+  if (!rows::staged_rows_by_counter(plan))
+    return rows::launch_clusters(layernorm_rows_staged<T, false>, plan, clusters, smem, stream, t, g, next_row);
+  NB_CUDA_CHECK(cudaMemsetAsync(next_row, 0, sizeof(*next_row), stream));
+  rows::launch_clusters(layernorm_rows_staged<T, true>, plan, clusters, smem, stream, t, g, next_row);
 }
 
 #define NB_LAYERNORM_STAGED_ROWS_FOR(T)                                                                      \

@@ -14,15 +14,12 @@
 #include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/named_barrier.cuh"
 #include "kernels/primitives/reduce.cuh"
-#include "kernels/primitives/warp_cluster_exchange.cuh"
 #include "kernels/rows/tma_rows/plan.hpp"
 
 namespace nb::rows::tma {
 
 // A cluster's exchange of a block's result a row: a float.
 using Exchange = dev::ClusterExchange<1, 1, kMaxParts>;
-// Or of every consumer warp's result (EXPLORATION: Geometry::warp_push).
-using WarpExchange = dev::WarpClusterExchange<float, kMaxConsumers / 32, kMaxParts>;
 
 struct ConsumerScratch {
   float warp_values[2][kMaxConsumers / 32];
@@ -32,15 +29,13 @@ struct ConsumerReducer {
   static constexpr int kBarrier = 1;  // the named barrier of the consumer warps (0 is __syncthreads)
   ConsumerScratch& scratch;
   Exchange& exchange;
-  WarpExchange& warp_exchange;
   int parts, consumers;
-  bool warp_push;
   unsigned round = 0, turn = 0;
   std::uint64_t* stage_to_free = nullptr;
 
-  // The exchanges are entered and left by every thread of the CTA (enter/leave) outside.
-  __device__ ConsumerReducer(ConsumerScratch& s, Exchange& e, WarpExchange& w, int parts_, int consumers_, bool warp_push_)
-      : scratch(s), exchange(e), warp_exchange(w), parts(parts_), consumers(consumers_), warp_push(warp_push_) {}
+  // The exchange is entered and left by every thread of the CTA (exchange.enter/leave) outside.
+  __device__ ConsumerReducer(ConsumerScratch& s, Exchange& e, int parts_, int consumers_)
+      : scratch(s), exchange(e), parts(parts_), consumers(consumers_) {}
 
   // The stage the thread's packs came from: freed by the next reduction's lane 0.
   __device__ void free_after_next_reduction(std::uint64_t* empty) { stage_to_free = empty; }
@@ -63,17 +58,6 @@ struct ConsumerReducer {
   }
   template <class Op>
   __device__ float reduce(float v, Op op) {
-    if (warp_push && parts > 1) {
-      // Each warp's result goes to every CTA as its shuffles end: no barrier or block fold before
-      // the round trip. The warp's value holds every lane's packs, so the stage may go.
-      v = dev::warp_reduce(v, op);
-      if ((threadIdx.x & 31) == 0 && stage_to_free) dev::mbarrier_arrive(stage_to_free);
-      stage_to_free = nullptr;
-      warp_exchange.send(v, round, parts, consumers / 32);
-      const float share = warp_exchange.receive_lane_share(
-          round++, parts, consumers / 32, [op](float& total, float next) { total = op(total, next); }, Op::identity());
-      return dev::warp_reduce(share, op);
-    }
     v = block_reduce(v, op);
     if (parts == 1) return v;
     exchange.send(v, round, parts);

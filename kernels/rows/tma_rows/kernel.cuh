@@ -27,7 +27,6 @@ struct Geometry {
   long long rows, n, packs, packs_per_part, bands;
   int parts;
   float inv_n, eps;
-  int warp_push;  // EXPLORATION: every consumer warp pushes its reductions to the peers
 };
 
 // blockDim.x = consumers + 32: the last warp is the producer (its first thread copies). Each
@@ -42,7 +41,6 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
   using Word = dev::PackWord<T, VEC>;
   __shared__ ConsumerScratch scratch;
   __shared__ Exchange exchange;
-  __shared__ WarpExchange warp_exchange;
   // full[s]: stage s's bytes landed; empty[s]: every consumer warp holds its packs of it.
   __shared__ std::uint64_t full[kStages], empty[kStages];
   extern __shared__ uint4 dynamic_shared[];
@@ -57,7 +55,6 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
   }
   __syncthreads();
   exchange.enter(g.parts);
-  warp_exchange.enter(g.parts);
   const long long band = blockIdx.x / g.parts, part = blockIdx.x % g.parts;
   const long long rows = band_rows(g.rows, band, g.bands);
   const auto row = [&](long long i) { return band_row(band, g.bands, i); };  // the band's row i
@@ -82,7 +79,7 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
     const auto mine = [&](int k) { return k * consumers < owned; };
     const long long first = (first_pack + tid) * VEC, stride = (long long)consumers * VEC;
     Row norm(t, first, stride, mine);
-    ConsumerReducer reduce(scratch, exchange, warp_exchange, g.parts, consumers, g.warp_push != 0);
+    ConsumerReducer reduce(scratch, exchange, g.parts, consumers);
 #pragma unroll 1
     for (long long i = 0; i < rows; ++i) {
       const int s = int(i % kStages);
@@ -97,7 +94,6 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
   }
   __syncthreads();  // every copy landed and every stage read before the CTA may leave
   exchange.leave(g.parts);
-  warp_exchange.leave(g.parts);
 }
 
 }  // namespace nb::rows::tma

@@ -9,8 +9,6 @@
 //   static bool aligned16(const Tensors&);                   // every row pointer on 16 bytes
 #include <cuda_runtime.h>
 
-#include <cstdlib>
-
 #include <string>
 #include <vector>
 
@@ -48,9 +46,7 @@ class TmaRowVariant final : public Variant {
       if (!Op::aligned16(t)) throw Unsupported("tma_row: the bulk copies need x, w and y on 16 bytes");
       const Cached& c = cached(p);
       const RowShape s = RowShape::of(p);
-      static const int warp_push = std::getenv("NB_X_FWD_WARP_PUSH") ? std::atoi(std::getenv("NB_X_FWD_WARP_PUSH")) : 0;
-      const Geometry g{s.m, s.n, c.plan.packs, c.plan.packs_per_part, c.bands, c.plan.parts, 1.0f / float(s.n), s.eps,
-                       warp_push};
+      const Geometry g{s.m, s.n, c.plan.packs, c.plan.packs_per_part, c.bands, c.plan.parts, 1.0f / float(s.n), s.eps};
       cudaLaunchAttribute cluster;
       const cudaLaunchConfig_t config = config_of(c.plan, c.bands, stream, cluster);
       NB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel<T>(), t, g));
