@@ -20,7 +20,6 @@
 #include "kernels/primitives/bulk_copy.cuh"
 #include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/named_barrier.cuh"
-#include "kernels/primitives/shared_align.cuh"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/primitives/warp_cluster_exchange.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
@@ -73,7 +72,7 @@ __device__ __forceinline__ dev::RowSums cluster_totals(Exchange& exchange, unsig
 }
 
 // blockDim.x: the plan's lanes, every thread a reader (thread 0 also copies). Dynamic shared
-// memory from its first kTmaStageAlign-byte boundary: kStages stages of [x, dy][pack of the part],
+// memory, kTmaStageAlign-byte aligned: kStages stages of [x, dy][pack of the part],
 // then LayerNorm's w at four packs a thread; the end's column sums after the loop. kAhead: rows one
 // ahead (the plan's one_ahead), only over a cluster (parts > 1: its rows' totals come from the
 // exchange). PPT packs a thread. Every CTA of a cluster walks the same rows (its band) over its
@@ -95,9 +94,11 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
                 "the plan leaves kTmaStaticBytes (in turn, kTmaInTurnStaticBytes) beside the stages");
   // The copies' destinations 128-byte aligned: from a start 16 bytes past the static data the
   // kernel measured up to 6% slower on the H200 and 5% on the H100, and more with 464 bytes of
-  // static data (docs/notes/memory-bound-round3.md, "Sixteenth" and "Seventeenth").
-  extern __shared__ uint4 dynamic_shared[];
-  uint4* const stages = nb::dev::align_shared_up<kTmaStageAlign>(dynamic_shared);
+  // static data (docs/notes/memory-bound-round3.md, "Sixteenth" and "Seventeenth"). Aligned by the
+  // declaration, every stage address is a constant plus the thread's offset; moved up at run time
+  // (align_shared_up), each pack's load first rebuilt the generic base and its padding, about 12
+  // uniform instructions a load that ptxas would not hoist ("Thirty-seventh").
+  extern __shared__ __align__(kTmaStageAlign) uint4 stages[];
   const int consumers = int(blockDim.x), warps = consumers / 32;
   const int tid = int(threadIdx.x);
   for (int w = warps + tid; w < kTmaMaxConsumers / 32; w += int(blockDim.x))  // the padding's zeros

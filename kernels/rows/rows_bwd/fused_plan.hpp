@@ -50,7 +50,7 @@ inline constexpr std::size_t kStreamSharedBytes = 192 * 1024;
 // kMaxRegisterParts parts a row; thread 0 also issues the copies (no producer warp: a thread may
 // then take 128 registers, not 96, and the H200 measured 3.6-8% faster at LayerNorm's 4096-131072
 // and 26% at 262144, "Thirty-fifth" in docs/notes/memory-bound-round3.md); kTmaStages stages of a
-// part's x and dy, from the dynamic memory's first kTmaStageAlign-byte boundary. Two packs a thread
+// part's x and dy, the dynamic memory aligned on kTmaStageAlign bytes. Two packs a thread
 // (16 warps an SM at the longest parts) measured ahead of four (8 warps) at nearly every row length
 // on the H100 and at rows of 1024 and 32768-131072 on the H200 ("Seventeenth").
 inline constexpr int kTmaPacksPerThread = 2;
@@ -83,10 +83,12 @@ inline constexpr std::size_t kTmaStaticBytes = 1024;
 // of every rank of the widest cluster (4.4 KB in all).
 inline constexpr std::size_t kTmaInTurnStaticBytes = 5120;
 inline constexpr unsigned kTmaStageAlign = 128;
-// The TMA-fed mode's dynamic shared memory: an aligned start, then stages of a part's x and dy.
-// Every plan's stages, at its widest parts, fit a block beside the statics.
+// The TMA-fed mode's dynamic shared memory: stages of a part's x and dy. Every plan's stages, at its
+// widest parts, fit a block beside the statics, whose bounds are whole kTmaStageAlign-byte blocks:
+// the padding that aligns the dynamic memory after them fits in the bound.
+static_assert(kTmaStaticBytes % kTmaStageAlign == 0 && kTmaInTurnStaticBytes % kTmaStageAlign == 0);
 constexpr std::size_t tma_stages_bytes(int stages, std::int64_t packs_per_part) {
-  return kTmaStageAlign + std::size_t(stages) * 2 * std::size_t(packs_per_part) * 16;
+  return std::size_t(stages) * 2 * std::size_t(packs_per_part) * 16;
 }
 // Whether a plan keeps w in shared memory after the stages: LayerNorm (two column sums) at four
 // packs a thread. The plan pays for it and the kernel lays it out by this one rule.

@@ -15,7 +15,6 @@
 
 #include "kernels/primitives/bulk_copy.cuh"
 #include "kernels/primitives/mbarrier.cuh"
-#include "kernels/primitives/shared_align.cuh"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rows/dealt_bands.hpp"
 #include "kernels/rows/tma_rows/consumer_reducer.cuh"
@@ -32,7 +31,7 @@ struct Geometry {
 // blockDim.x = consumers + 32: the last warp is the producer (its first thread copies). Each
 // cluster walks a band of rows dealt over the bands (kernels/rows/dealt_bands.hpp: band b takes
 // rows b, b + bands, ...), each of its CTAs over its part of them. Dynamic shared memory from
-// its first kStageAlign-byte boundary: kStages stages of the part's packs.
+// its start, kStageAlign-byte aligned: kStages stages of the part's packs.
 template <template <class, int, int> class Norm, class T>
 __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
     tma_rows(typename Norm<T, dev::kPack16<T>, kPacksPerThread>::Tensors t, Geometry g) {
@@ -43,8 +42,9 @@ __global__ void __launch_bounds__(kMaxConsumers + 32, 1)
   __shared__ Exchange exchange;
   // full[s]: stage s's bytes landed; empty[s]: every consumer warp holds its packs of it.
   __shared__ std::uint64_t full[kStages], empty[kStages];
-  extern __shared__ uint4 dynamic_shared[];
-  uint4* const stages = dev::align_shared_up<kStageAlign>(dynamic_shared);
+  // Aligned by the declaration, not moved up at run time: every stage address a constant plus the
+  // thread's offset (fused_tma's note on its stages).
+  extern __shared__ __align__(kStageAlign) uint4 stages[];
   const int consumers = int(blockDim.x) - 32, tid = int(threadIdx.x);
   if (tid == 0) {
     for (int s = 0; s < kStages; ++s) {

@@ -31,7 +31,7 @@ Plan plan_tma_rows(std::int64_t n, int element_bytes) {
     return plan;
   }
   plan.consumers = int(ceil_div(ceil_div(plan.packs_per_part, kPacksPerThread), 32) * 32);
-  plan.shared_bytes = kStageAlign + std::size_t(kStages) * std::size_t(plan.part_bytes());
+  plan.shared_bytes = std::size_t(kStages) * std::size_t(plan.part_bytes());
   return plan;
 }
 

@@ -23,7 +23,7 @@ struct Plan {
   int parts = 1;                    // CTAs per row: a cluster when > 1
   std::int64_t packs_per_part = 0;  // the last part may hold fewer
   int consumers = 0;                // consumer threads a CTA (a multiple of 32); blockDim.x = consumers + 32
-  std::size_t shared_bytes = 0;     // dynamic shared memory: the alignment slack and the stages
+  std::size_t shared_bytes = 0;     // dynamic shared memory: the stages
   std::string unsupported;          // why no plan exists for this row; "" when one does
 
   int threads() const { return consumers + 32; }

@@ -139,7 +139,7 @@ void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
   EXPECT_EQ(plan.stages, wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages);
   const std::size_t stage_bytes = std::size_t(plan.stages) * one_stage;
   const std::size_t w_bytes = wide && column_sums == 2 ? std::size_t(plan.packs_per_part) * 16 : 0;  // LayerNorm's w
-  EXPECT_EQ(plan.shared_bytes, kTmaStageAlign + stage_bytes + w_bytes);
+  EXPECT_EQ(plan.shared_bytes, stage_bytes + w_bytes);
   EXPECT_LE(plan.shared_bytes + (plan.one_ahead ? kTmaStaticBytes : kTmaInTurnStaticBytes), kMaxSharedBytesPerBlock)
       << "within a block's shared memory";
   EXPECT_LE(std::size_t(plan.part_elements()) * 4, stage_bytes) << "the end's sums fit the stages";
@@ -160,22 +160,22 @@ TEST(RowsBwdFusedTmaPlan, KnownShapes) {
   EXPECT_EQ(bf16_16384.parts, 2);
   EXPECT_EQ(bf16_16384.lanes, kTmaMaxConsumers);
   EXPECT_FALSE(bf16_16384.one_ahead);
-  EXPECT_EQ(bf16_16384.shared_bytes, 96u * 1024 + 128);  // three stages of 16 KB of x and 16 KB of dy
+  EXPECT_EQ(bf16_16384.shared_bytes, 96u * 1024);  // three stages of 16 KB of x and 16 KB of dy
   const FusedPlan bf16_1024 = plan_fused_tma(1024, 8, 2);  // two warps of 16 elements a thread
   EXPECT_EQ(bf16_1024.parts, 1);
   EXPECT_EQ(bf16_1024.lanes, 64);
-  EXPECT_EQ(bf16_1024.shared_bytes, 3u * 4 * 1024 + 128);  // three stages of 2 KB of x and 2 KB of dy
+  EXPECT_EQ(bf16_1024.shared_bytes, 3u * 4 * 1024);  // three stages of 2 KB of x and 2 KB of dy
   const FusedPlan fp32_8192 = plan_fused_tma(8192, 4, 2);
   EXPECT_EQ(fp32_8192.parts, 2);
   EXPECT_EQ(fp32_8192.lanes, kTmaMaxConsumers);
   const FusedPlan ln_131072 = plan_fused_tma(131072, 8, 2);  // LayerNorm bf16: 16 parts, in turn
   EXPECT_EQ(ln_131072.parts, kMaxRegisterParts);
   EXPECT_FALSE(ln_131072.one_ahead);
-  EXPECT_EQ(ln_131072.shared_bytes, 3u * 32 * 1024 + 128);  // three stages of 16 KB of x and 16 KB of dy
+  EXPECT_EQ(ln_131072.shared_bytes, 3u * 32 * 1024);  // three stages of 16 KB of x and 16 KB of dy
   const FusedPlan ln_fp32_65536 = plan_fused_tma(65536, 4, 2);  // LayerNorm fp32: 16 parts, one ahead
   EXPECT_EQ(ln_fp32_65536.parts, kMaxRegisterParts);
   EXPECT_TRUE(ln_fp32_65536.one_ahead);
-  EXPECT_EQ(ln_fp32_65536.shared_bytes, 4u * 32 * 1024 + 128);  // four stages of 16 KB of x and 16 KB of dy
+  EXPECT_EQ(ln_fp32_65536.shared_bytes, 4u * 32 * 1024);  // four stages of 16 KB of x and 16 KB of dy
   const FusedPlan rms_65536 = plan_fused_tma(65536, 8, 1);  // two packs while 8 parts reach, in turn
   EXPECT_EQ(rms_65536.packs_per_thread, kTmaPacksPerThread);
   EXPECT_EQ(rms_65536.parts, 8);
@@ -187,12 +187,12 @@ TEST(RowsBwdFusedTmaPlan, KnownShapes) {
   const FusedPlan rms_262144 = plan_fused_tma(262144, 8, 1);  // RMSNorm: 16 parts of four packs a thread
   EXPECT_EQ(rms_262144.packs_per_thread, kTmaWidePacksPerThread);
   EXPECT_EQ(rms_262144.lanes, kTmaMaxConsumers);
-  EXPECT_EQ(rms_262144.shared_bytes, 3u * 64 * 1024 + 128);  // three stages of 32 KB of x and 32 KB of dy
+  EXPECT_EQ(rms_262144.shared_bytes, 3u * 64 * 1024);  // three stages of 32 KB of x and 32 KB of dy
   const FusedPlan ln_262144 = plan_fused_tma(262144, 8, 2);  // LayerNorm past two packs' reach: four, w shared
   EXPECT_EQ(ln_262144.packs_per_thread, kTmaWidePacksPerThread);
   EXPECT_EQ(ln_262144.parts, kMaxRegisterParts);
   EXPECT_TRUE(ln_262144.one_ahead);
-  EXPECT_EQ(ln_262144.shared_bytes, 3u * 64 * 1024 + 128 + 32 * 1024);  // the stages, then 32 KB of w
+  EXPECT_EQ(ln_262144.shared_bytes, 3u * 64 * 1024 + 32 * 1024);  // the stages, then 32 KB of w
 }
 
 TEST(RowsBwdFusedTmaPlan, DeclinesWithReasons) {
