@@ -48,15 +48,13 @@ __device__ __forceinline__ nb::dev::PackWord<T, VEC> stage_pack(const uint4* sta
   return reinterpret_cast<const nb::dev::PackWord<T, VEC>*>(stage)[index];
 }
 
-// A row's packs of this thread from a stage, as stored. Every thread loads every k, a pack past the
-// part's last (`last_pack`) reading that one instead, which the caller leaves unused: loads under
-// the thread's own predicate had ptxas rebuild the stage address from the CTA's cluster id (S2R)
-// before each one.
-template <class T, int VEC, int PPT>
-__device__ __forceinline__ void read_stage(const uint4* stage, int tid, int consumers, int last_pack,
+// A row's packs of this thread from a stage, as stored.
+template <class T, int VEC, int PPT, class Mine>
+__device__ __forceinline__ void read_stage(const uint4* stage, int tid, int consumers, Mine mine,
                                            nb::dev::PackWord<T, VEC> (&packs)[PPT]) {
 #pragma unroll
-  for (int k = 0; k < PPT; ++k) packs[k] = stage_pack<T, VEC>(stage, min(tid + k * consumers, last_pack));
+  for (int k = 0; k < PPT; ++k)
+    if (mine(k)) packs[k] = stage_pack<T, VEC>(stage, tid + k * consumers);
 }
 
 // Adds a row's sums into a running total: the merge both cluster exchanges take.
@@ -222,8 +220,8 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
       const dev::RowStats st = next_stats;
       nb::dev::mbarrier_wait(&full[s], ring.phase);
       PackWord<T, VEC> x_raw[PPT], dy_raw[PPT];
-      read_stage<T, VEC>(stage_x(s), tid, consumers, part_packs - 1, x_raw);
-      read_stage<T, VEC>(stage_dy(s), tid, consumers, part_packs - 1, dy_raw);
+      read_stage<T, VEC>(stage_x(s), tid, consumers, mine, x_raw);
+      read_stage<T, VEC>(stage_dy(s), tid, consumers, mine, dy_raw);
       if (i + 1 < sh.rows) next_stats = dev::row_stats<kLayer>(a, sh.row(i + 1));
 
       dev::RowSums v{};
