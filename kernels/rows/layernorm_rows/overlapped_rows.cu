@@ -18,7 +18,7 @@
 #include "kernels/primitives/smem_opt_in.hpp"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/rows/row_reducers.cuh"
-#include "kernels/rows/warp_row_reducers.cuh"
+#include "kernels/rows/warp_sum_posts.cuh"
 
 namespace nb::layernorm_rows {
 namespace {

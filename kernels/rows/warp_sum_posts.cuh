@@ -1,8 +1,9 @@
 #pragma once
-// A row's two sums over a cluster where every warp of every block pushes its own (a
-// WarpClusterExchange) and each warp folds ranks x warps slots across its lanes: the same bits in
-// every thread of the cluster, and no block barrier before the round trip. row_reducers.cuh's
-// ClusterReducer reduces over the block first (two barriers) and pushes one value a block.
+// A row's two sums over a cluster, posted by every warp of every block (a WarpClusterExchange of
+// four buffers) and collected a round later, each warp folding ranks x warps slots across its
+// lanes: the same bits in every thread of the cluster, and no block barrier before the round trip
+// (row_reducers.cuh's ClusterReducer reduces over the block first, two barriers, and pushes one
+// value a block).
 #include <cuda_runtime.h>
 
 #include "kernels/primitives/reduce.cuh"
@@ -10,6 +11,7 @@
 #include "kernels/rows/row_plan.hpp"
 
 namespace nb::rows {
+
 // Every thread of the block constructs it (blockDim.x a multiple of 32, at most kWarps warps) on a
 // cluster of parts >= 2 (a block does not push to itself).
 template <int kWarps>
