@@ -2,6 +2,10 @@
 // A pointer into dynamic shared memory moved up to the next kAlign-byte boundary: the dynamic
 // region starts after the static one, 16-byte aligned only, so a kernel that wants its TMA
 // destinations on a wider boundary asks its launch for kAlign bytes more and starts there.
+// Declaring the alignment (`extern __shared__ __align__(N)`) is the cheaper form where it serves:
+// the row kernels' stages moved to it, since ptxas rebuilt this run-time base (SR_SWINHI, the
+// padding) before each use, about 12 instructions a load (docs/notes/memory-bound-round3.md,
+// "Thirty-seventh"). The Hopper GEMM's ring (1024 bytes) still starts here.
 #include <cuda_runtime.h>
 
 #include <cstdint>
