@@ -30,6 +30,7 @@
 #include "kernels/gemm/sm90/wgmma_mainloop.cuh"
 #include "kernels/gemm/sm90/wgmma_persistent.cuh"
 #include "kernels/primitives/cluster_launch.hpp"
+#include "kernels/primitives/cluster_occupancy.hpp"
 #include "kernels/primitives/smem_opt_in.hpp"
 
 namespace nb::gemm::sm90 {
@@ -170,14 +171,8 @@ void launch_wgmma_pingpong(const OperandsOf<typename Inputs::Element>& op, const
     cudaLaunchAttribute cluster{};
     const long long pairs = (tiles_m + 1) / 2 * wgmma_tiles_n(op.n);
     cudaLaunchConfig_t config = cluster_launch_config(dim3(2), dim3(T::kThreads), kSmemBytes, stream, 2, true, cluster);
-    // The pairs resident at once, asked of the driver once a device (outside any timed loop after the first).
-    static int asked_device = -1, resident = 0;
-    int device = 0;
-    NB_CUDA_CHECK(cudaGetDevice(&device));
-    if (device != asked_device) {
-      NB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &config));
-      asked_device = device;
-    }
+    // The pairs resident at once, asked of the driver once a device and launch shape (cluster_occupancy.hpp).
+    const int resident = resident_clusters(reinterpret_cast<const void*>(kernel), config);
     if (resident <= 0) throw std::runtime_error("no pair of the ping-pong grid's CTAs fits on this GPU");
     config.gridDim = dim3(unsigned(2 * std::min<long long>(pairs, resident)));
     NB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a_map, b_map, op.m, op.n, op.k, epilogue));

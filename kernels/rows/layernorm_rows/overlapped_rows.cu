@@ -3,8 +3,9 @@
 // the cluster's fixed share, copied by cp.async kSlots - 2 rows ahead) and w's slice; at row i it
 // sums row i + 1, each warp posting its own sums to every block (four exchange buffers, so one
 // round may wait uncollected; no block reduction before the post), then collects row i's totals,
-// which have had a whole pass to arrive, and writes row i. In staged_rows.cu a block waited on its peers' sums every row (a quarter of its warps'
-// stall samples at 4096 x 65536 bf16: docs/notes/memory-bound-round3.md). Rows the one-pass guard
+// which have had a whole pass to arrive, and writes row i. In staged_rows.cu a block waited on its
+// peers' sums every row (a quarter of its warps' stall samples at 4096 x 65536 bf16:
+// docs/notes/memory-bound-round3.md). Rows the one-pass guard
 // refuses take its second pass on an exchange of their own, received as sent, so its rounds never
 // reach a posted round's buffer. Slices past 32 KB (2-byte rows past 131072) stay in staged_rows.cu.
 #include "kernels/rows/layernorm_rows/overlapped_rows.hpp"

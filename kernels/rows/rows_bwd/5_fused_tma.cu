@@ -86,11 +86,12 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
   constexpr int kSums = kLayer ? 2 : 1;
   __shared__ dev::RowSums warp_sums[2][kTmaMaxConsumers / 32];  // one per warp, two rows in turn
   // In turn every warp pushes its own sums (WarpClusterExchange); one ahead, the CTA's.
-  using Exchange = std::conditional_t<kAhead, ClusterSums<1, kMaxRegisterParts, 4>,
-                                      nb::dev::WarpClusterExchange<dev::RowSums, kTmaMaxConsumers / 32, kMaxRegisterParts>>;
+  using WarpExchange = nb::dev::WarpClusterExchange<dev::RowSums, kTmaMaxConsumers / 32, kMaxRegisterParts>;
+  using Exchange = std::conditional_t<kAhead, ClusterSums<1, kMaxRegisterParts, 4>, WarpExchange>;
   __shared__ Exchange cluster_sums;
   __shared__ std::uint64_t full[kStages];  // full[s]: stage s's bytes landed
-  static_assert(sizeof(warp_sums) + sizeof(cluster_sums) + sizeof(full) <= (kAhead ? kTmaStaticBytes : kTmaInTurnStaticBytes),
+  static_assert(sizeof(warp_sums) + sizeof(cluster_sums) + sizeof(full) <=
+                    (kAhead ? kTmaStaticBytes : kTmaInTurnStaticBytes),
                 "the plan leaves kTmaStaticBytes (in turn, kTmaInTurnStaticBytes) beside the stages");
   // The copies' destinations 128-byte aligned: from a start 16 bytes past the static data the
   // kernel measured up to 6% slower on the H200 and 5% on the H100, and more with 464 bytes of
@@ -252,7 +253,9 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
         cluster_sums.send(dev::warp_row_sums<kLayer>(v), unsigned(i), g.parts, warps);
         nb::dev::named_barrier_sync(1, consumers);
         if (tid == 0 && i + kStages < sh.rows) copy_row(i + kStages, s);  // every warp has read stage s
-        v = dev::add_across_lanes<kLayer>(cluster_sums.receive_lane_share(unsigned(i), g.parts, warps, add_row_sums, dev::RowSums{0.0f, 0.0f}), 32);
+        const dev::RowSums share =
+            cluster_sums.receive_lane_share(unsigned(i), g.parts, warps, add_row_sums, dev::RowSums{0.0f, 0.0f});
+        v = dev::add_across_lanes<kLayer>(share, 32);
       } else {
         dev::store_warp_row_sums<kLayer>(v, &warp_sums[b][tid >> 5]);
         nb::dev::named_barrier_sync(1, consumers);

@@ -107,9 +107,10 @@ TEST(RowsBwdFusedPlan, RowsPastSharedMemorySayWhy) {
 }
 
 // The TMA-fed mode: rows of 16-byte packs over parts of whole warps, two packs a thread (the
-// longest rows four), no idle warp and no producer warp (thread 0 copies), and stages (from an
-// aligned start the plan pays for) that also hold the end's column sums: one more where fp32's rows
-// over a cluster of 16 go one ahead, three of twice the size at four packs (LayerNorm's w after them).
+// longest rows four), no idle warp and no producer warp (thread 0 copies), and stages (aligned by
+// the kernel's declaration, no slack in the plan) that also hold the end's column sums: one more
+// where fp32's rows over a cluster of 16 go one ahead, three of twice the size at four packs
+// (LayerNorm's w after them).
 void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
   SCOPED_TRACE("n=" + std::to_string(n) + " vec=" + std::to_string(plan.vec) + " column sums=" + std::to_string(column_sums));
   ASSERT_TRUE(plan.unsupported.empty()) << plan.unsupported;
