@@ -20,6 +20,7 @@
 #include "kernels/primitives/bulk_copy.cuh"
 #include "kernels/primitives/mbarrier.cuh"
 #include "kernels/primitives/named_barrier.cuh"
+#include "kernels/primitives/shared_align.cuh"
 #include "kernels/primitives/storage.cuh"
 #include "kernels/primitives/warp_cluster_exchange.cuh"
 #include "kernels/rows/rows_bwd/args.cuh"
@@ -60,24 +61,29 @@ __device__ __forceinline__ void read_stage(const uint4* stage, int tid, int cons
 // Adds a row's sums into a running total: the merge both cluster exchanges take.
 __device__ __forceinline__ void add_row_sums(dev::RowSums& total, const dev::RowSums& next) { total.merge(next); }
 
-// The cluster's totals of row `round`'s sums: in rank order for clusters of 2 and 4 (a load and an
-// add a rank), across lanes for larger ones: the lanes' fold cost LayerNorm's 2 parts 1.3% on the
-// H200 and saved 4-13% at 8-16 (docs/notes/memory-bound-round3.md, "Twenty-sixth" and
-// "Twenty-seventh"). The one-ahead plans span 8 or 16 parts today, so only the fold runs; dropping
-// the other branch changes RMSNorm's four-pack kernel's registers (96 to 87), not yet timed.
+// The cluster's totals of row `round`'s sums, folded across lanes: the one-ahead plans span 8 or 16
+// parts, where the fold saved 4-13% against a load and an add a rank (docs/notes/memory-bound-round3.md,
+// "Twenty-sixth" and "Twenty-seventh"); the rank-order branch for 2-4 parts, never taken, went
+// (RMSNorm's four-pack kernel from 96 registers to 87, 0.35-0.45% faster at 131072-262144, "Thirty-eighth").
 template <class Exchange>
 __device__ __forceinline__ dev::RowSums cluster_totals(Exchange& exchange, unsigned round, int parts) {
-  return parts <= 4 ? exchange.template receive<dev::RowSums>(round, parts, add_row_sums)
-                    : exchange.template receive_by_lanes<dev::RowSums>(round, parts, add_row_sums);
+  return exchange.template receive_by_lanes<dev::RowSums>(round, parts, add_row_sums);
+}
+
+// The stages from the dynamic shared memory's first kTmaStageAlign-byte boundary (its start is 16-byte
+// aligned; the launch asks kTmaStageAlign bytes more).
+__device__ __forceinline__ uint4* stages_aligned_at_run_time() {
+  extern __shared__ uint4 dynamic_shared[];
+  return nb::dev::align_shared_up<kTmaStageAlign>(dynamic_shared);
 }
 
 // blockDim.x: the plan's lanes, every thread a reader (thread 0 also copies). Dynamic shared
-// memory, kTmaStageAlign-byte aligned: kStages stages of [x, dy][pack of the part],
-// then LayerNorm's w at four packs a thread; the end's column sums after the loop. kAhead: rows one
+// memory, kTmaStageAlign-byte aligned (declared, or at run time): kStages stages of [x, dy][pack
+// of the part], then LayerNorm's w at four packs a thread; the end's column sums after the loop. kAhead: rows one
 // ahead (the plan's one_ahead), only over a cluster (parts > 1: its rows' totals come from the
 // exchange). PPT packs a thread. Every CTA of a cluster walks the same rows (its band) over its
 // part of them.
-template <bool kLayer, class T, int VEC, bool kAhead, int PPT, int kStages>
+template <bool kLayer, class T, int VEC, bool kAhead, int PPT, int kStages, bool kAlignedAtRunTime = false>
 __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
     fused_tma(Args<T> a, Geometry g, float* __restrict__ partials) {
   using nb::dev::FloatPack;
@@ -97,11 +103,14 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
   // kernel measured up to 6% slower on the H200 and 5% on the H100, and more with 464 bytes of
   // static data (docs/notes/memory-bound-round3.md, "Sixteenth" and "Seventeenth"). Aligned by the
   // declaration, every stage address is a constant plus the thread's offset; moved up at run time
-  // (align_shared_up), each pack's load first rebuilt the generic base and its padding, about 12
-  // uniform instructions a load that ptxas would not hoist. Declared, the H200 measured 8-10%
-  // faster over clusters of 4-16 and 1.5-4.5% slower at one or two CTAs a row, not understood
-  // ("Thirty-seventh").
-  extern __shared__ __align__(kTmaStageAlign) uint4 stages[];
+  // (align_shared_up, the plan's stages_aligned_at_run_time), each pack's load first rebuilds the
+  // generic base and its padding, about 12 uniform instructions a load that ptxas does not hoist,
+  // yet RMSNorm's rows of one or two parts ran 3% faster so (fused_plan.hpp; not understood: the
+  // declared form's warps wait longer for their stage, "Thirty-eighth").
+  // (Chosen in one statement, LayerNorm's in-turn kernel took 127 registers, not 124.)
+  extern __shared__ __align__(kTmaStageAlign) uint4 declared_stages[];
+  uint4* stages = declared_stages;
+  if constexpr (kAlignedAtRunTime) stages = stages_aligned_at_run_time();
   const int consumers = int(blockDim.x), warps = consumers / 32;
   const int tid = int(threadIdx.x);
   for (int w = warps + tid; w < kTmaMaxConsumers / 32; w += int(blockDim.x))  // the padding's zeros
@@ -315,8 +324,13 @@ struct TmaDesign {
     if (plan.one_ahead && plan.parts == 1)
       throw std::logic_error("fused_tma: rows one ahead with no cluster to exchange with");
     const int ppt = plan.packs_per_thread, stages = plan.stages;
-    if (!plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaStages)
-      return f(Kernel<T>(fused_tma<kLayer, T, V, false, kTmaPacksPerThread, kTmaStages>));
+    const bool in_turn = !plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaStages;
+    if constexpr (!kLayer)  // RMSNorm's rows of one or two parts
+      if (in_turn && plan.stages_aligned_at_run_time)
+        return f(Kernel<T>(fused_tma<kLayer, T, V, false, kTmaPacksPerThread, kTmaStages, true>));
+    if (plan.stages_aligned_at_run_time)
+      throw std::logic_error("fused_tma: stages aligned at run time only in RMSNorm's in-turn loop");
+    if (in_turn) return f(Kernel<T>(fused_tma<kLayer, T, V, false, kTmaPacksPerThread, kTmaStages>));
     if constexpr (kLayer && sizeof(T) == 4)  // LayerNorm's fp32 clusters of 16
       if (plan.one_ahead && ppt == kTmaPacksPerThread && stages == kTmaAheadStages)
         return f(Kernel<T>(fused_tma<kLayer, T, V, true, kTmaPacksPerThread, kTmaAheadStages>));

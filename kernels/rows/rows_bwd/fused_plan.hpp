@@ -85,7 +85,11 @@ inline constexpr std::size_t kTmaInTurnStaticBytes = 5120;
 inline constexpr unsigned kTmaStageAlign = 128;
 // The TMA-fed mode's dynamic shared memory: stages of a part's x and dy. Every plan's stages, at its
 // widest parts, fit a block beside the statics, whose bounds are whole kTmaStageAlign-byte blocks:
-// the padding that aligns the dynamic memory after them fits in the bound.
+// the padding that aligns the dynamic memory after them fits in the bound. The stages are aligned by
+// the kernel's declaration, but for RMSNorm's in-turn rows of one or two parts, which start them at
+// run time (align_shared_up) from kTmaStageAlign bytes more: the declared form measured 8-10% faster
+// over clusters of 4-16 and LayerNorm's rows of 8192, the run-time one 3% faster at RMSNorm's 4096-16384
+// (bf16, H200; docs/notes/memory-bound-round3.md, "Thirty-eighth").
 static_assert(kTmaStaticBytes % kTmaStageAlign == 0 && kTmaInTurnStaticBytes % kTmaStageAlign == 0);
 constexpr std::size_t tma_stages_bytes(int stages, std::int64_t packs_per_part) {
   return std::size_t(stages) * 2 * std::size_t(packs_per_part) * 16;
@@ -121,6 +125,8 @@ struct FusedPlan {
                                    // the TMA-fed mode's stages
   int stages = 0;                  // TMA-fed mode: the ring's stages
   bool one_ahead = false;          // TMA-fed mode: rows over a cluster one ahead (5_fused_tma.cu)
+  bool stages_aligned_at_run_time = false;  // TMA-fed mode: the stages from the dynamic memory's first
+                                            // kTmaStageAlign-byte boundary (kTmaStageAlign bytes more)
   std::string unsupported;         // why no plan exists for this row length; "" when one does
 
   bool streamed() const { return packs_per_thread == 0; }

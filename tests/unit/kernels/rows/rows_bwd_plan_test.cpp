@@ -140,7 +140,9 @@ void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
   EXPECT_EQ(plan.stages, wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages);
   const std::size_t stage_bytes = std::size_t(plan.stages) * one_stage;
   const std::size_t w_bytes = wide && column_sums == 2 ? std::size_t(plan.packs_per_part) * 16 : 0;  // LayerNorm's w
-  EXPECT_EQ(plan.shared_bytes, stage_bytes + w_bytes);
+  // RMSNorm's in-turn rows of one or two parts start their stages at run time, kTmaStageAlign bytes on.
+  EXPECT_EQ(plan.stages_aligned_at_run_time, column_sums == 1 && !plan.one_ahead && plan.parts <= 2);
+  EXPECT_EQ(plan.shared_bytes, stage_bytes + w_bytes + (plan.stages_aligned_at_run_time ? kTmaStageAlign : 0));
   EXPECT_LE(plan.shared_bytes + (plan.one_ahead ? kTmaStaticBytes : kTmaInTurnStaticBytes), kMaxSharedBytesPerBlock)
       << "within a block's shared memory";
   EXPECT_LE(std::size_t(plan.part_elements()) * 4, stage_bytes) << "the end's sums fit the stages";
@@ -181,6 +183,12 @@ TEST(RowsBwdFusedTmaPlan, KnownShapes) {
   EXPECT_EQ(rms_65536.packs_per_thread, kTmaPacksPerThread);
   EXPECT_EQ(rms_65536.parts, 8);
   EXPECT_FALSE(rms_65536.one_ahead);
+  EXPECT_FALSE(rms_65536.stages_aligned_at_run_time);  // declared over clusters of 4-16
+  const FusedPlan rms_16384 = plan_fused_tma(16384, 8, 1);  // RMSNorm's two parts: stages at run time
+  EXPECT_EQ(rms_16384.parts, 2);
+  EXPECT_TRUE(rms_16384.stages_aligned_at_run_time);
+  EXPECT_EQ(rms_16384.shared_bytes, 96u * 1024 + kTmaStageAlign);
+  EXPECT_FALSE(bf16_16384.stages_aligned_at_run_time) << "LayerNorm's stages stay declared";
   const FusedPlan rms_131072 = plan_fused_tma(131072, 8, 1);  // four packs over 8 parts, not two over 16
   EXPECT_EQ(rms_131072.packs_per_thread, kTmaWidePacksPerThread);
   EXPECT_EQ(rms_131072.parts, 8);
