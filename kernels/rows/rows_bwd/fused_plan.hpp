@@ -16,10 +16,6 @@
 
 namespace nb::rows_bwd {
 
-// The byte model's count of partial rows: one band per SM of an H100 (132), fewer when M is.
-inline constexpr std::int64_t kModelBands = 132;
-inline std::int64_t model_bands(std::int64_t m) { return m < kModelBands ? m : kModelBands; }
-
 // Register mode: per thread g and xhat of at most 8 elements (one 16-byte pack of bf16 or fp16, two
 // of fp32) and their one or two column sums, within 64 registers, so that 2048 threads share an SM
 // (two CTAs of up to 512 lanes, four of kBlockThreads) and one's loads overlap another's

@@ -8,7 +8,6 @@
 #include "baselines/gpu/rows_bwd_references.hpp"
 #include "harness/validation/executor.hpp"
 #include "kernels/rms/rms_contract.hpp"
-#include "kernels/rows/rows_bwd/fused_plan.hpp"
 #include "kernels/rows/rows_bwd/rows_bwd.hpp"
 #include "kernels/rows/rows_bwd/slice_families.hpp"
 
@@ -156,16 +155,18 @@ class RowsBwdOp final : public OpSpec {
     const double e = double(s.elements()), n = double(s.n), m = double(s.m);
     const double size = double(dtype_size(storage_type(p.dtype)));
     const int sums = layout_.column_sums();
-    const double bands = double(model_bands(s.m));
+    // The compulsory bytes alone. The weight gradient's partial column sums are a design's choice,
+    // not the problem's: one band an SM (132 on an H100) would move 553 MB more at LayerNorm's
+    // 1024 x 262144, where fused_tma keeps one band a cluster of 16 (7 bands, 29 MB); counted,
+    // they put that kernel past the copy ceiling (107%, faster_than_light) and every long row's
+    // share of it up to 34% too high (docs/notes/memory-bound-round3.md, "Thirty-eighth").
     std::ostringstream text;
     text << "read x, dy + write dx: 3*" << size << "*M*N; read w + write " << (layout_.layer() ? "dw, db: 3" : "dw: 2")
          << "*" << size << "*N; read " << (layout_.layer() ? "mean, rstd: 2" : "rstd: 1")
-         << "*4*M; the weight gradient's partial column sums of P = min(M, " << kModelBands
-         << ") row bands (one per SM of an H100), fp32, written once and read once: 2*4*P*N"
-         << (layout_.layer() ? " per dw and db" : "")
-         << "; flops " << (layout_.layer() ? 13 : 9) << " per element (xhat, g, the two row sums, dx, the column sums)";
-    return {size * (3 * e + (1 + sums) * n) + 4.0 * m * (layout_.layer() ? 2 : 1) + 8.0 * bands * n * sums,
-            (layout_.layer() ? 13.0 : 9.0) * e, text.str()};
+         << "*4*M; the column sums' partials not counted (a design may keep them on chip); flops "
+         << (layout_.layer() ? 13 : 9) << " per element (xhat, g, the two row sums, dx, the column sums)";
+    return {size * (3 * e + (1 + sums) * n) + 4.0 * m * (layout_.layer() ? 2 : 1), (layout_.layer() ? 13.0 : 9.0) * e,
+            text.str()};
   }
 
   // Each gradient's own reduction sets its growth (reduction_growth): dx's row sums run over N,
