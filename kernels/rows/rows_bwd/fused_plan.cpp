@@ -94,7 +94,8 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
   const bool wide = plan.packs_per_thread == kTmaWidePacksPerThread;
   plan.one_ahead = (plan.parts == kMaxRegisterParts && vec == 4) || wide;  // fp32 over 16 parts, or four packs
   plan.stages = wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages;
-  plan.stages_aligned_at_run_time = column_sums == 1 && !plan.one_ahead && plan.parts <= 2;
+  plan.stages_aligned_at_run_time = column_sums == 1 && !plan.one_ahead && plan.parts <= 2 &&
+                                    plan.packs_per_part >= 32 * kTmaPacksPerThread;
   plan.shared_bytes = tma_stages_bytes(plan.stages, plan.packs_per_part) +
                       (tma_w_in_shared(column_sums, plan.packs_per_thread) ? tma_shared_w_bytes(plan.packs_per_part) : 0) +
                       (plan.stages_aligned_at_run_time ? kTmaStageAlign : 0);

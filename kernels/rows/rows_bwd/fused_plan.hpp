@@ -82,10 +82,12 @@ inline constexpr unsigned kTmaStageAlign = 128;
 // The TMA-fed mode's dynamic shared memory: stages of a part's x and dy. Every plan's stages, at its
 // widest parts, fit a block beside the statics, whose bounds are whole kTmaStageAlign-byte blocks:
 // the padding that aligns the dynamic memory after them fits in the bound. The stages are aligned by
-// the kernel's declaration, but for RMSNorm's in-turn rows of one or two parts, which start them at
-// run time (align_shared_up) from kTmaStageAlign bytes more: the declared form measured 8-10% faster
-// over clusters of 4-16 and LayerNorm's rows of 8192, the run-time one 3% faster at RMSNorm's 4096-16384
-// (bf16, H200; docs/notes/memory-bound-round3.md, "Thirty-eighth").
+// the kernel's declaration, but for RMSNorm's in-turn rows of one or two parts that fill a warp's
+// two packs a lane (1 KB a part or more), which start them at run time (align_shared_up) from
+// kTmaStageAlign bytes more: the declared form measured 8-10% faster over clusters of 4-16 and 3% at
+// LayerNorm's rows of 8192, the run-time one 2-5% faster at RMSNorm's 512-16384 (bf16, fp16 and
+// fp32) and 10% slower at its bf16 rows of 256, half a warp's packs (H200;
+// docs/notes/memory-bound-round3.md, "Thirty-eighth").
 static_assert(kTmaStaticBytes % kTmaStageAlign == 0 && kTmaInTurnStaticBytes % kTmaStageAlign == 0);
 constexpr std::size_t tma_stages_bytes(int stages, std::int64_t packs_per_part) {
   return std::size_t(stages) * 2 * std::size_t(packs_per_part) * 16;

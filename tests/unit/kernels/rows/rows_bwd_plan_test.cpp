@@ -140,8 +140,10 @@ void expect_valid_tma(const FusedPlan& plan, std::int64_t n, int column_sums) {
   EXPECT_EQ(plan.stages, wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages);
   const std::size_t stage_bytes = std::size_t(plan.stages) * one_stage;
   const std::size_t w_bytes = wide && column_sums == 2 ? std::size_t(plan.packs_per_part) * 16 : 0;  // LayerNorm's w
-  // RMSNorm's in-turn rows of one or two parts start their stages at run time, kTmaStageAlign bytes on.
-  EXPECT_EQ(plan.stages_aligned_at_run_time, column_sums == 1 && !plan.one_ahead && plan.parts <= 2);
+  // RMSNorm's in-turn rows of one or two parts of a warp's two packs a lane or more start their
+  // stages at run time, kTmaStageAlign bytes on.
+  EXPECT_EQ(plan.stages_aligned_at_run_time, column_sums == 1 && !plan.one_ahead && plan.parts <= 2 &&
+                                                 plan.packs_per_part >= 32 * kTmaPacksPerThread);
   EXPECT_EQ(plan.shared_bytes, stage_bytes + w_bytes + (plan.stages_aligned_at_run_time ? kTmaStageAlign : 0));
   EXPECT_LE(plan.shared_bytes + (plan.one_ahead ? kTmaStaticBytes : kTmaInTurnStaticBytes), kMaxSharedBytesPerBlock)
       << "within a block's shared memory";
@@ -189,6 +191,8 @@ TEST(RowsBwdFusedTmaPlan, KnownShapes) {
   EXPECT_TRUE(rms_16384.stages_aligned_at_run_time);
   EXPECT_EQ(rms_16384.shared_bytes, 96u * 1024 + kTmaStageAlign);
   EXPECT_FALSE(bf16_16384.stages_aligned_at_run_time) << "LayerNorm's stages stay declared";
+  EXPECT_FALSE(plan_fused_tma(256, 8, 1).stages_aligned_at_run_time) << "half a warp's packs: declared";
+  EXPECT_TRUE(plan_fused_tma(512, 8, 1).stages_aligned_at_run_time);
   const FusedPlan rms_131072 = plan_fused_tma(131072, 8, 1);  // four packs over 8 parts, not two over 16
   EXPECT_EQ(rms_131072.packs_per_thread, kTmaWidePacksPerThread);
   EXPECT_EQ(rms_131072.parts, 8);
