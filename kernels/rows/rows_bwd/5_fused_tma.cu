@@ -62,9 +62,10 @@ __device__ __forceinline__ void read_stage(const uint4* stage, int tid, int cons
 __device__ __forceinline__ void add_row_sums(dev::RowSums& total, const dev::RowSums& next) { total.merge(next); }
 
 // The cluster's totals of row `round`'s sums, folded across lanes: the one-ahead plans span 8 or 16
-// parts, where the fold saved 4-13% against a load and an add a rank (docs/notes/memory-bound-round3.md,
-// "Twenty-sixth" and "Twenty-seventh"); the rank-order branch for 2-4 parts, never taken, went
-// (RMSNorm's four-pack kernel from 96 registers to 87, 0.35-0.45% faster at 131072-262144, "Thirty-eighth").
+// parts, where the fold saved 4-13% against a load and an add a rank (docs/notes/
+// memory-bound-round3.md, "Twenty-sixth" and "Twenty-seventh"). The rank-order branch for 2-4
+// parts, never taken, went: RMSNorm's four-pack kernel from 96 registers to 87, 0.3-0.5% faster
+// at 131072-262144 ("Thirty-eighth").
 template <class Exchange>
 __device__ __forceinline__ dev::RowSums cluster_totals(Exchange& exchange, unsigned round, int parts) {
   return exchange.template receive_by_lanes<dev::RowSums>(round, parts, add_row_sums);
@@ -78,11 +79,11 @@ __device__ __forceinline__ uint4* stages_aligned_at_run_time() {
 }
 
 // blockDim.x: the plan's lanes, every thread a reader (thread 0 also copies). Dynamic shared
-// memory, kTmaStageAlign-byte aligned (declared, or at run time): kStages stages of [x, dy][pack
-// of the part], then LayerNorm's w at four packs a thread; the end's column sums after the loop. kAhead: rows one
-// ahead (the plan's one_ahead), only over a cluster (parts > 1: its rows' totals come from the
-// exchange). PPT packs a thread. Every CTA of a cluster walks the same rows (its band) over its
-// part of them.
+// memory, kTmaStageAlign-byte aligned (declared, or at run time: kAlignedAtRunTime): kStages stages
+// of [x, dy][pack of the part], then LayerNorm's w at four packs a thread; the end's column sums
+// after the loop. kAhead: rows one ahead (the plan's one_ahead), only over a cluster (parts > 1:
+// its rows' totals come from the exchange). PPT packs a thread. Every CTA of a cluster walks the
+// same rows (its band) over its part of them.
 template <bool kLayer, class T, int VEC, bool kAhead, int PPT, int kStages, bool kAlignedAtRunTime = false>
 __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
     fused_tma(Args<T> a, Geometry g, float* __restrict__ partials) {

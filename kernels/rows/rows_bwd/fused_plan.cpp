@@ -96,8 +96,9 @@ FusedPlan plan_fused_tma(std::int64_t n, int vec, int column_sums) {
   plan.stages = wide ? kTmaWideStages : plan.one_ahead ? kTmaAheadStages : kTmaStages;
   plan.stages_aligned_at_run_time = column_sums == 1 && !plan.one_ahead && plan.parts <= 2 &&
                                     plan.packs_per_part >= 32 * kTmaPacksPerThread;
+  const bool w_shared = tma_w_in_shared(column_sums, plan.packs_per_thread);
   plan.shared_bytes = tma_stages_bytes(plan.stages, plan.packs_per_part) +
-                      (tma_w_in_shared(column_sums, plan.packs_per_thread) ? tma_shared_w_bytes(plan.packs_per_part) : 0) +
+                      (w_shared ? tma_shared_w_bytes(plan.packs_per_part) : 0) +
                       (plan.stages_aligned_at_run_time ? kTmaStageAlign : 0);
   return plan;
 }
