@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(kTmaMaxConsumers, 1)
   // declaration, every stage address is a constant plus the thread's offset; moved up at run time
   // (align_shared_up, the plan's stages_aligned_at_run_time), each pack's load first rebuilds the
   // generic base and its padding, about 12 uniform instructions a load that ptxas does not hoist,
-  // yet RMSNorm's rows of one or two parts ran 3% faster so (fused_plan.hpp; not understood: the
+  // yet RMSNorm's rows of one or two parts ran 2-5% faster so (fused_plan.hpp; not understood: the
   // declared form's warps wait longer for their stage, "Thirty-eighth").
   // (Chosen in one statement, LayerNorm's in-turn kernel took 127 registers, not 124.)
   extern __shared__ __align__(kTmaStageAlign) uint4 declared_stages[];

@@ -99,8 +99,8 @@ constexpr bool tma_w_in_shared(int column_sums, int packs_per_thread) {
 }
 // Those bytes: a part's w.
 constexpr std::size_t tma_shared_w_bytes(std::int64_t packs_per_part) { return std::size_t(packs_per_part) * 16; }
-static_assert(tma_stages_bytes(kTmaStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) +
-                  kTmaInTurnStaticBytes <= kMaxSharedBytesPerBlock);
+static_assert(tma_stages_bytes(kTmaStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) + kTmaStageAlign +
+                  kTmaInTurnStaticBytes <= kMaxSharedBytesPerBlock);  // in turn, the stages aligned at run time
 static_assert(tma_stages_bytes(kTmaAheadStages, std::int64_t(kTmaMaxConsumers) * kTmaPacksPerThread) +
                   kTmaStaticBytes <= kMaxSharedBytesPerBlock);
 static_assert(tma_stages_bytes(kTmaWideStages, std::int64_t(kTmaMaxConsumers) * kTmaWidePacksPerThread) +
